@@ -1,0 +1,27 @@
+/** Stable failure codes a host can route on. */
+export const SESSION_REFERENCE_ERROR_CODES = [
+  'SESSION_REFERENCE_INVALID_CONFIG',
+  'SESSION_REFERENCE_INVALID_REFERENCE',
+  'SESSION_REFERENCE_SELF_REFERENCE',
+  'SESSION_REFERENCE_TOO_MANY',
+  'SESSION_REFERENCE_READ_FAILED',
+  'SESSION_REFERENCE_BUDGET_EXCEEDED',
+  'SESSION_REFERENCE_CANCELLED',
+] as const;
+
+export type SessionReferenceErrorCode = (typeof SESSION_REFERENCE_ERROR_CODES)[number];
+
+/** The one error type sessref throws on bad input, failed reads, budgets and cancellation. */
+export class SessionReferenceError extends Error {
+  override readonly name = 'SessionReferenceError';
+  readonly code: SessionReferenceErrorCode;
+
+  constructor(message: string, code: SessionReferenceErrorCode, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export function isSessionReferenceError(value: unknown): value is SessionReferenceError {
+  return value instanceof SessionReferenceError;
+}

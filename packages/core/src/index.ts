@@ -1,0 +1,38 @@
+/**
+ * @sessref/core: the host-agnostic session-reference contract.
+ * @module @sessref/core
+ */
+export * from './types.js';
+export { SessionReferenceError, SESSION_REFERENCE_ERROR_CODES, isSessionReferenceError, type SessionReferenceErrorCode } from './errors.js';
+export {
+  DEFAULT_CANDIDATE_LIMIT,
+  DEFAULT_MAX_REFERENCE_BYTES,
+  MAX_REFERENCES,
+  resolveConfig,
+  isPositiveSafeInteger,
+  type ResolvedSessionReferenceConfig,
+  type SessionReferenceConfig,
+} from './config.js';
+export {
+  SESSION_REFERENCE_SCHEME,
+  decodeSessionReferenceUri,
+  encodeSessionReferenceUri,
+  formatSessionReferenceMention,
+  parseSessionReferenceText,
+  readableMention,
+} from './uri.js';
+export { stringifyTagSafeJson } from './serialization.js';
+export { projectConversation, type ProjectedItem } from './projection.js';
+export { retainReference, cutText, omissionNotice, type RetainedReference, type RetentionInput } from './retention.js';
+export {
+  REFERENCED_SESSIONS_CLOSE_TAG,
+  REFERENCED_SESSIONS_HEADING,
+  REFERENCED_SESSIONS_OPEN_TAG,
+  REFERENCED_SESSIONS_WARNING,
+  extractReferencedSessionsJson,
+  renderReferencedSessionsPrompt,
+} from './prompt.js';
+export { checkCandidateLimit, rankByCwd } from './discovery.js';
+export { createSessionReferenceResolver, type SessionReferenceResolver } from './resolver.js';
+export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
+export { utf8Length } from './utf8.js';

@@ -1,0 +1,137 @@
+import { raceCancellation, throwIfCancelled } from './cancellation.js';
+import type { ResolvedSessionReferenceConfig } from './config.js';
+import { SessionReferenceError } from './errors.js';
+import { projectConversation } from './projection.js';
+import { renderReferencedSessionsPrompt } from './prompt.js';
+import { readFailed } from './reads.js';
+import { retainReference, type RetainedReference } from './retention.js';
+import type {
+  ContentBlockLike,
+  PreparedReferences,
+  ReferenceTarget,
+  SessionReferenceInput,
+  SessionReferenceStorage,
+  SurfaceSnapshot,
+} from './types.js';
+
+/** A reference after validation and de-duplication, with its position among distinct sources. */
+interface DistinctReference {
+  sessionId: string;
+  label: string;
+  inputIndex: number;
+}
+
+/**
+ * Snapshot every distinct source once, in parallel, and build one aggregated
+ * context. All or nothing: any invalid reference, failed read, cancellation or
+ * budget failure rejects, and nothing partial is ever returned.
+ */
+export async function prepareReferences<Block extends ContentBlockLike>(
+  storage: SessionReferenceStorage,
+  config: ResolvedSessionReferenceConfig,
+  target: ReferenceTarget,
+  content: readonly Block[],
+  references: readonly SessionReferenceInput[],
+  signal?: AbortSignal,
+): Promise<PreparedReferences<Block>> {
+  throwIfCancelled(signal);
+  const distinct = distinctReferences(target, references, config.maxReferences);
+  const detached = structuredClone(content) as Block[];
+  if (distinct.length === 0) return { content: detached };
+
+  const snapshots = await readSources(storage, distinct, signal);
+  const retained = distinct.map((reference, index) => fit(reference, snapshots[index]!, config.maxReferenceBytes));
+  return {
+    content: detached,
+    context: {
+      text: renderReferencedSessionsPrompt(retained.map((entry) => entry.json)),
+      source: {
+        kind: 'session-reference',
+        form: 'recall',
+        version: 1,
+        references: retained.map((entry, index) => ({
+          sessionId: entry.data.sessionId,
+          label: entry.data.label,
+          capturedThroughSeq: entry.data.capturedThroughSeq,
+          ...entry.stats,
+          inputIndex: distinct[index]!.inputIndex,
+        })),
+      },
+      sources: retained.map((entry) => entry.data),
+    },
+  };
+}
+
+/** First-mention order, de-duplicated by id before the cap; self and over-cap references reject. */
+function distinctReferences(target: ReferenceTarget, references: readonly SessionReferenceInput[], max: number): DistinctReference[] {
+  if (!Array.isArray(references)) throw invalidReference('references must be an array');
+  const byId = new Map<string, DistinctReference>();
+  for (const reference of references) {
+    checkReference(reference);
+    if (byId.has(reference.sessionId)) continue;
+    if (reference.sessionId === target.id) {
+      throw new SessionReferenceError(`session "${target.id}" cannot reference itself`, 'SESSION_REFERENCE_SELF_REFERENCE');
+    }
+    byId.set(reference.sessionId, { sessionId: reference.sessionId, label: reference.label ?? reference.sessionId, inputIndex: byId.size });
+  }
+  if (byId.size > max) {
+    throw new SessionReferenceError(`a message may reference at most ${max} sessions, got ${byId.size}`, 'SESSION_REFERENCE_TOO_MANY');
+  }
+  return [...byId.values()];
+}
+
+function checkReference(reference: SessionReferenceInput): void {
+  if (typeof reference !== 'object' || reference === null || typeof reference.sessionId !== 'string') {
+    throw invalidReference('each reference needs a string sessionId');
+  }
+  if (reference.label !== undefined && typeof reference.label !== 'string') {
+    throw invalidReference(`reference to "${reference.sessionId}" has a non-string label`);
+  }
+}
+
+function invalidReference(message: string): SessionReferenceError {
+  return new SessionReferenceError(message, 'SESSION_REFERENCE_INVALID_REFERENCE');
+}
+
+/** One read per distinct source, all in flight together; the first failure in input order wins. */
+async function readSources(
+  storage: SessionReferenceStorage,
+  distinct: readonly DistinctReference[],
+  signal: AbortSignal | undefined,
+): Promise<SurfaceSnapshot[]> {
+  const reads = distinct.map((reference) => readSource(storage, reference.sessionId, signal));
+  const settled = await raceCancellation(Promise.allSettled(reads), signal);
+  const snapshots: SurfaceSnapshot[] = [];
+  for (const result of settled) {
+    if (result.status === 'rejected') throw result.reason;
+    snapshots.push(result.value);
+  }
+  return snapshots;
+}
+
+async function readSource(storage: SessionReferenceStorage, sessionId: string, signal: AbortSignal | undefined): Promise<SurfaceSnapshot> {
+  try {
+    // A synchronous throw from the port is a failed read too, hence the async wrapper.
+    return await Promise.resolve().then(() => storage.readSurface(sessionId, signal));
+  } catch (error) {
+    throw readFailed(`could not read session "${sessionId}"`, error);
+  }
+}
+
+function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: number): RetainedReference {
+  const retained = retainReference({
+    sessionId: reference.sessionId,
+    label: reference.label,
+    cwd: snapshot.session.cwd ?? null,
+    capturedThroughSeq: snapshot.capturedThroughSeq,
+    items: projectConversation(snapshot.messages),
+    maxBytes,
+  });
+  if (retained === undefined) {
+    throw new SessionReferenceError(
+      `session "${reference.sessionId}" does not fit in ${maxBytes} bytes even when shortened; raise maxReferenceBytes`,
+      'SESSION_REFERENCE_BUDGET_EXCEEDED',
+    );
+  }
+  return retained;
+}

@@ -1,0 +1,51 @@
+import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from './config.js';
+import { checkCandidateLimit, listCandidates } from './discovery.js';
+import { prepareReferences } from './prepare.js';
+import type {
+  ContentBlockLike,
+  PreparedReferences,
+  ReferenceTarget,
+  SessionReferenceCandidate,
+  SessionReferenceInput,
+  SessionReferenceMentionCandidate,
+  SessionReferenceStorage,
+} from './types.js';
+import { formatSessionReferenceMention } from './uri.js';
+
+/** Discovery and preparation over one storage port. */
+export interface SessionReferenceResolver {
+  readonly config: ResolvedSessionReferenceConfig;
+  /** Candidates other than `target`, ranked by cwd affinity; `limit` defaults to the configured candidate limit. */
+  listCandidates(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceCandidate[]>;
+  /** {@link listCandidates} under the configured limit, each with its canonical mention. */
+  listMentionCandidates(target: ReferenceTarget, query?: string, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]>;
+  /** Detached content plus zero or one context holding every distinct source. */
+  prepare<Block extends ContentBlockLike>(
+    target: ReferenceTarget,
+    content: readonly Block[],
+    references: readonly SessionReferenceInput[],
+    signal?: AbortSignal,
+  ): Promise<PreparedReferences<Block>>;
+}
+
+/**
+ * Build a resolver. Configuration is validated here, so an invalid one fails
+ * with `SESSION_REFERENCE_INVALID_CONFIG` before anything can use it.
+ */
+export function createSessionReferenceResolver(
+  storage: SessionReferenceStorage,
+  config?: SessionReferenceConfig,
+): SessionReferenceResolver {
+  const resolved = resolveConfig(config);
+  const resolver: SessionReferenceResolver = {
+    config: resolved,
+    listCandidates: async (target, query = '', limit = resolved.candidateLimit, signal) =>
+      listCandidates(storage, { target, query: String(query), limit: checkCandidateLimit(limit), signal }),
+    listMentionCandidates: async (target, query = '', signal) => {
+      const candidates = await resolver.listCandidates(target, query, resolved.candidateLimit, signal);
+      return candidates.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }) }));
+    },
+    prepare: (target, content, references, signal) => prepareReferences(storage, resolved, target, content, references, signal),
+  };
+  return resolver;
+}

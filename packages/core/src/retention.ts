@@ -1,0 +1,179 @@
+import type { ProjectedItem } from './projection.js';
+import { escapeTagOpeners } from './serialization.js';
+import type { ReferencedSessionData, ReferenceRetentionStats } from './types.js';
+import { toWellFormed, utf8Length, utf8Prefix, utf8Suffix } from './utf8.js';
+
+/** What one source contributes before budgeting. */
+export interface RetentionInput {
+  sessionId: string;
+  label: string;
+  cwd: string | null;
+  capturedThroughSeq: number | null;
+  items: readonly ProjectedItem[];
+  /** UTF-8 budget of the serialized (tag-safe) data object. */
+  maxBytes: number;
+}
+
+/** A source fitted to its budget. `json` is the exact serialized data object; `bytes` its UTF-8 length. */
+export interface RetainedReference {
+  data: ReferencedSessionData;
+  json: string;
+  bytes: number;
+  stats: ReferenceRetentionStats;
+}
+
+/** The notice that replaces the middle of a cut message. */
+export function omissionNotice(omittedBytes: number): string {
+  return `\n[… omitted ${omittedBytes} UTF-8 bytes …]`;
+}
+
+/** One kept item: its current text, serialized form and size. */
+interface Kept {
+  readonly item: ProjectedItem;
+  text: string;
+  json: string;
+  bytes: number;
+  cut: boolean;
+}
+
+/**
+ * Fit one source into `maxBytes`, or `undefined` when even its fixed fields
+ * (or the messages that cannot be dropped, cut to nothing) do not fit.
+ *
+ * 1. Drop the oldest items that are neither checkpoints nor the newest item.
+ * 2. Cut the largest remaining item to the most head/tail bytes that fit.
+ *
+ * Every item is serialized at most once on the way in, and only the kept
+ * window is serialized at all: removed items cost one byte count each, so the
+ * work is linear in the source and independent of how many items are dropped.
+ * Cutting searches only up to the budget, never the whole of a huge message.
+ */
+export function retainReference(input: RetentionInput): RetainedReference | undefined {
+  const { items, maxBytes } = input;
+  const head =
+    `{"sessionId":${json(input.sessionId)},"label":${json(input.label)},"cwd":${json(input.cwd)},` +
+    `"capturedThroughSeq":${JSON.stringify(input.capturedThroughSeq)},"conversation":[`;
+  const tail = ']}';
+  const fixedBytes = utf8Length(head) + tail.length;
+  if (fixedBytes > maxBytes) return undefined;
+
+  const newest = items.length - 1;
+  const mandatory = items.map((item, index) => item.checkpoint || index === newest);
+  const slots: (Kept | undefined)[] = items.map((item, index) => (mandatory[index] ? serialize(item, item.text) : undefined));
+  let keptCount = mandatory.filter(Boolean).length;
+  let total = fixedBytes + Math.max(0, keptCount - 1);
+  for (const slot of slots) total += slot?.bytes ?? 0;
+
+  // Step 1: the kept droppable items are the longest suffix that still fits.
+  let omittedMessages = 0;
+  let omittedBytes = 0;
+  let dropping = total > maxBytes;
+  for (let index = newest - 1; index >= 0; index--) {
+    if (mandatory[index]) continue;
+    const item = items[index]!;
+    if (!dropping) {
+      const kept = serialize(item, item.text);
+      if (total + kept.bytes + 1 <= maxBytes) {
+        slots[index] = kept;
+        total += kept.bytes + 1;
+        keptCount++;
+        continue;
+      }
+      dropping = true;
+    }
+    omittedMessages++;
+    omittedBytes += utf8Length(item.text);
+  }
+
+  // Step 2: cut the largest remaining texts until the object fits.
+  const kept = slots.filter((slot): slot is Kept => slot !== undefined);
+  while (total > maxBytes) {
+    const victim = largestUncut(kept);
+    if (victim === undefined) return undefined;
+    const allowance = maxBytes - (total - victim.bytes);
+    const cut = cutToFit(victim.item, allowance);
+    total += cut.kept.bytes - victim.bytes;
+    Object.assign(victim, cut.kept);
+    omittedBytes += cut.omitted;
+  }
+
+  const truncated = omittedMessages > 0 || kept.some((slot) => slot.cut);
+  return {
+    data: {
+      sessionId: input.sessionId,
+      label: input.label,
+      cwd: input.cwd,
+      capturedThroughSeq: input.capturedThroughSeq,
+      conversation: kept.map(({ item, text }) => ({ role: item.role, text })),
+    },
+    json: head + kept.map((slot) => slot.json).join(',') + tail,
+    bytes: total,
+    stats: {
+      compacted: items.some((item) => item.checkpoint),
+      originalMessages: items.length,
+      retainedMessages: kept.length,
+      omittedMessages,
+      omittedBytes,
+      truncated,
+    },
+  };
+}
+
+function json(value: string | null): string {
+  return escapeTagOpeners(JSON.stringify(value));
+}
+
+function serialize(item: ProjectedItem, text: string, cut = false): Kept {
+  const encoded = `{"role":"${item.role}","text":${json(text)}}`;
+  return { item, text, json: encoded, bytes: utf8Length(encoded), cut };
+}
+
+function largestUncut(kept: readonly Kept[]): Kept | undefined {
+  let best: Kept | undefined;
+  let bestBytes = -1;
+  for (const slot of kept) {
+    if (slot.cut) continue;
+    const bytes = utf8Length(slot.text);
+    if (bytes > bestBytes) {
+      best = slot;
+      bestBytes = bytes;
+    }
+  }
+  return best;
+}
+
+/** Head/tail cut of an original text keeping `keepBytes` (head takes the larger half), then the notice. */
+export function cutText(original: string, originalBytes: number, keepBytes: number): { text: string; omitted: number } {
+  const head = utf8Prefix(original, Math.ceil(keepBytes / 2));
+  const tail = utf8Suffix(original, Math.floor(keepBytes / 2));
+  const omitted = originalBytes - head.bytes - tail.bytes;
+  const text = toWellFormed(original.slice(0, head.end)) + toWellFormed(original.slice(tail.start)) + omissionNotice(omitted);
+  return { text, omitted };
+}
+
+/**
+ * The cut that keeps the most original bytes while its serialized item fits
+ * in `allowance`. Size never shrinks as more bytes are kept (each kept code
+ * point adds at least its own bytes, the notice loses at most one digit), so
+ * a binary search finds it. Retained bytes are at least `keep - 6`, which
+ * bounds the search by the allowance instead of the message size.
+ */
+function cutToFit(item: ProjectedItem, allowance: number): { kept: Kept; omitted: number } {
+  const originalBytes = utf8Length(item.text);
+  const attempt = (keepBytes: number) => {
+    const cut = cutText(item.text, originalBytes, keepBytes);
+    return { kept: serialize(item, cut.text, true), omitted: cut.omitted };
+  };
+  let best = attempt(0);
+  let low = 1;
+  let high = Math.min(originalBytes - 1, allowance + 6);
+  while (low <= high) {
+    const middle = low + Math.floor((high - low) / 2);
+    const candidate = attempt(middle);
+    if (candidate.kept.bytes <= allowance) {
+      best = candidate;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return best;
+}

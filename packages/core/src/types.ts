@@ -1,0 +1,140 @@
+/** Host-neutral records of the session-reference contract. */
+
+/** One source session selected by a user or host. */
+export interface SessionReferenceInput {
+  /** Opaque source session id; any JavaScript string. */
+  sessionId: string;
+  /** Display label; the id when absent. */
+  label?: string;
+}
+
+/** Text with mentions replaced by readable `@label` spans, plus the references in appearance order. */
+export interface ParsedSessionReferenceText {
+  text: string;
+  references: SessionReferenceInput[];
+}
+
+/** A content block. Only `text` blocks are ever projected; every other type is dropped. */
+export type ContentBlockLike = { readonly type: 'text'; readonly text: string } | { readonly type: string };
+
+/** Where a user-role message came from; only direct input and compaction checkpoints are conversation. */
+export type MessageOrigin = 'direct-user' | 'compact-checkpoint' | 'other';
+
+/** One message of a session's current model surface, in host-neutral form. */
+export interface SurfaceMessage {
+  readonly role: 'user' | 'assistant' | 'tool';
+  /** Meaningful for `user` messages; assistant text is always conversation. */
+  readonly origin: MessageOrigin;
+  readonly content: readonly ContentBlockLike[];
+}
+
+/** Session header facts sessref needs. */
+export interface SessionHeaderLike {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly cwd?: string;
+}
+
+/** One consistent observation of a session's current surface. */
+export interface SurfaceSnapshot {
+  readonly session: SessionHeaderLike;
+  /** Highest raw-log seq included in the observation; `null` for an empty log. */
+  readonly capturedThroughSeq: number | null;
+  readonly messages: readonly SurfaceMessage[];
+}
+
+/** Per-id outcome of a batch title read; one failure never fails the batch. */
+export type TitleReadResult =
+  | { readonly sessionId: string; readonly status: 'fulfilled'; readonly title: string | undefined }
+  | { readonly sessionId: string; readonly status: 'rejected'; readonly reason: unknown };
+
+/** The storage port a resolver reads through. Read-only by construction. */
+export interface SessionReferenceStorage {
+  /** Every session header, in creation order. */
+  listSessions(signal?: AbortSignal): Promise<readonly SessionHeaderLike[]>;
+  /** Latest titles of unique ids, in input order, failures isolated per id. */
+  readTitles(sessionIds: readonly string[], signal?: AbortSignal): Promise<readonly TitleReadResult[]>;
+  /** One session's current surface from one observation. */
+  readSurface(sessionId: string, signal?: AbortSignal): Promise<SurfaceSnapshot>;
+}
+
+/** The session a reference is prepared for. */
+export interface ReferenceTarget {
+  readonly id: string;
+  readonly cwd?: string;
+}
+
+/** A discovery candidate. */
+export interface SessionReferenceCandidate {
+  sessionId: string;
+  /** Latest title, else the id. */
+  label: string;
+  cwd?: string;
+  createdAt: number;
+}
+
+/** A candidate carrying the canonical mention a composer inserts. */
+export interface SessionReferenceMentionCandidate extends SessionReferenceCandidate {
+  mention: string;
+}
+
+/** One projected conversation item. */
+export interface ReferencedConversationItem {
+  role: 'user' | 'assistant';
+  text: string;
+}
+
+/** The data object serialized for one source; keys in wire order. */
+export interface ReferencedSessionData {
+  sessionId: string;
+  label: string;
+  cwd: string | null;
+  capturedThroughSeq: number | null;
+  conversation: ReferencedConversationItem[];
+}
+
+/** Retention facts of one source. */
+export interface ReferenceRetentionStats {
+  compacted: boolean;
+  originalMessages: number;
+  retainedMessages: number;
+  omittedMessages: number;
+  omittedBytes: number;
+  truncated: boolean;
+}
+
+/** Durable metadata of one source in the context message. */
+export interface SessionReferenceSourceEntry extends ReferenceRetentionStats {
+  sessionId: string;
+  label: string;
+  capturedThroughSeq: number | null;
+  inputIndex: number;
+}
+
+/** The context message's source record. */
+export interface SessionReferenceSource {
+  kind: 'session-reference';
+  form: 'recall';
+  version: 1;
+  references: SessionReferenceSourceEntry[];
+}
+
+/** A text block as sessref emits it. */
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** The prepared context: one user-role message holding every snapshot of a cited message. */
+export interface PreparedContext {
+  text: string;
+  source: SessionReferenceSource;
+  /** Serialized data objects, in input order (for inspectors and byte bars). */
+  sources: ReferencedSessionData[];
+}
+
+/** Result of `prepare()`: detached content and zero or one context. */
+export interface PreparedReferences<Block = ContentBlockLike> {
+  content: Block[];
+  context?: PreparedContext;
+}

@@ -1,0 +1,197 @@
+import { decodeBase64Url, encodeBase64Url } from './base64url.js';
+import { SessionReferenceError } from './errors.js';
+import type { ParsedSessionReferenceText, SessionReferenceInput } from './types.js';
+
+/** URI scheme of a session reference. */
+export const SESSION_REFERENCE_SCHEME = 'dsh-session:';
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+/** `dsh-session:` + base64url(UTF-8(JSON.stringify(id))): every JavaScript string round-trips. */
+export function encodeSessionReferenceUri(sessionId: string): string {
+  if (typeof sessionId !== 'string') throw invalidUri(String(sessionId));
+  return SESSION_REFERENCE_SCHEME + encodeBase64Url(utf8Encoder.encode(JSON.stringify(sessionId)));
+}
+
+/** Decode a canonical URI; anything else is `SESSION_REFERENCE_INVALID_REFERENCE`. */
+export function decodeSessionReferenceUri(uri: string): string {
+  const id = tryDecode(uri);
+  if (id === undefined) throw invalidUri(uri);
+  return id;
+}
+
+function tryDecode(uri: string): string | undefined {
+  if (typeof uri !== 'string' || !uri.startsWith(SESSION_REFERENCE_SCHEME)) return undefined;
+  const payload = uri.slice(SESSION_REFERENCE_SCHEME.length);
+  if (payload.length === 0) return undefined;
+  const bytes = decodeBase64Url(payload);
+  if (bytes === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8Decoder.decode(bytes));
+  } catch {
+    return undefined;
+  }
+  // Canonical means: the decoded id encodes back to exactly this URI.
+  if (typeof value !== 'string' || encodeSessionReferenceUri(value) !== uri) return undefined;
+  return value;
+}
+
+function invalidUri(uri: string): SessionReferenceError {
+  return new SessionReferenceError(`invalid session reference URI "${uri}"`, 'SESSION_REFERENCE_INVALID_REFERENCE');
+}
+
+/** `@[label](uri)`, the label defaulting to the id, with `\` and `]` escaped. */
+export function formatSessionReferenceMention(reference: SessionReferenceInput): string {
+  const label = reference.label ?? reference.sessionId;
+  return `@[${label.replace(/[\\\]]/g, '\\$&')}](${encodeSessionReferenceUri(reference.sessionId)})`;
+}
+
+/** The readable span a mention becomes in model-facing text. */
+export function readableMention(label: string): string {
+  return `@${label}`;
+}
+
+const AT = 0x40;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const BACKSLASH = 0x5c;
+const OPEN_PAREN = 0x28;
+const CLOSE_PAREN = 0x29;
+const WHITESPACE = /\s/;
+
+/**
+ * Replace `@[label](dsh-session:…)` mentions and bare canonical URIs with
+ * `@label`, returning the references in appearance order.
+ *
+ * One left-to-right pass. The two scans that could restart at every `@[` or
+ * `](` (a label's closing bracket, a URI's closing parenthesis) are memoized,
+ * because every start inside a span already scanned reaches the same end:
+ * that keeps adversarial input such as `@[@[@[…` linear.
+ */
+export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
+  const scanner = new MentionScanner(text);
+  const references: SessionReferenceInput[] = [];
+  let out = '';
+  let copiedUpTo = 0;
+  let i = 0;
+  while (i < text.length) {
+    const match = scanner.matchAt(i);
+    if (match === undefined) {
+      i = scanner.nextCandidate(i + 1);
+      continue;
+    }
+    references.push({ sessionId: match.sessionId, label: match.label });
+    out += text.slice(copiedUpTo, i) + readableMention(match.label);
+    copiedUpTo = i = match.end;
+  }
+  return { text: copiedUpTo === 0 ? text : out + text.slice(copiedUpTo), references };
+}
+
+interface MentionMatch {
+  sessionId: string;
+  label: string;
+  end: number;
+}
+
+class MentionScanner {
+  /**
+   * Memo of the last label scan. A label starts right after `@[`, never inside
+   * an escape pair, so any later start in [labelFrom, labelClose] meets the
+   * same first unescaped `]` (or, for -1, none at all).
+   */
+  private labelFrom = -1;
+  private labelClose = -1;
+  /** Memo of the last URI scan: any start in [uriFrom, uriEnd) lies in the same run and stops at uriEnd. */
+  private uriFrom = -1;
+  private uriEnd = -1;
+
+  constructor(private readonly text: string) {}
+
+  /** Next index at or after `from` where a mention or bare URI could begin. */
+  nextCandidate(from: number): number {
+    const at = this.text.indexOf('@[', from);
+    const bare = this.text.indexOf(SESSION_REFERENCE_SCHEME, from);
+    if (at < 0) return bare < 0 ? this.text.length : bare;
+    return bare < 0 ? at : Math.min(at, bare);
+  }
+
+  matchAt(i: number): MentionMatch | undefined {
+    const code = this.text.charCodeAt(i);
+    if (code === AT) return this.markdownAt(i);
+    return this.text.startsWith(SESSION_REFERENCE_SCHEME, i) ? this.bareAt(i) : undefined;
+  }
+
+  private markdownAt(i: number): MentionMatch | undefined {
+    const text = this.text;
+    if (text.charCodeAt(i + 1) !== OPEN_BRACKET) return undefined;
+    const close = this.labelCloseFrom(i + 2);
+    if (close < 0 || text.charCodeAt(close + 1) !== OPEN_PAREN) return undefined;
+    const uriStart = close + 2;
+    if (!text.startsWith(SESSION_REFERENCE_SCHEME, uriStart)) return undefined;
+    const uriEnd = this.uriEndFrom(uriStart + SESSION_REFERENCE_SCHEME.length);
+    if (text.charCodeAt(uriEnd) !== CLOSE_PAREN) return undefined;
+    const uri = text.slice(uriStart, uriEnd);
+    return { sessionId: decodeSessionReferenceUri(uri), label: unescapeLabel(text.slice(i + 2, close)), end: uriEnd + 1 };
+  }
+
+  private bareAt(i: number): MentionMatch | undefined {
+    const payloadStart = i + SESSION_REFERENCE_SCHEME.length;
+    let end = payloadStart;
+    while (end < this.text.length && isBase64UrlChar(this.text.charCodeAt(end))) end++;
+    if (end === payloadStart) return undefined;
+    const sessionId = decodeSessionReferenceUri(this.text.slice(i, end));
+    return { sessionId, label: sessionId, end };
+  }
+
+  /** Index of the first unescaped `]` at or after `from`, or -1. */
+  private labelCloseFrom(from: number): number {
+    const memoHolds = this.labelFrom >= 0 && from >= this.labelFrom && (this.labelClose < 0 || from <= this.labelClose);
+    if (memoHolds) return this.labelClose;
+    const text = this.text;
+    let j = from;
+    let close = -1;
+    while (j < text.length) {
+      const code = text.charCodeAt(j);
+      if (code === BACKSLASH) j += 2;
+      else if (code === CLOSE_BRACKET) {
+        close = j;
+        break;
+      } else j++;
+    }
+    this.labelFrom = from;
+    this.labelClose = close;
+    return close;
+  }
+
+  /** First index at or after `from` holding `)` or whitespace (or the end). */
+  private uriEndFrom(from: number): number {
+    if (from >= this.uriFrom && from < this.uriEnd) return this.uriEnd;
+    const text = this.text;
+    let j = from;
+    while (j < text.length) {
+      const code = text.charCodeAt(j);
+      if (code === CLOSE_PAREN || isWhitespace(code)) break;
+      j++;
+    }
+    this.uriFrom = from;
+    this.uriEnd = j;
+    return j;
+  }
+}
+
+function isWhitespace(code: number): boolean {
+  if (code < 128) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return WHITESPACE.test(String.fromCharCode(code));
+}
+
+function isBase64UrlChar(code: number): boolean {
+  return (
+    (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x5f
+  );
+}
+
+function unescapeLabel(raw: string): string {
+  return raw.replace(/\\([\s\S])/g, '$1');
+}

@@ -1,0 +1,49 @@
+import type { Agent } from '@deepseek-ai/dsh-agent';
+import { MessageId, type ContentBlock, type UserMessage } from '@deepseek-ai/dsh-llm';
+import { applySessionReferences, type PreparedContext, type SessionReferenceResolver } from '@sessref/core';
+
+/**
+ * Rewrite an entered step's batch: each direct user message with canonical
+ * mentions becomes a frozen message with the same id and readable text,
+ * followed by its frozen context message. Every other message is returned as
+ * the very same object.
+ */
+export function expandStepMessages(
+  resolver: SessionReferenceResolver,
+  agent: Agent,
+  messages: readonly UserMessage[],
+  signal: AbortSignal,
+): Promise<UserMessage[]> {
+  const target = targetOf(agent);
+  return applySessionReferences<UserMessage, ContentBlock>(messages, {
+    isDirectUserMessage: (message) => message.source.kind === 'user',
+    contentOf: (message) => message.content,
+    withContent: (message, content) => deepFreeze({ ...message, content }),
+    contextMessage: (context, cited) => contextMessage(context, cited),
+    prepare: (content, references) => resolver.prepare(target, content, references, signal),
+  });
+}
+
+/** The core's view of a dsh agent. */
+export function targetOf(agent: Agent): { id: string; cwd?: string } {
+  const cwd = agent.session.header.cwd;
+  return cwd === undefined ? { id: agent.id } : { id: agent.id, cwd };
+}
+
+/** The durable user-role message that carries the snapshots. */
+export function contextMessage(context: PreparedContext, cited: UserMessage): UserMessage {
+  return deepFreeze({
+    id: MessageId(`${cited.id}:session-reference`),
+    role: 'user',
+    content: [{ type: 'text', text: context.text }],
+    source: context.source,
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

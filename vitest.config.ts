@@ -8,7 +8,9 @@ export default defineConfig({
     // Tests run against the sources, so `npm test` never depends on a stale build.
     alias: {
       '@sessref/core': source('./packages/core/src/index.ts'),
-      '@sessref/dsh': source('./packages/dsh/src/index.ts'),
+      // The dsh plugin uses standard decorators, which Vite's transform does not
+      // compile; its tests load the tsc build that `npm test` makes first.
+      '@sessref/dsh': source('./packages/dsh/dist/index.js'),
     },
   },
   test: {

@@ -9,16 +9,15 @@ import type { ContentBlock } from '@deepseek-ai/dsh-llm';
 import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol';
 import {
   createSessionReferenceResolver,
-  type PreparedReferences,
   type SessionReferenceCandidate,
   type SessionReferenceInput,
   type SessionReferenceMentionCandidate,
   type SessionReferenceResolver as CoreResolver,
 } from '@sessref/core';
 import { Config } from './config.js';
-import { expandStepMessages, targetOf } from './messages.js';
+import { contextMessage, expandStepMessages, targetOf } from './messages.js';
 import { sessionQueryStorage } from './storage.js';
-import type {} from './types.js';
+import type { PreparedReferencedMessage } from './types.js';
 
 export type * from './types.js';
 export { Config } from './config.js';
@@ -96,8 +95,9 @@ export class SessionReferenceResolver extends TypertRemoteService {
     content: ContentBlock[],
     references: SessionReferenceInput[],
     signal?: AbortSignal,
-  ): Promise<PreparedReferences<ContentBlock>> {
-    return this.core.prepare(targetOf(agent), content, references, signal);
+  ): Promise<PreparedReferencedMessage> {
+    const prepared = await this.core.prepare(targetOf(agent), content, references, signal);
+    return prepared.context ? { content: prepared.content, additionalContext: contextMessage(prepared.context) } : { content: prepared.content };
   }
 }
 

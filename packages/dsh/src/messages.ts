@@ -19,7 +19,7 @@ export function expandStepMessages(
     isDirectUserMessage: (message) => message.source.kind === 'user',
     contentOf: (message) => message.content,
     withContent: (message, content) => deepFreeze({ ...message, content }),
-    contextMessage: (context, cited) => contextMessage(context, cited),
+    contextMessage: (context) => contextMessage(context),
     prepare: (content, references) => resolver.prepare(target, content, references, signal),
   });
 }
@@ -30,10 +30,10 @@ export function targetOf(agent: Agent): { id: string; cwd?: string } {
   return cwd === undefined ? { id: agent.id } : { id: agent.id, cwd };
 }
 
-/** The durable user-role message that carries the snapshots. */
-export function contextMessage(context: PreparedContext, cited: UserMessage): UserMessage {
+/** The durable user-role message that carries the snapshots, under a fresh id. */
+export function contextMessage(context: PreparedContext): UserMessage {
   return deepFreeze({
-    id: MessageId(`${cited.id}:session-reference`),
+    id: MessageId(globalThis.crypto.randomUUID()),
     role: 'user',
     content: [{ type: 'text', text: context.text }],
     source: context.source,

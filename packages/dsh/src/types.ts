@@ -2,10 +2,10 @@
  * Wire records of the dsh plugin and their registration on the host's maps.
  * @module @sessref/dsh/types
  */
+import type { UserMessage, ContentBlock } from '@deepseek-ai/dsh-llm';
 import type { SessionReferenceSource } from '@sessref/core';
 
 export type {
-  PreparedReferences,
   SessionReferenceCandidate,
   SessionReferenceInput,
   SessionReferenceMentionCandidate,
@@ -18,4 +18,10 @@ declare module '@deepseek-ai/dsh-llm' {
   interface MessageSourceMap {
     'session-reference': SessionReferenceSource;
   }
+}
+
+/** What `prepare()` returns: detached readable content and, when anything was cited, the context message. */
+export interface PreparedReferencedMessage {
+  content: ContentBlock[];
+  additionalContext?: UserMessage;
 }

@@ -1,0 +1,25 @@
+import { Engine } from '../engine/engine.js';
+import { CliError } from '../errors.js';
+import { progress, writeLine, type Io } from '../output.js';
+import { isEmptyRoot } from '../root.js';
+import { seedDemo } from '../seed/demo.js';
+
+/** `sessref seed [--force]`: write the demo sessions into the root. */
+export async function seedCommand(root: string, io: Io, options: { force: boolean }): Promise<void> {
+  if (!options.force && !isEmptyRoot(root)) {
+    throw new CliError(`${root} is not empty`, 1, 'ROOT_NOT_EMPTY', 'seed an empty root, or pass --force to add the demo sessions');
+  }
+  const ids = await seedRoot(root, io);
+  writeLine(io.stdout, `seeded ${ids.length} sessions into ${root}`);
+}
+
+export async function seedRoot(root: string, io: Io): Promise<string[]> {
+  const spinner = progress(io, 'seeding demo sessions');
+  const engine = await Engine.open({ root });
+  try {
+    return await seedDemo(engine.ctx, (done, total) => spinner.update(`seeding demo sessions ${done}/${total}`));
+  } finally {
+    spinner.stop();
+    await engine.close();
+  }
+}

@@ -1,0 +1,76 @@
+import { table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
+import type { Engine } from '../engine/engine.js';
+import { checkLimit } from './args.js';
+
+/** `sessref list [QUERY] [--target ID] [--limit N] [--json]` */
+export async function listCommand(engine: Engine, io: Io, options: { query: string; target?: string; limit?: string; json: boolean }): Promise<void> {
+  const style = styleFor(io.stdout, io.env);
+  if (options.target === undefined) {
+    const sessions = await engine.sessions();
+    const needle = options.query.toLowerCase();
+    const matching = sessions.filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)));
+    if (options.json) return writeJson(io.stdout, matching);
+    if (matching.length === 0) return writeLine(io.stdout, style.dim('no sessions'));
+    writeLine(io.stdout, table([['ID', 'TITLE', 'CWD', 'AGE'].map(style.bold), ...matching.map((s) => [s.sessionId, s.title ?? style.dim('(untitled)'), s.cwd ?? '-', formatAge(s.createdAt)])]));
+    return;
+  }
+  const limit = options.limit === undefined ? undefined : checkLimit(options.limit);
+  const candidates = await engine.candidates(options.target, options.query, limit);
+  if (options.json) return writeJson(io.stdout, candidates);
+  if (candidates.length === 0) return writeLine(io.stdout, style.dim('no candidates'));
+  writeLine(
+    io.stdout,
+    table([
+      ['LABEL', 'CWD', 'AGE', 'MENTION'].map(style.bold),
+      ...candidates.map((c) => [c.label, c.cwd ?? '-', formatAge(c.createdAt), style.cyan(c.mention)]),
+    ]),
+  );
+}
+
+/** `sessref show ID [--json]` */
+export async function showCommand(engine: Engine, io: Io, options: { id: string; json: boolean }): Promise<void> {
+  const view = await engine.show(options.id);
+  if (options.json) {
+    return writeJson(io.stdout, {
+      header: view.header,
+      title: view.title ?? null,
+      capturedThroughSeq: view.capturedThroughSeq,
+      surfaceEvents: view.surfaceEvents,
+      conversation: view.items.map(({ role, text, checkpoint, bytes }) => ({ role, checkpoint, bytes, text })),
+      reference: view.reference ? { bytes: view.reference.bytes, ...view.reference.stats } : null,
+      maxReferenceBytes: view.maxReferenceBytes,
+    });
+  }
+  const style = styleFor(io.stdout, io.env);
+  const { header } = view;
+  writeLine(io.stdout, style.bold(view.title ?? header.id));
+  writeLine(io.stdout, table([
+    ['id', header.id],
+    ['cwd', header.cwd ?? '-'],
+    ['created', `${new Date(header.createdAt).toISOString()} (${formatAge(header.createdAt)})`],
+    ['captured through seq', String(view.capturedThroughSeq)],
+    ['surface', `${view.surfaceEvents} messages, ${view.items.length} in a reference's projection`],
+  ].map(([key, value]) => [style.dim(key!), value!])));
+  writeLine(io.stdout);
+  const shown = view.items.length > 12 ? [...view.items.slice(0, 3), undefined, ...view.items.slice(-8)] : view.items;
+  for (const item of shown) {
+    if (item === undefined) {
+      writeLine(io.stdout, style.dim(`  … ${view.items.length - 11} more …`));
+      continue;
+    }
+    const role = item.checkpoint ? 'checkpoint' : item.role;
+    writeLine(io.stdout, `  ${style.cyan(role.padEnd(10))} ${formatBytes(item.bytes).padStart(9)}  ${preview(item.text)}`);
+  }
+  writeLine(io.stdout);
+  if (view.reference === undefined) {
+    writeLine(io.stdout, style.red(`does not fit in ${view.maxReferenceBytes} bytes: a reference to it fails with SESSION_REFERENCE_BUDGET_EXCEEDED`));
+    return;
+  }
+  const { stats, bytes } = view.reference;
+  writeLine(
+    io.stdout,
+    `a reference carries ${formatBytes(bytes)} of ${formatBytes(view.maxReferenceBytes)}: ` +
+      `${stats.retainedMessages}/${stats.originalMessages} messages kept, ${stats.omittedMessages} dropped, ${formatBytes(stats.omittedBytes)} omitted` +
+      (stats.compacted ? ', compacted' : ''),
+  );
+}

@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from '@deepseek-ai/cordis';
+import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm';
+import { Session, SessionId, type SessionHeader, type SessionEvent } from '@deepseek-ai/dsh-session';
+import type { Agent } from '@deepseek-ai/dsh-agent';
+import type {} from '@deepseek-ai/dsh-session-title';
+import {
+  formatSessionReferenceMention,
+  projectConversation,
+  retainReference,
+  utf8Length,
+  type ProjectedItem,
+  type RetainedReference,
+  type SessionReferenceMentionCandidate,
+  type SessionReferenceSource,
+} from '@sessref/core';
+import { toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
+import { runPreStep } from './agent.js';
+import { bootHost } from './host.js';
+
+/** A session as listings show it. */
+export interface SessionSummary {
+  sessionId: string;
+  title?: string;
+  cwd?: string;
+  createdAt: number;
+  live: boolean;
+  persisted: boolean;
+}
+
+/** What a reference to one session would carry. */
+export interface SessionView {
+  header: SessionHeader;
+  title?: string;
+  capturedThroughSeq: number | null;
+  surfaceEvents: number;
+  items: (ProjectedItem & { bytes: number })[];
+  /** The data object under the configured budget, exactly as a reference would serialize it. */
+  reference: RetainedReference | undefined;
+  maxReferenceBytes: number;
+}
+
+/** The model-facing result of one step through `agent/pre-step`. */
+export interface StepPreview {
+  target: string;
+  messages: UserMessage[];
+  /** Source metadata of each context message, in order. */
+  references: SessionReferenceSource['references'];
+  maxReferenceBytes: number;
+}
+
+export interface EngineOptions {
+  root: string;
+  resolver?: ResolverConfig;
+}
+
+/** sessref's operations over one session root, on the real dsh host. */
+export class Engine {
+  private constructor(
+    readonly ctx: Context,
+    readonly root: string,
+  ) {}
+
+  static async open(options: EngineOptions): Promise<Engine> {
+    return new Engine(await bootHost(options), options.root);
+  }
+
+  get maxReferenceBytes(): number {
+    return this.ctx.sessionReferenceResolver.config.maxReferenceBytes;
+  }
+
+  /** Every session with its latest title (a failed title read just leaves it out). */
+  async sessions(signal?: AbortSignal): Promise<SessionSummary[]> {
+    const records = await this.ctx.sessionQuery.listSessions(signal);
+    const titles = await this.ctx.sessionQuery.readTitleSnapshots(
+      records.map((record) => record.header.id),
+      signal,
+    );
+    return records.map((record, index) => {
+      const result = titles[index];
+      const title = result?.status === 'fulfilled' ? result.value.title?.title : undefined;
+      return {
+        sessionId: record.header.id,
+        ...(title === undefined ? {} : { title }),
+        ...(record.header.cwd === undefined ? {} : { cwd: record.header.cwd }),
+        createdAt: record.header.createdAt,
+        live: record.live,
+        persisted: record.persisted,
+      };
+    });
+  }
+
+  /** Candidates for a target through the plugin's Remote face, or with an explicit limit. */
+  async candidates(targetId: string, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
+    const resolver = this.ctx.sessionReferenceResolver;
+    const agent = await this.detachedAgent(targetId);
+    if (limit === undefined) return resolver.remoteExportCandidates(agent, query, signal ?? new AbortController().signal);
+    const candidates = await resolver.listCandidates(agent, query, limit, signal);
+    return candidates.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention(candidate) }));
+  }
+
+  /** A session's header and the projection a reference to it would carry. */
+  async show(sessionId: string): Promise<SessionView> {
+    const id = SessionId(sessionId);
+    const [surface, titled] = await Promise.all([this.ctx.sessionQuery.readSurface(id), this.ctx.sessionQuery.readTitleSnapshot(id)]);
+    const title = titled.title?.title;
+    const items = projectConversation(surface.events.map(toSurfaceMessage));
+    const label = title ?? sessionId;
+    return {
+      header: surface.session,
+      ...(title === undefined ? {} : { title }),
+      capturedThroughSeq: surface.capturedThroughSeq,
+      surfaceEvents: surface.events.length,
+      items: items.map((item) => ({ ...item, bytes: utf8Length(item.text) })),
+      reference: retainReference({
+        sessionId,
+        label,
+        cwd: surface.session.cwd ?? null,
+        capturedThroughSeq: surface.capturedThroughSeq,
+        items,
+        maxBytes: this.maxReferenceBytes,
+      }),
+      maxReferenceBytes: this.maxReferenceBytes,
+    };
+  }
+
+  /** Run a message for `targetId` through the real pre-step path without writing anything. */
+  async preview(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview> {
+    const session = await this.detachedSession(targetId);
+    return this.step(session, text, signal);
+  }
+
+  /**
+   * Like {@link preview}, then append the turn to the target's log and flush
+   * it. Nothing is appended unless the whole step succeeded; sources are only
+   * ever read.
+   */
+  async send(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview & { appendedSeqs: number[] }> {
+    const session = await this.liveSession(targetId);
+    const preview = await this.step(session, text, signal);
+    const turn = nextTurn(session.events);
+    const appended: number[] = [];
+    session.append('turn/start', { turn });
+    for (const message of preview.messages) appended.push(session.append('user/message', message, { surfaceOp: 'append' }).seq);
+    // No model runs here: the turn ends before any step, as an interrupted one.
+    session.append('turn/end', { turn, reason: { kind: 'interrupted' } });
+    await this.ctx.sessions.flush(session);
+    return { ...preview, appendedSeqs: appended };
+  }
+
+  /** Create and persist a new session (a title makes it durable at once). */
+  async create(options: { cwd?: string; title?: string; id?: string } = {}): Promise<string> {
+    const id = SessionId(options.id ?? randomUUID());
+    const session = this.ctx.sessions.create(id, { meta: options.cwd === undefined ? {} : { cwd: options.cwd } });
+    session.append('session/title', { title: options.title ?? `Untitled ${id.slice(0, 8)}`, messageSeqs: [], source: { kind: 'user' } });
+    await this.ctx.sessions.flush(session);
+    return id;
+  }
+
+  async close(): Promise<void> {
+    await this.ctx.fiber.dispose();
+  }
+
+  private async step(session: Session, text: string, signal: AbortSignal): Promise<StepPreview> {
+    const message = createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } });
+    const decision = await runPreStep(this.ctx, session, [message], nextTurn(session.events), signal);
+    const messages = decision.kind === 'enter' ? decision.messages : [];
+    const references = messages.flatMap((entry) => (entry.source.kind === 'session-reference' ? entry.source.references : []));
+    return { target: session.id, messages, references, maxReferenceBytes: this.maxReferenceBytes };
+  }
+
+  /** A header-only session for read-only steps: nothing is resumed, nothing repaired. */
+  private async detachedSession(sessionId: string): Promise<Session> {
+    const live = this.ctx.sessions.get(SessionId(sessionId));
+    if (live) return live;
+    const { session: header } = await this.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId));
+    return Session.create(header.id, [], header);
+  }
+
+  /** Discovery reads only the target's id and cwd, so a header-only handle is enough. */
+  private async detachedAgent(sessionId: string): Promise<Agent> {
+    const session = await this.detachedSession(sessionId);
+    return { id: session.id, session } as Agent;
+  }
+
+  /** The live session, resuming it from the root through the host's persistence. */
+  private async liveSession(sessionId: string): Promise<Session> {
+    const id = SessionId(sessionId);
+    const live = this.ctx.sessions.get(id);
+    if (live) return live;
+    const preparation = await this.ctx.sessionPersistence.prepare(id);
+    const session = preparation.session;
+    this.ctx.sessions.enter(session);
+    this.ctx.sessions.announce(session);
+    preparation[Symbol.dispose]();
+    return session;
+  }
+}
+
+/** The turn number the next `turn/start` takes. */
+function nextTurn(events: readonly SessionEvent[]): number {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index]!;
+    if (event.type === 'turn/start' || event.type === 'turn/end') return event.data.turn + 1;
+  }
+  return 1;
+}

@@ -1,0 +1,91 @@
+/** Terminal output: colour only on a TTY without NO_COLOR, progress only on a TTY. */
+export interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Style {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  cyan(text: string): string;
+}
+
+export function styleFor(stream: Io['stdout'], env: NodeJS.ProcessEnv): Style {
+  const enabled = stream.isTTY === true && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+  const wrap = (open: number, close: number) => (text: string) => (enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text);
+  return { bold: wrap(1, 22), dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), cyan: wrap(36, 39) };
+}
+
+export function writeLine(stream: Io['stdout'], text = ''): void {
+  stream.write(`${text}\n`);
+}
+
+export function writeJson(stream: Io['stdout'], value: unknown): void {
+  stream.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Columns padded to their widest cell (by code points). */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, [...cell].length)));
+  return rows
+    .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell + ' '.repeat(widths[index]! - [...cell].length))).join('  '))
+    .join('\n');
+}
+
+export function formatAge(createdAt: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - createdAt) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes}m ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours}h ago`;
+  return `${Math.round(hours / 24)}d ago`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** One line of preview text, shortened with an ellipsis. */
+export function preview(text: string, max = 72): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const points = [...flat];
+  return points.length <= max ? flat : `${points.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * A spinner on stderr for work that takes more than a moment. Silent when
+ * stderr is not a TTY, so scripts and CI logs stay clean.
+ */
+export function progress(io: Io, label: string): { update(text: string): void; stop(): void } {
+  if (io.stderr.isTTY !== true) return { update() {}, stop() {} };
+  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  let text = label;
+  let frame = 0;
+  let shown = false;
+  const draw = () => {
+    shown = true;
+    io.stderr.write(`\r\u001b[2K${frames[frame++ % frames.length]} ${text}`);
+  };
+  const delay = setTimeout(() => {
+    draw();
+    timer = setInterval(draw, 80);
+  }, 300);
+  let timer: ReturnType<typeof setInterval> | undefined;
+  return {
+    update(next) {
+      text = next;
+    },
+    stop() {
+      clearTimeout(delay);
+      if (timer) clearInterval(timer);
+      if (shown) io.stderr.write('\r\u001b[2K');
+    },
+  };
+}

@@ -34,6 +34,8 @@ interface Kept {
   json: string;
   bytes: number;
   cut: boolean;
+  /** Original bytes cut out of this item's text. */
+  omitted: number;
 }
 
 /**
@@ -85,16 +87,16 @@ export function retainReference(input: RetentionInput): RetainedReference | unde
     omittedBytes += utf8Length(item.text);
   }
 
-  // Step 2: cut the largest remaining texts until the object fits.
+  // Step 2: shorten the largest current text by the overflow until the object fits.
   const kept = slots.filter((slot): slot is Kept => slot !== undefined);
   while (total > maxBytes) {
-    const victim = largestUncut(kept);
+    const victim = largestText(kept);
     if (victim === undefined) return undefined;
-    const allowance = maxBytes - (total - victim.bytes);
-    const cut = cutToFit(victim.item, allowance);
+    const target = utf8Length(victim.text) - (total - maxBytes);
+    const cut = cutToBytes(victim.item, target);
     total += cut.kept.bytes - victim.bytes;
+    omittedBytes += cut.omitted - victim.omitted;
     Object.assign(victim, cut.kept);
-    omittedBytes += cut.omitted;
   }
 
   const truncated = omittedMessages > 0 || kept.some((slot) => slot.cut);
@@ -123,16 +125,16 @@ function json(value: string | null): string {
   return escapeTagOpeners(JSON.stringify(value));
 }
 
-function serialize(item: ProjectedItem, text: string, cut = false): Kept {
+function serialize(item: ProjectedItem, text: string, omitted = 0): Kept {
   const encoded = `{"role":"${item.role}","text":${json(text)}}`;
-  return { item, text, json: encoded, bytes: utf8Length(encoded), cut };
+  return { item, text, json: encoded, bytes: utf8Length(encoded), cut: omitted > 0, omitted };
 }
 
-function largestUncut(kept: readonly Kept[]): Kept | undefined {
+/** The kept item whose current text has the most UTF-8 bytes (the first on ties), unless every text is empty. */
+function largestText(kept: readonly Kept[]): Kept | undefined {
   let best: Kept | undefined;
-  let bestBytes = -1;
+  let bestBytes = 0;
   for (const slot of kept) {
-    if (slot.cut) continue;
     const bytes = utf8Length(slot.text);
     if (bytes > bestBytes) {
       best = slot;
@@ -152,28 +154,23 @@ export function cutText(original: string, originalBytes: number, keepBytes: numb
 }
 
 /**
- * The cut that keeps the most original bytes while its serialized item fits
- * in `allowance`. Size never shrinks as more bytes are kept (each kept code
- * point adds at least its own bytes, the notice loses at most one digit), so
- * a binary search finds it. Retained bytes are at least `keep - 6`, which
- * bounds the search by the allowance instead of the message size.
+ * The head/tail cut of an item's original text keeping the most original
+ * bytes whose own UTF-8 length (notice included) is at most `target`; the
+ * empty text when not even the bare notice fits.
  */
-function cutToFit(item: ProjectedItem, allowance: number): { kept: Kept; omitted: number } {
+function cutToBytes(item: ProjectedItem, target: number): { kept: Kept; omitted: number } {
   const originalBytes = utf8Length(item.text);
-  const attempt = (keepBytes: number) => {
-    const cut = cutText(item.text, originalBytes, keepBytes);
-    return { kept: serialize(item, cut.text, true), omitted: cut.omitted };
-  };
-  let best = attempt(0);
-  let low = 1;
-  let high = Math.min(originalBytes - 1, allowance + 6);
+  const attempt = (keepBytes: number) => cutText(item.text, originalBytes, keepBytes);
+  let best: { text: string; omitted: number } = { text: '', omitted: originalBytes };
+  let low = 0;
+  let high = Math.min(originalBytes - 1, target);
   while (low <= high) {
     const middle = low + Math.floor((high - low) / 2);
     const candidate = attempt(middle);
-    if (candidate.kept.bytes <= allowance) {
+    if (utf8Length(candidate.text) <= target) {
       best = candidate;
       low = middle + 1;
     } else high = middle - 1;
   }
-  return best;
+  return { kept: serialize(item, best.text, best.omitted), omitted: best.omitted };
 }

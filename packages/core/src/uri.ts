@@ -97,24 +97,42 @@ interface MentionMatch {
 
 class MentionScanner {
   /**
-   * Memo of the last label scan. A label starts right after `@[`, never inside
-   * an escape pair, so any later start in [labelFrom, labelClose] meets the
-   * same first unescaped `]` (or, for -1, none at all).
+   * Memo of the last label scan, which stopped at `labelStop`: the closing
+   * `]` (`labelClose`), or where the label became impossible (-1). A label
+   * starts right after `@[`, never inside an escape pair, so any later start
+   * in [labelFrom, labelStop] walks the same pairs to the same stop.
    */
   private labelFrom = -1;
+  private labelStop = -2;
   private labelClose = -1;
   /** Memo of the last URI scan: any start in [uriFrom, uriEnd) lies in the same run and stops at uriEnd. */
   private uriFrom = -1;
   private uriEnd = -1;
 
+  /**
+   * Memo of the last search for each pattern: a search from `from` that found
+   * `found` (or nothing, for -1) answers every later start up to `found` (or
+   * every later start), so a pattern that is far away or absent is not
+   * searched for again at every candidate of the other one.
+   */
+  private readonly atSearch = { from: Infinity, found: -1 };
+  private readonly bareSearch = { from: Infinity, found: -1 };
+
   constructor(private readonly text: string) {}
 
   /** Next index at or after `from` where a mention or bare URI could begin. */
   nextCandidate(from: number): number {
-    const at = this.text.indexOf('@[', from);
-    const bare = this.text.indexOf(SESSION_REFERENCE_SCHEME, from);
+    const at = this.indexOf('@[', this.atSearch, from);
+    const bare = this.indexOf(SESSION_REFERENCE_SCHEME, this.bareSearch, from);
     if (at < 0) return bare < 0 ? this.text.length : bare;
     return bare < 0 ? at : Math.min(at, bare);
+  }
+
+  private indexOf(pattern: string, memo: { from: number; found: number }, from: number): number {
+    if (from >= memo.from && (memo.found < 0 || from <= memo.found)) return memo.found;
+    memo.from = from;
+    memo.found = this.text.indexOf(pattern, from);
+    return memo.found;
   }
 
   matchAt(i: number): MentionMatch | undefined {
@@ -145,22 +163,29 @@ class MentionScanner {
     return { sessionId, label: sessionId, end };
   }
 
-  /** Index of the first unescaped `]` at or after `from`, or -1. */
+  /**
+   * Index of the first unescaped `]` at or after `from`, or -1 when the label
+   * cannot close. A backslash escapes the next character unless that is a line
+   * terminator (or the end of the text): such a backslash can be neither
+   * escaped content nor label text, so no label runs across it.
+   */
   private labelCloseFrom(from: number): number {
-    const memoHolds = this.labelFrom >= 0 && from >= this.labelFrom && (this.labelClose < 0 || from <= this.labelClose);
-    if (memoHolds) return this.labelClose;
+    if (from >= this.labelFrom && from <= this.labelStop) return this.labelClose;
     const text = this.text;
     let j = from;
     let close = -1;
     while (j < text.length) {
       const code = text.charCodeAt(j);
-      if (code === BACKSLASH) j += 2;
-      else if (code === CLOSE_BRACKET) {
+      if (code === BACKSLASH) {
+        if (j + 1 === text.length || isLineTerminator(text.charCodeAt(j + 1))) break;
+        j += 2;
+      } else if (code === CLOSE_BRACKET) {
         close = j;
         break;
       } else j++;
     }
     this.labelFrom = from;
+    this.labelStop = j;
     this.labelClose = close;
     return close;
   }
@@ -184,6 +209,11 @@ class MentionScanner {
 function isWhitespace(code: number): boolean {
   if (code < 128) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
   return WHITESPACE.test(String.fromCharCode(code));
+}
+
+/** `\n`, `\r`, U+2028 and U+2029: the characters a regular expression's `.` does not match. */
+function isLineTerminator(code: number): boolean {
+  return code === 0x0a || code === 0x0d || code === 0x2028 || code === 0x2029;
 }
 
 function isBase64UrlChar(code: number): boolean {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { Engine } from './engine/engine.js';
-import { CliError, toCliError, usageError } from './errors.js';
+import { CliError, formatError, toCliError, usageError } from './errors.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { progress, styleFor, writeLine, type Io } from './output.js';
 import { isEmptyRoot, resolveRoot } from './root.js';
@@ -34,7 +34,8 @@ function parse(argv: string[]) {
   try {
     return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw usageError((error as Error).message);
+    // Node's advice on positionals that start with '-' never applies here.
+    throw usageError((error as Error).message.replace(/\. To specify a positional argument .*$/s, ''));
   }
 }
 
@@ -79,7 +80,8 @@ async function run(command: string, args: string[], flags: Flags, io: Io): Promi
     case 'serve':
       return serveCommand({ root, host: flags.host ?? '127.0.0.1', port: flags.port === undefined ? 7317 : Number(flags.port), seedIfEmpty: flags['seed-if-empty'] }, io);
   }
-  requireRoot(root);
+  // `new` may start a root; every other command needs sessions to work on.
+  if (command !== 'new') requireRoot(root);
   const resolver = flags['max-bytes'] === undefined ? {} : { maxReferenceBytes: checkBytes(flags['max-bytes']) };
   await withEngine(root, io, resolver, async (engine) => {
     switch (command) {
@@ -134,8 +136,6 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
 }
 
 function report(io: Io, error: CliError, debug: boolean): void {
-  const style = styleFor(io.stderr, io.env);
-  const hint = error.hint === undefined ? '' : ` ${style.dim(`(fix: ${error.hint})`)}`;
-  writeLine(io.stderr, `${style.red('error')} ${error.code}: ${error.message}${hint}`);
+  writeLine(io.stderr, formatError(error, styleFor(io.stderr, io.env)));
   if (debug) writeLine(io.stderr, (error.cause instanceof Error ? error.cause.stack : undefined) ?? error.stack ?? '');
 }

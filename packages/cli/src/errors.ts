@@ -1,5 +1,7 @@
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
+import { SessionLogError } from './engine/storage.js';
+import type { Style } from './output.js';
 
 /** Exit codes: 1 for usage or input errors, 2 for storage errors. */
 export const EXIT_USAGE = 1;
@@ -18,6 +20,17 @@ export class CliError extends Error {
   }
 }
 
+/** The one line a failure is reported in: `error CODE: message (fix: hint)`. */
+export function formatError(error: CliError, style: Style, label = 'error'): string {
+  const hint = error.hint === undefined ? '' : ` ${style.dim(`(fix: ${error.hint})`)}`;
+  return `${style.red(label)} ${error.code}: ${oneLine(error.message)}${hint}`;
+}
+
+/** Errors are one line, whatever a session id or a lower layer put in the message. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
+}
+
 export function usageError(message: string, hint = 'run `sessref --help` for usage'): CliError {
   return new CliError(message, EXIT_USAGE, 'USAGE', hint);
 }
@@ -34,10 +47,25 @@ const REFERENCE_HINTS: Record<SessionReferenceErrorCode, string> = {
 
 const QUERY_INPUT_CODES = new Set(['SESSION_QUERY_SESSION_NOT_FOUND']);
 
-/** Map anything thrown by the engine to a {@link CliError}. */
+const LOG_HINTS: Record<SessionLogError['code'], string> = {
+  SESSION_LOG_CORRUPT: 'restore the file from a backup, or move it out of the root',
+  SESSION_LOG_TRUNCATED: 'if dsh is writing this session, retry; otherwise resume it in dsh to repair the tail, or restore it from a backup',
+};
+
+/**
+ * Map anything thrown by the engine to a {@link CliError}. `sessionId` is the
+ * session the command was about; the message is prefixed with it unless it
+ * already names a session.
+ */
 export function toCliError(error: unknown, sessionId?: string): CliError {
   if (error instanceof CliError) return error;
-  const subject = sessionId === undefined ? '' : `session "${sessionId}": `;
+  // A damaged log is reported as itself, whichever layer wrapped it.
+  const damaged = findCause(error, SessionLogError);
+  if (damaged !== undefined) {
+    return new CliError(`session "${damaged.sessionId}": ${damaged.message}`, EXIT_STORAGE, damaged.code, LOG_HINTS[damaged.code], { cause: error });
+  }
+  const named = error instanceof Error && /\bsession "/.test(error.message);
+  const subject = sessionId === undefined || named ? '' : `session "${sessionId}": `;
   if (error instanceof SessionReferenceError) {
     const storage = error.code === 'SESSION_REFERENCE_READ_FAILED';
     const notFound = storage && rootCause(error) instanceof SessionQueryError && QUERY_INPUT_CODES.has(rootCode(error));
@@ -47,7 +75,7 @@ export function toCliError(error: unknown, sessionId?: string): CliError {
   }
   if (error instanceof SessionQueryError) {
     if (QUERY_INPUT_CODES.has(error.code)) {
-      return new CliError(`${subject}no such session`, EXIT_USAGE, error.code, 'list sessions with `sessref list`', { cause: error });
+      return new CliError(named ? error.message : `${subject}no such session`, EXIT_USAGE, error.code, 'list sessions with `sessref list`', { cause: error });
     }
     return new CliError(`${subject}${error.message}`, EXIT_STORAGE, error.code, 'the session log is damaged or unreadable; restore it from a backup', {
       cause: error,
@@ -55,6 +83,13 @@ export function toCliError(error: unknown, sessionId?: string): CliError {
   }
   const message = error instanceof Error ? error.message : String(error);
   return new CliError(`${subject}${message}`, EXIT_STORAGE, errorCode(error) ?? 'STORAGE', 'check the session root and its files', { cause: error });
+}
+
+function findCause<T extends Error>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 16; current = current.cause, depth++) {
+    if (current instanceof type) return current;
+  }
+  return undefined;
 }
 
 function rootCause(error: Error): unknown {

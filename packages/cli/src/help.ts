@@ -1,9 +1,12 @@
 /** Help text: one summary, then each command with examples. */
 export const COMMAND_HELP: Record<string, string> = {
   list: `sessref list [QUERY] [--target ID] [--limit N] [--json]
-  Without --target: every session in the root, filtered by QUERY.
+  Without --target: every session in the root, newest first, filtered by QUERY
+  (a case-insensitive substring of the id, cwd or title).
   With --target: reference candidates for that session, ranked exactly as the
   plugin ranks them (same cwd, no cwd, other cwd), with canonical mentions.
+  --limit N keeps the first N (with --target, the plugin's candidate limit
+  applies when --limit is not given).
   Examples:
     sessref list
     sessref list --target scratchpad

@@ -27,13 +27,37 @@ export function writeJson(stream: Io['stdout'], value: unknown): void {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Columns padded to their widest cell (by code points). */
+/** Columns padded to their widest cell, measured in terminal columns. */
 export function table(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, [...cell].length)));
+  for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell))));
   return rows
-    .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell + ' '.repeat(widths[index]! - [...cell].length))).join('  '))
+    .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell + ' '.repeat(widths[index]! - displayWidth(cell)))).join('  '))
     .join('\n');
+}
+
+// Colour codes (SGR sequences) take no columns.
+// eslint-disable-next-line no-control-regex -- matching ESC is the point
+const ANSI = /\u001b\[[0-9;]*m/g;
+const MARK = /^[\p{Mn}\p{Me}]$/u;
+const EMOJI = /^\p{Emoji_Presentation}$/u;
+/** East Asian Wide and Fullwidth blocks, as code point ranges. */
+const WIDE: readonly [number, number][] = [
+  [0x1100, 0x115f], [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xa000, 0xa4cf],
+  [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe30, 0xfe4f], [0xff00, 0xff60], [0xffe0, 0xffe6], [0x20000, 0x3fffd],
+];
+
+function cellWidth(point: string): number {
+  const code = point.codePointAt(0)!;
+  if ((code >= 0x200b && code <= 0x200d) || (code >= 0xfe00 && code <= 0xfe0f) || MARK.test(point)) return 0;
+  return EMOJI.test(point) || WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1;
+}
+
+/** Terminal columns a string takes: colour codes and combining marks take none, CJK and emoji two. */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const point of text.replace(ANSI, '')) width += cellWidth(point);
+  return width;
 }
 
 export function formatAge(createdAt: number, now = Date.now()): string {

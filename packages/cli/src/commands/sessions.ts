@@ -1,20 +1,44 @@
 import { table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
 import type { Engine } from '../engine/engine.js';
 import { checkLimit } from './args.js';
+import { formatError, toCliError } from '../errors.js';
 
 /** `sessref list [QUERY] [--target ID] [--limit N] [--json]` */
 export async function listCommand(engine: Engine, io: Io, options: { query: string; target?: string; limit?: string; json: boolean }): Promise<void> {
   const style = styleFor(io.stdout, io.env);
+  const limit = options.limit === undefined ? undefined : checkLimit(options.limit);
   if (options.target === undefined) {
     const sessions = await engine.sessions();
     const needle = options.query.toLowerCase();
-    const matching = sessions.filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)));
-    if (options.json) return writeJson(io.stdout, matching);
-    if (matching.length === 0) return writeLine(io.stdout, style.dim('no sessions'));
-    writeLine(io.stdout, table([['ID', 'TITLE', 'CWD', 'AGE'].map(style.bold), ...matching.map((s) => [s.sessionId, s.title ?? style.dim('(untitled)'), s.cwd ?? '-', formatAge(s.createdAt)])]));
+    const matching = sessions
+      .filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)))
+      .slice(0, limit);
+    // Listing reads only headers: a session whose log fails to read is still
+    // listed, marked as unreadable, and named in a warning on stderr.
+    const rows = matching.map(({ readError, ...summary }) => ({
+      summary,
+      ...(readError === undefined ? {} : { error: toCliError(readError, summary.sessionId) }),
+    }));
+    const warn = styleFor(io.stderr, io.env);
+    for (const { error } of rows) if (error) writeLine(io.stderr, formatError(error, warn, 'warning'));
+    if (options.json) {
+      return writeJson(
+        io.stdout,
+        rows.map(({ summary, error }) => (error ? { ...summary, readError: { code: error.code, message: error.message } } : summary)),
+      );
+    }
+    if (rows.length === 0) return writeLine(io.stdout, style.dim('no sessions'));
+    const title = ({ summary, error }: (typeof rows)[number]) =>
+      summary.title ?? (error ? style.red(`(unreadable: ${error.code})`) : style.dim('(untitled)'));
+    writeLine(
+      io.stdout,
+      table([
+        ['ID', 'TITLE', 'CWD', 'AGE'].map(style.bold),
+        ...rows.map((row) => [row.summary.sessionId, title(row), row.summary.cwd ?? '-', formatAge(row.summary.createdAt)]),
+      ]),
+    );
     return;
   }
-  const limit = options.limit === undefined ? undefined : checkLimit(options.limit);
   const candidates = await engine.candidates(options.target, options.query, limit);
   if (options.json) return writeJson(io.stdout, candidates);
   if (candidates.length === 0) return writeLine(io.stdout, style.dim('no candidates'));

@@ -1,5 +1,7 @@
 import type { Context } from '@deepseek-ai/cordis';
 import { SessionId } from '@deepseek-ai/dsh-session';
+import type {} from '@deepseek-ai/dsh-session-query';
+import { CliError, EXIT_USAGE } from '../errors.js';
 import { SessionWriter, type Exchange } from './writer.js';
 
 const HOUR = 3_600_000;
@@ -123,8 +125,16 @@ function exchanges(writer: SessionWriter, list: readonly Exchange[]): void {
   for (const exchange of list) writer.exchange(exchange);
 }
 
-/** Write the demo sessions into the host's root; returns their ids. */
+/**
+ * Write the demo sessions into the host's root; returns their ids. A root that
+ * already holds one of the demo ids is refused before anything is written.
+ */
 export async function seedDemo(ctx: Context, onProgress: (done: number, total: number) => void = () => {}): Promise<string[]> {
+  const existing = new Set((await ctx.sessionQuery.listSessions()).map((record) => record.header.id as string));
+  const taken = DEMO.find((demo) => existing.has(demo.id));
+  if (taken !== undefined) {
+    throw new CliError(`the root already has a session "${taken.id}"`, EXIT_USAGE, 'SEED_EXISTS', 'seed a root without the demo sessions');
+  }
   const now = Date.now();
   const ids: string[] = [];
   for (const [index, demo] of DEMO.entries()) {

@@ -1,0 +1,87 @@
+/**
+ * `sessref serve [--root DIR] [--port N] [--host H] [--seed-if-empty]`: the web inspector.
+ *
+ * Wiring for the CLI router:
+ *
+ *   await serveCommand({ root, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedIfEmpty }, io);
+ *
+ * It opens its own Engine on `root` (or uses `options.engine`, which it then
+ * leaves open), writes the demo sessions first when `seedIfEmpty` is set and
+ * the root is empty, prints the URL with the per-launch token on stdout (as
+ * Jupyter does) and a short banner on stderr, and resolves once SIGINT or
+ * SIGTERM (or `options.signal`) has closed the server and the engine. A busy
+ * port or a bad address rejects with a usage error. `--port 0` picks a free port.
+ */
+import { Engine } from '../engine/engine.js';
+import { usageError } from '../errors.js';
+import { isEmptyRoot } from '../root.js';
+import { seedDemo } from '../seed/demo.js';
+import { startServer } from '../server/server.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 7317;
+
+export interface ServeOptions {
+  root: string;
+  host: string;
+  port: number;
+  /** Write the demo sessions first when the root is empty (`npm start`). */
+  seedIfEmpty?: boolean;
+  /** An engine the caller opened (e.g. after seeding); not closed by serve. */
+  engine?: Engine;
+  /** Stops the server, like Ctrl+C (for tests and embedding). */
+  signal?: AbortSignal;
+}
+
+/** Just the writes serve needs; the CLI's `Io` fits. */
+export interface ServeIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<void> {
+  if (!Number.isSafeInteger(options.port) || options.port < 0 || options.port > 65535) throw usageError(`--port must be 0..65535, got ${options.port}`);
+  const empty = options.seedIfEmpty === true && isEmptyRoot(options.root);
+  const engine = options.engine ?? (await Engine.open({ root: options.root }));
+  try {
+    if (empty) io.stderr.write(`seeded ${(await seedDemo(engine.ctx)).length} demo sessions into ${options.root}\n`);
+    const server = await listenOrExplain(engine, options, io);
+    io.stderr.write(`sessref inspector over ${options.root}\n`);
+    if (!isLoopback(options.host)) io.stderr.write(`warning: listening on ${options.host}; anyone who can reach it and has the token can read these sessions\n`);
+    io.stdout.write(`${server.url}\n`);
+    io.stderr.write('Open the URL above (it carries the access token). Press Ctrl+C to stop.\n');
+    await stopRequested(options.signal);
+    await server.close();
+  } finally {
+    if (!options.engine) await engine.close();
+  }
+}
+
+async function listenOrExplain(engine: Engine, options: ServeOptions, io: ServeIo) {
+  try {
+    return await startServer(engine, { host: options.host, port: options.port, log: (line) => io.stderr.write(`${line}\n`) });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw usageError(`port ${options.port} is in use`, 'pick another with --port N (0 picks a free one)');
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw usageError(`cannot listen on ${options.host}`, 'use an address of this machine, e.g. --host 127.0.0.1');
+    throw error;
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host === 'localhost';
+}
+
+/** Resolve on SIGINT, SIGTERM or `signal`, whichever comes first. */
+function stopRequested(signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    if (signal?.aborted) return stop();
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * Helpers for running the built `sessref` binary against temporary roots.
+ *
+ * The binary is `packages/cli/dist/bin.js` as `npx tsc -b` builds it, run
+ * with the Node that runs the tests (`process.execPath`, Node 22 under
+ * vitest), without a terminal and with NO_COLOR set.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { SessionId } from '@deepseek-ai/dsh-session';
+import { createHost } from '../../dsh/test/host';
+
+export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+/** Fail early, and say how to fix it, when the binary has not been built. */
+export function requireBuild(): void {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npx tsc -b\` from the repository root first`);
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Extra environment; `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/** Caches the binary keeps outside the root stay out of the user's home. */
+const CACHE_DIR = join(tmpdir(), `sessref-cli-test-cache-${process.pid}`);
+
+/** Run `sessref ...args` to completion and capture its output and exit code. */
+export function sessref(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: '1',
+    SESSREF_ROOT: undefined,
+    SESSREF_CACHE_DIR: CACHE_DIR,
+    ...options.env,
+  };
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({ code, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') }),
+    );
+  });
+}
+
+/** Run and require success with nothing on stderr; returns stdout. */
+export async function ok(args: readonly string[], options?: RunOptions): Promise<string> {
+  const result = await sessref(args, options);
+  expect(result, `sessref ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
+  return result.stdout;
+}
+
+/** Run with --json and parse stdout. */
+export async function json<T = unknown>(args: readonly string[], options?: RunOptions): Promise<T> {
+  return JSON.parse(await ok([...args, '--json'], options)) as T;
+}
+
+/**
+ * Require a failure reported as the CLI reports every failure: exit code
+ * `exit`, nothing on stdout, and exactly one stderr line
+ * `error CODE: message (fix: hint)`, without a stack trace. Returns the message.
+ */
+export function expectFailure(result: RunResult, exit: number, code: string): string {
+  expect(result.code, result.stderr).toBe(exit);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.split('\n');
+  expect(lines, result.stderr).toHaveLength(2);
+  expect(lines[1]).toBe('');
+  const match = /^error ([A-Z_]+): (.+) \(fix: (.+)\)$/.exec(lines[0]!);
+  expect(match, result.stderr).not.toBeNull();
+  expect(match![1]).toBe(code);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+  return match![2]!;
+}
+
+const temps: string[] = [];
+
+export async function tempDir(prefix = 'sessref-cli-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+}
+
+export async function removeTemps(): Promise<void> {
+  await Promise.all([...temps.splice(0), CACHE_DIR].map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/** A private copy of a root, for a test that writes or damages it. */
+export async function copyRoot(root: string): Promise<string> {
+  const copy = join(await tempDir('sessref-copy-'), 'sessions');
+  await cp(root, copy, { recursive: true });
+  return copy;
+}
+
+/** SHA-256 of every file under `root`, by path relative to it. */
+export async function hashTree(root: string): Promise<Record<string, string>> {
+  const hashes: Record<string, string> = {};
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    hashes[relative(root, path)] = createHash('sha256').update(await readFile(path)).digest('hex');
+  }
+  return hashes;
+}
+
+/** Where the dsh JSONL backend keeps a session's log (ids here need no escaping). */
+export function logPath(root: string, sessionId: string, cwd?: string): string {
+  const project = cwd === undefined ? '_no-cwd' : `--${cwd.replace(/^\/+/, '').replace(/\//g, '-')}--`;
+  return join(root, project, sessionId, 'session.jsonl.zstd');
+}
+
+/**
+ * The logical JSONL lines of a session's log (the header, then one record per
+ * line), decoded by the dsh JSONL backend itself: every zstd frame, exactly
+ * as written. Reading writes nothing.
+ */
+export async function logLines(root: string, sessionId: string): Promise<Record<string, unknown>[]> {
+  const host = await createHost({ root, invariants: false });
+  try {
+    const raw = await host.persistence!.readRaw(SessionId(sessionId));
+    if (raw === undefined) throw new Error(`no log for session "${sessionId}" in ${root}`);
+    return raw.content
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  } finally {
+    await host.dispose();
+  }
+}
+
+/** The JSON array between the prompt's `<referenced-sessions>` tags. */
+export function referencedSessions(prompt: string): Record<string, unknown>[] {
+  const match = /\n<referenced-sessions>\n(.*)\n<\/referenced-sessions>$/s.exec(prompt);
+  if (match === null) throw new Error(`no <referenced-sessions> block in:\n${prompt}`);
+  return JSON.parse(match[1]!) as Record<string, unknown>[];
+}

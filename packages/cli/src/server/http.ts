@@ -1,0 +1,128 @@
+/** Small node:http helpers: typed failures, JSON bodies with a size cap, JSON answers. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
+import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
+import type { ApiError } from './protocol.js';
+
+/** Request bodies above this many bytes are refused with 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A failure with the HTTP status and stable code the client sees. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const REFERENCE_STATUS: Record<SessionReferenceErrorCode, number> = {
+  SESSION_REFERENCE_INVALID_CONFIG: 500,
+  SESSION_REFERENCE_INVALID_REFERENCE: 400,
+  SESSION_REFERENCE_SELF_REFERENCE: 400,
+  SESSION_REFERENCE_TOO_MANY: 400,
+  SESSION_REFERENCE_READ_FAILED: 502,
+  SESSION_REFERENCE_BUDGET_EXCEEDED: 422,
+  // nginx's "client closed request": only ever seen by a client that is gone.
+  SESSION_REFERENCE_CANCELLED: 499,
+};
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function queryStatus(code: string): number {
+  if (code === 'SESSION_QUERY_SESSION_NOT_FOUND' || code === 'SESSION_QUERY_EVENT_NOT_FOUND') return 404;
+  if (code === 'SESSION_QUERY_ABORTED') return 499;
+  if (code.startsWith('SESSION_QUERY_INVALID_')) return 400;
+  return 502;
+}
+
+/**
+ * Map anything a handler throws to an {@link HttpError}: bad references are
+ * 4xx, a missing session 404, storage failures 502, anything else 500.
+ */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof SessionReferenceError) {
+    const cause = codeOf(error.cause);
+    const status = cause !== undefined && cause.startsWith('SESSION_QUERY_') ? queryStatus(cause) : REFERENCE_STATUS[error.code];
+    return new HttpError(status, error.code, error.message);
+  }
+  if (error instanceof SessionQueryError) {
+    const status = queryStatus(error.code);
+    return new HttpError(status, error.code, status === 404 ? 'no such session' : error.message);
+  }
+  return new HttpError(500, 'INTERNAL', 'internal error; see the server log');
+}
+
+/**
+ * Read the whole body, refusing more than `limit` bytes with 413. The rest of
+ * a refused body is drained, not read, so the 413 can still be answered.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error?: Error) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (error) {
+        req.resume();
+        reject(error);
+      } else resolve(Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) settle(tooLarge(limit));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => settle();
+    const onError = (error: Error) => settle(error);
+    const onClose = () => settle(new HttpError(400, 'INCOMPLETE_BODY', 'the request body was cut short'));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ${limit} bytes`, { connection: 'close' });
+}
+
+/** A JSON object body; anything else is 400 (or 415 without a JSON content type). */
+export async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send a JSON body (Content-Type: application/json)');
+  const body = await readBody(req);
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'MALFORMED_JSON', 'the request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'BAD_REQUEST', 'the request body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** A required string field of a request body. */
+export function stringField(body: Record<string, unknown>, name: string, options: { allowEmpty?: boolean } = {}): string {
+  const value = body[name];
+  if (typeof value !== 'string' || (!options.allowEmpty && value === '')) {
+    throw new HttpError(400, 'BAD_REQUEST', `"${name}" must be a ${options.allowEmpty ? '' : 'non-empty '}string`);
+  }
+  return value;
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export function sendError(res: ServerResponse, error: HttpError): void {
+  const body: ApiError = { error: { code: error.code, message: error.message } };
+  sendJson(res, error.status, body, error.headers);
+}

@@ -1,0 +1,125 @@
+/**
+ * The inspector's JSON API, shared by the server and the browser client.
+ * Dependency-free on purpose: the web bundle imports these types only.
+ *
+ * Every API call carries the launch token in the `X-Sessref-Token` header.
+ * Anything that holds transcript text travels in a POST body, never in a URL.
+ *
+ *   GET  /api/sessions    → SessionsResponse
+ *   POST /api/messages    MessagesRequest   → MessagesResponse
+ *   POST /api/candidates  CandidatesRequest → CandidatesResponse
+ *   POST /api/preview     ComposeRequest    → PreviewResponse
+ *   POST /api/send        ComposeRequest    → SendResponse
+ *
+ * Failures answer `ApiError` with a 4xx/5xx status.
+ */
+
+export const TOKEN_HEADER = 'x-sessref-token';
+
+export interface ApiError {
+  error: { code: string; message: string };
+}
+
+export interface SessionItem {
+  sessionId: string;
+  title?: string;
+  cwd?: string;
+  createdAt: number;
+  live: boolean;
+  persisted: boolean;
+}
+
+export interface SessionsResponse {
+  root: string;
+  maxReferenceBytes: number;
+  sessions: SessionItem[];
+}
+
+/** Retention facts the context message records for one source. */
+export interface ReferenceMeta {
+  sessionId: string;
+  label: string;
+  capturedThroughSeq: number | null;
+  compacted: boolean;
+  originalMessages: number;
+  retainedMessages: number;
+  omittedMessages: number;
+  omittedBytes: number;
+  truncated: boolean;
+  inputIndex: number;
+}
+
+/** How a surface message is shown: direct input, model reply, injected snapshot, compaction checkpoint, other injected context. */
+export type DisplayKind = 'user' | 'assistant' | 'context' | 'checkpoint' | 'injected';
+
+export interface DisplayMessage {
+  seq: number;
+  role: 'user' | 'assistant';
+  kind: DisplayKind;
+  text: string;
+  /** Present on `context` messages: the text with the snapshot JSON pretty-printed. */
+  display?: string;
+  /** Present on `context` messages. */
+  references?: ReferenceMeta[];
+}
+
+export interface MessagesRequest {
+  sessionId: string;
+}
+
+export interface MessagesResponse {
+  sessionId: string;
+  title?: string;
+  cwd?: string;
+  capturedThroughSeq: number | null;
+  messages: DisplayMessage[];
+}
+
+export interface CandidatesRequest {
+  target: string;
+  query: string;
+}
+
+export interface Candidate {
+  sessionId: string;
+  label: string;
+  cwd?: string;
+  createdAt: number;
+  /** Canonical `@[label](dsh-session:…)` mention the composer inserts. */
+  mention: string;
+}
+
+export interface CandidatesResponse {
+  candidates: Candidate[];
+}
+
+export interface ComposeRequest {
+  target: string;
+  text: string;
+}
+
+/** One model-facing message of the step, in order. */
+export interface ModelMessage {
+  kind: 'readable' | 'context';
+  /** Exactly what the model receives. */
+  text: string;
+  /** The same text with the snapshot JSON pretty-printed (equal to `text` for the readable message). */
+  display: string;
+}
+
+export interface ReferenceView extends ReferenceMeta {
+  /** UTF-8 length of the serialized data object, bounded by `maxReferenceBytes`. */
+  bytes: number;
+}
+
+export interface PreviewResponse {
+  target: string;
+  maxReferenceBytes: number;
+  messages: ModelMessage[];
+  references: ReferenceView[];
+}
+
+export interface SendResponse extends PreviewResponse {
+  appendedSeqs: number[];
+  conversation: MessagesResponse;
+}

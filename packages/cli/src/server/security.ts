@@ -1,0 +1,114 @@
+/**
+ * The inspector's guards: a per-launch token, Host and Origin pinning against
+ * DNS rebinding and cross-site requests, and hardening headers.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { isIPv6 } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
+import { HttpError } from './http.js';
+import { TOKEN_HEADER } from './protocol.js';
+
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+export function newToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** Constant-time comparison; false for anything that is not the token. */
+export function tokenMatches(candidate: string | undefined, token: string): boolean {
+  if (candidate === undefined) return false;
+  const a = Buffer.from(candidate);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** `host:port` as a Host header spells it (IPv6 literals in brackets). */
+export function hostPort(host: string, port: number): string {
+  return `${isIPv6(host) ? `[${host}]` : host}:${port}`.toLowerCase();
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '';
+}
+
+/**
+ * The Host header values this server answers to. A specific bind address
+ * allows only itself; a wildcard bind allows the machine's own names and
+ * addresses, never an arbitrary name a rebinding DNS could point here.
+ */
+export function allowedHosts(host: string, port: number): Set<string> {
+  if (!isWildcard(host)) return new Set([hostPort(host, port)]);
+  const names = ['localhost', hostname(), ...Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address))];
+  return new Set(names.map((name) => hostPort(name, port)));
+}
+
+/** The cookie name is per port: cookies are not port-scoped, and two inspectors may run side by side. */
+export function cookieName(port: number): string {
+  return `sessref_token_${port}`;
+}
+
+export function sessionCookie(port: number, token: string): string {
+  return `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
+function readCookie(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
+/** Reject requests addressed to another name (DNS rebinding) or sent from another origin. */
+export function checkOrigin(req: IncomingMessage, hosts: ReadonlySet<string>): void {
+  const host = (req.headers.host ?? '').toLowerCase();
+  if (!hosts.has(host)) throw new HttpError(403, 'FORBIDDEN_HOST', 'unexpected Host header');
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin.toLowerCase() !== `http://${host}`) throw new HttpError(403, 'FORBIDDEN_ORIGIN', 'cross-origin requests are not allowed');
+  if (req.headers['sec-fetch-site'] === 'cross-site') throw new HttpError(403, 'FORBIDDEN_ORIGIN', 'cross-site requests are not allowed');
+}
+
+export type Credential = 'header' | 'cookie' | 'query';
+
+/**
+ * Check the token from the places a request may carry it: API calls only by
+ * header, pages and assets also by cookie, and the landing page by `?token=`.
+ * Missing is 401, wrong is 403.
+ */
+export function checkToken(req: IncomingMessage, url: URL, token: string, port: number, accepted: readonly Credential[]): Credential {
+  const offered: [Credential, string | undefined][] = [
+    ['header', headerValue(req)],
+    ['cookie', readCookie(req, cookieName(port))],
+    ['query', url.searchParams.get('token') ?? undefined],
+  ];
+  const present = offered.filter(([kind, value]) => accepted.includes(kind) && value !== undefined && value !== '');
+  if (present.length === 0) throw new HttpError(401, 'UNAUTHORIZED', 'missing token: open the URL that `sessref serve` printed');
+  const match = present.find(([, value]) => tokenMatches(value, token));
+  if (!match) throw new HttpError(403, 'FORBIDDEN_TOKEN', 'wrong token: open the URL that `sessref serve` printed');
+  return match[0];
+}
+
+function headerValue(req: IncomingMessage): string | undefined {
+  const value = req.headers[TOKEN_HEADER];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,174 @@
+/**
+ * The web inspector's HTTP server (node:http). Binds 127.0.0.1 unless told
+ * otherwise, answers only requests that carry the per-launch token and are
+ * addressed to the served host:port from the served origin, and never logs
+ * or puts transcript text in URLs.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Engine } from '../engine/engine.js';
+import { API_ROUTES } from './api.js';
+import { HttpError, sendError, sendJson, toHttpError } from './http.js';
+import { SECURITY_HEADERS, allowedHosts, checkOrigin, checkToken, hostPort, newToken, sessionCookie } from './security.js';
+import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, type StaticFile } from './static.js';
+
+export interface ServerOptions {
+  /** Bind address (default 127.0.0.1). */
+  host?: string;
+  /** TCP port; 0 picks a free one (default 0). */
+  port?: number;
+  /** Fixed token (default: 32 random bytes, hex). */
+  token?: string;
+  /** Built web client (default packages/cli/web-dist). */
+  webRoot?: string;
+  /** Where failures are reported: method, path, status and code only. */
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** The URL to open, token included. */
+  url: string;
+  /** `http://host:port`, the only origin the server accepts. */
+  origin: string;
+  token: string;
+  port: number;
+  /** Abort in-flight work, drop connections and stop listening. */
+  close(): Promise<void>;
+}
+
+interface State {
+  engine: Engine;
+  token: string;
+  port: number;
+  hosts: ReadonlySet<string>;
+  webRoot: string;
+  log: (line: string) => void;
+  inflight: Set<AbortController>;
+}
+
+export async function startServer(engine: Engine, options: ServerOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? newToken();
+  const server = createServer();
+  const port = await listen(server, host, options.port ?? 0);
+  const state: State = {
+    engine,
+    token,
+    port,
+    hosts: allowedHosts(host, port),
+    webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
+    log: options.log ?? (() => {}),
+    inflight: new Set(),
+  };
+  const handlers = new Set<Promise<void>>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const handling = handle(req, res, state).finally(() => handlers.delete(handling));
+    handlers.add(handling);
+  });
+  const origin = `http://${hostPort(displayHost(host), port)}`;
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
+    port,
+    async close() {
+      for (const controller of state.inflight) controller.abort(new Error('server closing'));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await Promise.allSettled([...handlers]);
+      await closed;
+    },
+  };
+}
+
+function displayHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, state: State): Promise<void> {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+  let path = '?';
+  try {
+    const url = parseTarget(req.url);
+    path = url.pathname;
+    checkOrigin(req, state.hosts);
+    if (url.pathname.startsWith('/api/')) await handleApi(req, res, url, state);
+    else await handlePage(req, res, url, state);
+  } catch (error) {
+    const failure = toHttpError(error);
+    // Method, path, status and code only: never a body, a query string or a token.
+    if (failure.status >= 500) state.log(`${req.method} ${path} ${failure.status} ${failure.code}${failure.code === 'INTERNAL' ? ` (${errorName(error)})` : ''}`);
+    if (!res.headersSent && !res.destroyed) sendError(res, failure);
+  } finally {
+    // A refused body is not read to its end; do not leave it half-parsed on a kept-alive socket.
+    if (!req.complete) req.resume();
+  }
+}
+
+function parseTarget(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://inspector.invalid');
+  } catch {
+    throw new HttpError(400, 'BAD_REQUEST', 'malformed request target');
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+function methodNotAllowed(allow: string): HttpError {
+  return new HttpError(405, 'METHOD_NOT_ALLOWED', `use ${allow}`, { allow });
+}
+
+async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, state: State): Promise<void> {
+  checkToken(req, url, state.token, state.port, ['header']);
+  const route = API_ROUTES[url.pathname];
+  if (!route) throw new HttpError(404, 'NOT_FOUND', 'no such endpoint');
+  if (req.method !== route.method) throw methodNotAllowed(route.method);
+  const controller = new AbortController();
+  state.inflight.add(controller);
+  // 'close' before the answer is finished means the client gave up: stop the work.
+  const onClose = () => {
+    if (!res.writableFinished) controller.abort(new Error('client closed the request'));
+  };
+  res.once('close', onClose);
+  try {
+    const result = await route.handle({ engine: state.engine, req, signal: controller.signal });
+    if (!res.destroyed) sendJson(res, 200, result);
+  } finally {
+    state.inflight.delete(controller);
+  }
+}
+
+async function handlePage(req: IncomingMessage, res: ServerResponse, url: URL, state: State): Promise<void> {
+  checkToken(req, url, state.token, state.port, ['header', 'cookie', 'query']);
+  const isIndex = url.pathname === '/' || url.pathname === '/index.html';
+  if (!isIndex && !isAssetPath(url.pathname)) throw new HttpError(404, 'NOT_FOUND', 'not found');
+  if (req.method !== 'GET') throw methodNotAllowed('GET');
+  if (url.searchParams.has('token')) return redirectWithCookie(res, state);
+  const file = isIndex ? await indexPage(state.webRoot, state.token) : await asset(state.webRoot, url.pathname);
+  if (!file) throw new HttpError(404, 'NOT_FOUND', 'not found');
+  sendFile(res, file);
+}
+
+/** Trade `?token=` for an HttpOnly cookie and drop the token from the address bar and history. */
+function redirectWithCookie(res: ServerResponse, state: State): void {
+  res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(state.port, state.token), 'content-length': 0 });
+  res.end();
+}
+
+function sendFile(res: ServerResponse, file: StaticFile): void {
+  res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length });
+  res.end(file.body);
+}

@@ -1,0 +1,65 @@
+/**
+ * `npm run screenshots`: docs/inspector-composer.png (the @ menu open) and
+ * docs/inspector-preview.png (the model preview), from the built client in
+ * Chromium over a seeded root. A 4 KiB snapshot budget makes the byte bars
+ * and truncation visible.
+ */
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
+import { startServer } from '../../src/server/server.js';
+import { TARGET, buildWeb, launchBrowser, removeDir, seedRoot, tempDir } from './fixture.js';
+
+const DOCS = fileURLToPath(new URL('../../../../docs/', import.meta.url));
+
+async function mention(page: Page, query: string): Promise<void> {
+  await page.keyboard.type(`@${query}`);
+  await expect.poll(() => page.locator('#menu .menu-item').count()).toBe(1);
+  await page.keyboard.press('Enter');
+}
+
+it('takes the inspector screenshots', async () => {
+  const [root, webRoot] = await Promise.all([tempDir('shots-root'), tempDir('shots-web')]);
+  await Promise.all([seedRoot(root), buildWeb(webRoot), mkdir(DOCS, { recursive: true })]);
+  const engine = await Engine.open({ root, resolver: { maxReferenceBytes: 4096 } });
+  const server = await startServer(engine, { webRoot });
+  const browser = await launchBrowser({ width: 1440, height: 900 });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(server.url);
+    await page.click(`#sessions .session[data-session-id="${TARGET}"]`);
+    await page.click('#draft');
+    await page.keyboard.type('Keep the pricing rules from ');
+    await mention(page, 'billing');
+    await page.keyboard.type('in mind.');
+    await page.click('#send-button');
+    await expect.poll(() => page.locator('#conversation .message.context').count()).toBe(1);
+    await page.locator('#preview .icon-button').click();
+    await page.locator('#toast').evaluate((toast) => toast.setAttribute('hidden', ''));
+
+    await page.click('#draft');
+    await page.keyboard.type('Was the checkout failure in ');
+    await mention(page, 'flaky');
+    await page.keyboard.type('related to @');
+    await expect.poll(() => page.locator('#menu .menu-item').count()).toBe(5);
+    for (let step = 0; step < 4; step++) await page.keyboard.press('ArrowDown');
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: `${DOCS}inspector-composer.png` });
+
+    await page.keyboard.type('incident');
+    await expect.poll(() => page.locator('#menu .menu-item').count()).toBe(1);
+    await page.keyboard.press('Enter');
+    await page.click('#preview-button');
+    await expect.poll(() => page.locator('#preview .reference').count()).toBe(2);
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: `${DOCS}inspector-preview.png` });
+  } finally {
+    await browser.close();
+    await server.close();
+    await engine.close();
+    await removeDir(root);
+    await removeDir(webRoot);
+  }
+});

@@ -1,0 +1,51 @@
+/** The inspector's API client. The launch token comes from the page's meta tag and rides in a header. */
+import {
+  TOKEN_HEADER,
+  type ApiError,
+  type CandidatesResponse,
+  type ComposeRequest,
+  type MessagesResponse,
+  type PreviewResponse,
+  type SendResponse,
+  type SessionsResponse,
+} from '../../src/server/protocol.js';
+
+const token = document.querySelector<HTMLMetaElement>('meta[name="sessref-token"]')?.content ?? '';
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const headers: Record<string, string> = { [TOKEN_HEADER]: token };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const init: RequestInit = { method: body === undefined ? 'GET' : 'POST', headers, cache: 'no-store', credentials: 'same-origin' };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  if (signal) init.signal = signal;
+  const response = await fetch(path, init);
+  const data = (await response.json().catch(() => undefined)) as unknown;
+  if (!response.ok) {
+    const error = (data as Partial<ApiError> | undefined)?.error;
+    throw new ApiFailure(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? response.statusText);
+  }
+  return data as T;
+}
+
+export const api = {
+  sessions: (signal?: AbortSignal) => call<SessionsResponse>('/api/sessions', undefined, signal),
+  messages: (sessionId: string, signal?: AbortSignal) => call<MessagesResponse>('/api/messages', { sessionId }, signal),
+  candidates: (target: string, query: string, signal: AbortSignal) => call<CandidatesResponse>('/api/candidates', { target, query }, signal),
+  preview: (request: ComposeRequest, signal?: AbortSignal) => call<PreviewResponse>('/api/preview', request, signal),
+  send: (request: ComposeRequest, signal?: AbortSignal) => call<SendResponse>('/api/send', request, signal),
+};
+
+export function describeError(error: unknown): string {
+  if (error instanceof ApiFailure) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}

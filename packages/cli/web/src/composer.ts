@@ -1,0 +1,197 @@
+/**
+ * The message composer: a plain-text editable box where `@` opens a menu of
+ * sessions to reference. Picking one replaces `@query` with a chip that shows
+ * the title and stands for the canonical mention in the draft's text.
+ */
+import type { Candidate } from '../../src/server/protocol.js';
+import { describeError } from './api.js';
+import { h } from './dom.js';
+import { MentionMenu } from './menu.js';
+
+export interface ComposerHooks {
+  /** Candidates for `query`; the composer aborts a request as soon as a newer one supersedes it. */
+  candidates(query: string, signal: AbortSignal): Promise<Candidate[]>;
+  /** The draft changed (typed, picked, cleared). */
+  changed(text: string): void;
+  /** Ctrl/Cmd+Enter. */
+  submit(): void;
+}
+
+/** An `@query` being typed: its text node and offsets of `@` and the caret. */
+interface Trigger {
+  node: Text;
+  start: number;
+  end: number;
+  query: string;
+}
+
+const MAX_QUERY = 64;
+
+export class Composer {
+  private trigger: Trigger | undefined;
+  private dismissed: { node: Text; start: number } | undefined;
+  private pending: AbortController | undefined;
+  private readonly menu: MentionMenu;
+
+  constructor(
+    private readonly draft: HTMLElement,
+    menu: HTMLElement,
+    private readonly hooks: ComposerHooks,
+  ) {
+    this.menu = new MentionMenu(menu, (candidate) => this.pick(candidate));
+    draft.addEventListener('input', () => this.onInput());
+    draft.addEventListener('keydown', (event) => this.onKeyDown(event));
+    draft.addEventListener('blur', () => this.close());
+    document.addEventListener('selectionchange', () => {
+      if (document.activeElement === draft) this.refresh();
+    });
+  }
+
+  /** The draft as the server receives it: chips become their canonical mentions. */
+  get text(): string {
+    return serialize(this.draft).replaceAll('\u00a0', ' ');
+  }
+
+  clear(): void {
+    this.draft.replaceChildren();
+    this.close();
+    this.hooks.changed('');
+  }
+
+  focus(): void {
+    this.draft.focus();
+  }
+
+  private onInput(): void {
+    // An emptied box may keep a stray <br>; drop it so the placeholder shows.
+    if (this.draft.textContent === '' && !this.draft.querySelector('.chip')) this.draft.replaceChildren();
+    this.refresh();
+    this.hooks.changed(this.text);
+  }
+
+  private onKeyDown(event: KeyboardEvent): void {
+    if (this.menu.open && this.onMenuKey(event)) {
+      event.preventDefault();
+      return;
+    }
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      this.hooks.submit();
+    }
+  }
+
+  /** Arrows move, Enter/Tab pick, Escape closes until the next `@`. Returns whether the key was used. */
+  private onMenuKey(event: KeyboardEvent): boolean {
+    switch (event.key) {
+      case 'ArrowDown':
+        this.menu.move(1);
+        return true;
+      case 'ArrowUp':
+        this.menu.move(-1);
+        return true;
+      case 'Enter':
+      case 'Tab': {
+        const active = this.menu.active;
+        if (active && !event.ctrlKey && !event.metaKey) this.pick(active);
+        return active !== undefined;
+      }
+      case 'Escape':
+        if (this.trigger) this.dismissed = { node: this.trigger.node, start: this.trigger.start };
+        this.close();
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** Open, update or close the menu for the `@query` at the caret. */
+  private refresh(): void {
+    const trigger = findTrigger(this.draft);
+    if (!trigger) this.dismissed = undefined;
+    if (!trigger || (this.dismissed?.node === trigger.node && this.dismissed.start === trigger.start)) return this.close();
+    const previous = this.trigger;
+    this.trigger = trigger;
+    if (previous?.node === trigger.node && previous.start === trigger.start && previous.query === trigger.query) return;
+    this.menu.place(caretOffset(this.draft, trigger));
+    void this.request(trigger.query);
+  }
+
+  private async request(query: string): Promise<void> {
+    this.pending?.abort();
+    const controller = new AbortController();
+    this.pending = controller;
+    this.menu.loading(query);
+    try {
+      const candidates = await this.hooks.candidates(query, controller.signal);
+      if (this.pending === controller) this.menu.show(candidates, query);
+    } catch (error) {
+      if (!controller.signal.aborted) this.menu.fail(describeError(error));
+    }
+  }
+
+  private pick(candidate: Candidate): void {
+    const trigger = this.trigger;
+    if (!trigger) return;
+    const range = document.createRange();
+    range.setStart(trigger.node, trigger.start);
+    range.setEnd(trigger.node, trigger.end);
+    range.deleteContents();
+    const space = document.createTextNode(' ');
+    range.insertNode(space);
+    range.insertNode(chip(candidate));
+    window.getSelection()?.collapse(space, 1);
+    this.close();
+    this.hooks.changed(this.text);
+  }
+
+  private close(): void {
+    this.pending?.abort();
+    this.pending = undefined;
+    this.trigger = undefined;
+    this.menu.hide();
+  }
+}
+
+function chip(candidate: Candidate): HTMLElement {
+  return h(
+    'span',
+    { class: 'chip', contenteditable: 'false', 'data-mention': candidate.mention, 'data-session-id': candidate.sessionId, title: candidate.mention },
+    h('span', { class: 'chip-at' }, '@'),
+    candidate.label,
+  );
+}
+
+/** The `@query` before a collapsed caret: `@` at a word start, no line break, not too long. */
+function findTrigger(draft: HTMLElement): Trigger | undefined {
+  const selection = window.getSelection();
+  if (!selection || selection.rangeCount === 0 || !selection.isCollapsed) return undefined;
+  const node = selection.anchorNode;
+  if (!(node instanceof Text) || !draft.contains(node)) return undefined;
+  const before = node.data.slice(0, selection.anchorOffset);
+  const start = before.lastIndexOf('@');
+  if (start < 0 || (start > 0 && !/\s/.test(before[start - 1]!))) return undefined;
+  const query = before.slice(start + 1);
+  if (query.length > MAX_QUERY || /[\n\r]/.test(query) || query.startsWith(' ')) return undefined;
+  return { node, start, end: selection.anchorOffset, query };
+}
+
+/** Horizontal offset of the trigger's `@` inside the composer, for placing the menu. */
+function caretOffset(draft: HTMLElement, trigger: Trigger): number {
+  const range = document.createRange();
+  range.setStart(trigger.node, trigger.start);
+  range.setEnd(trigger.node, Math.min(trigger.start + 1, trigger.node.length));
+  const box = draft.parentElement?.getBoundingClientRect();
+  return box ? range.getBoundingClientRect().left - box.left : 0;
+}
+
+/** Text of the editable box: chips as mentions, <br> and blocks as line breaks. */
+function serialize(node: Node): string {
+  let out = '';
+  for (const child of node.childNodes) {
+    if (child instanceof Text) out += child.data;
+    else if (child instanceof HTMLElement && child.dataset.mention !== undefined) out += child.dataset.mention;
+    else if (child.nodeName === 'BR') out += '\n';
+    else if (child instanceof HTMLElement) out += (out === '' || out.endsWith('\n') ? '' : '\n') + serialize(child);
+  }
+  return out;
+}

@@ -16,6 +16,7 @@ import {
 } from '@sessref/core';
 import { toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
 import { runPreStep } from './agent.js';
+import { defaultIndexFile } from './catalog.js';
 import { bootHost } from './host.js';
 
 /** A session as listings show it. */
@@ -26,6 +27,8 @@ export interface SessionSummary {
   createdAt: number;
   live: boolean;
   persisted: boolean;
+  /** Why the session's log could not be read, when it could not (listing reads only headers). */
+  readError?: unknown;
 }
 
 /** What a reference to one session would carry. */
@@ -52,6 +55,8 @@ export interface StepPreview {
 export interface EngineOptions {
   root: string;
   resolver?: ResolverConfig;
+  /** The title index file; defaults to the per-root file in the user's cache directory. */
+  indexFile?: string;
 }
 
 /** sessref's operations over one session root, on the real dsh host. */
@@ -62,14 +67,15 @@ export class Engine {
   ) {}
 
   static async open(options: EngineOptions): Promise<Engine> {
-    return new Engine(await bootHost(options), options.root);
+    const indexFile = options.indexFile ?? defaultIndexFile(options.root);
+    return new Engine(await bootHost({ ...options, indexFile }), options.root);
   }
 
   get maxReferenceBytes(): number {
     return this.ctx.sessionReferenceResolver.config.maxReferenceBytes;
   }
 
-  /** Every session with its latest title (a failed title read just leaves it out). */
+  /** Every session with its latest title; a failed title read leaves it out and records why. */
   async sessions(signal?: AbortSignal): Promise<SessionSummary[]> {
     const records = await this.ctx.sessionQuery.listSessions(signal);
     const titles = await this.ctx.sessionQuery.readTitleSnapshots(
@@ -86,6 +92,7 @@ export class Engine {
         createdAt: record.header.createdAt,
         live: record.live,
         persisted: record.persisted,
+        ...(result?.status === 'rejected' ? { readError: result.reason } : {}),
       };
     });
   }
@@ -132,12 +139,14 @@ export class Engine {
 
   /**
    * Like {@link preview}, then append the turn to the target's log and flush
-   * it. Nothing is appended unless the whole step succeeded; sources are only
-   * ever read.
+   * it. The step runs before the target is resumed, because resuming may
+   * durably close an interrupted turn: a failed step leaves every log
+   * untouched. Sources are only ever read.
    */
   async send(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview & { appendedSeqs: number[] }> {
+    const preview = await this.preview(targetId, text, signal);
+    signal.throwIfAborted();
     const session = await this.liveSession(targetId);
-    const preview = await this.step(session, text, signal);
     const turn = nextTurn(session.events);
     const appended: number[] = [];
     session.append('turn/start', { turn });

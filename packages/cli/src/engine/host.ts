@@ -2,8 +2,12 @@ import { Context } from '@deepseek-ai/cordis';
 import { AgentRegistry } from '@deepseek-ai/dsh-agent';
 import { SessionStore } from '@deepseek-ai/dsh-session';
 import { SessionQueryEngine, SessionQueryError, type SessionEventSearchPage, type SessionSearchHit, type SessionSearchPage } from '@deepseek-ai/dsh-session-query';
-import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import SessionReferenceResolver, { type Config as ResolverConfig } from '@sessref/dsh';
+import { JsonlTitleCatalog } from './catalog.js';
+import { CheckedJsonlPersistence } from './storage.js';
+
+/** dsh's default JSONL encoding is zstd; sessref reads a dsh user's own root. */
+const LOG_FILE_NAME = 'session.jsonl.zstd';
 
 /**
  * `ctx.sessionQuery` over the store and the JSONL corpus. Exact reads, titles
@@ -24,19 +28,23 @@ export interface HostOptions {
   /** JSONL session root (zstd, as dsh writes it). */
   root: string;
   resolver?: ResolverConfig;
+  /** Where the title index persists; `undefined` keeps it in memory. */
+  indexFile?: string;
 }
 
 /**
  * Boot the real dsh host over a session root: store, agent registry, JSONL
- * persistence, the session-query engine and the sessref plugin.
+ * persistence (refusing damaged or partial logs, see {@link CheckedJsonlPersistence}),
+ * the session-query engine and the sessref plugin.
  */
 export async function bootHost(options: HostOptions): Promise<Context> {
   const ctx = new Context();
   try {
     await ctx.plugin(SessionStore);
     await ctx.plugin(AgentRegistry);
-    await ctx.plugin(JsonlSessionPersistence, { root: options.root, writeBatchMaxDelayMs: 1 });
+    await ctx.plugin(CheckedJsonlPersistence, { root: options.root, writeBatchMaxDelayMs: 1 });
     await ctx.plugin(CorpusQuery, {});
+    await ctx.plugin(JsonlTitleCatalog, { root: options.root, fileName: LOG_FILE_NAME, indexFile: options.indexFile });
     await ctx.plugin(SessionReferenceResolver, options.resolver ?? {});
   } catch (error) {
     await ctx.fiber.dispose();

@@ -1,0 +1,132 @@
+/**
+ * The title index behind discovery: it must answer exactly as the host's own
+ * listing and title reads, notice every change made by another process, and
+ * let a fresh process re-read only the logs that changed.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Agent } from '@deepseek-ai/dsh-agent';
+import { SessionId } from '@deepseek-ai/dsh-session';
+import { createSessionReferenceResolver } from '@sessref/core';
+import { sessionQueryStorage } from '@sessref/dsh';
+import { Engine } from '../src/engine/engine';
+import { SessionWriter } from '../src/seed/writer';
+
+let root: string;
+let indexFile: string;
+const engines: Engine[] = [];
+
+beforeEach(async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'sessref-catalog-'));
+  root = join(dir, 'sessions');
+  indexFile = join(dir, 'cache', 'titles.json');
+});
+
+afterEach(async () => {
+  await Promise.all(engines.splice(0).map((engine) => engine.close()));
+  await rm(join(root, '..'), { recursive: true, force: true });
+});
+
+/** One "process": an engine over the shared root and index file. */
+async function open(): Promise<Engine> {
+  const engine = await Engine.open({ root, indexFile });
+  engines.push(engine);
+  return engine;
+}
+
+async function write(engine: Engine, id: string, options: { title?: string; cwd?: string; createdAt: number }): Promise<void> {
+  const meta = { createdAt: options.createdAt, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) };
+  const session = engine.ctx.sessions.create(SessionId(id), { meta });
+  const writer = new SessionWriter(session);
+  if (options.title !== undefined) writer.title(options.title);
+  writer.exchange({ user: `hello from ${id}`, assistant: 'hi' });
+  await engine.ctx.sessions.flush(session);
+}
+
+async function retitle(engine: Engine, id: string, title: string): Promise<void> {
+  const session = engine.ctx.sessions.get(SessionId(id)) ?? (await engine.ctx.sessionPersistence.prepare(SessionId(id))).session;
+  if (engine.ctx.sessions.get(SessionId(id)) === undefined) {
+    engine.ctx.sessions.enter(session);
+    engine.ctx.sessions.announce(session);
+  }
+  new SessionWriter(session).title(title);
+  await engine.ctx.sessions.flush(session);
+}
+
+const target = { id: SessionId('target'), session: { header: { id: 'target', cwd: '/p/a', createdAt: 0 } } } as unknown as Agent;
+
+async function labels(engine: Engine, query: string): Promise<string[]> {
+  const candidates = await engine.ctx.sessionReferenceResolver.listCandidates(target, query, 50);
+  return candidates.map((candidate) => `${candidate.sessionId}=${candidate.label}`);
+}
+
+/** The same discovery without the index: straight through ctx.sessionQuery. */
+async function withoutIndex(engine: Engine, query: string): Promise<string[]> {
+  const resolver = createSessionReferenceResolver(sessionQueryStorage(() => engine.ctx.sessionQuery));
+  const candidates = await resolver.listCandidates({ id: 'target', cwd: '/p/a' }, query, 50);
+  return candidates.map((candidate) => `${candidate.sessionId}=${candidate.label}`);
+}
+
+/** Count the ids each host title read asks for. */
+function countTitleReads(engine: Engine): string[] {
+  const read: string[] = [];
+  const query = engine.ctx.sessionQuery;
+  const original = query.readTitleSnapshots.bind(query);
+  query.readTitleSnapshots = (ids, signal) => {
+    read.push(...ids);
+    return original(ids, signal);
+  };
+  return read;
+}
+
+describe('title index', () => {
+  it('answers exactly as the host listing and title reads do', async () => {
+    const writer = await open();
+    await write(writer, 'b', { title: 'Billing plan', cwd: '/p/a', createdAt: 3 });
+    await write(writer, 'a', { title: 'Auth rollout', cwd: '/p/b', createdAt: 3 });
+    await write(writer, 'c', { cwd: '/p/a', createdAt: 2 });
+    await write(writer, 'd', { title: 'billing follow-up', createdAt: 1 });
+    await writer.close();
+    engines.splice(0);
+
+    const reader = await open();
+    for (const query of ['', 'billing', 'P/A', 'zzz', 'c']) {
+      expect(await labels(reader, query)).toEqual(await withoutIndex(reader, query));
+    }
+  });
+
+  it('reflects a new title, a new session, a deleted session and a rewrite by another process', async () => {
+    const reader = await open();
+    const other = await open();
+    await write(other, 'one', { title: 'First', cwd: '/p/a', createdAt: 1 });
+    expect(await labels(reader, '')).toEqual(['one=First']);
+
+    await retitle(other, 'one', 'Renamed');
+    expect(await labels(reader, 'renamed')).toEqual(['one=Renamed']);
+
+    await write(other, 'two', { title: 'Second', cwd: '/p/a', createdAt: 2 });
+    expect(await labels(reader, '')).toEqual(['two=Second', 'one=Renamed']);
+
+    await rm(join(root, '--p-a--', 'one'), { recursive: true });
+    expect(await labels(reader, '')).toEqual(['two=Second']);
+  });
+
+  it('lets a fresh process re-read only the logs whose revision changed', async () => {
+    const first = await open();
+    for (let index = 0; index < 6; index++) await write(first, `s${index}`, { title: `Task ${index}`, createdAt: index });
+    expect(await labels(first, 'task')).toHaveLength(6);
+    await retitle(first, 's2', 'Task 2 revised');
+    await first.close();
+    engines.splice(0);
+
+    const fresh = await open();
+    const reads = countTitleReads(fresh);
+    expect(await labels(fresh, 'task')).toContain('s2=Task 2 revised');
+    expect(reads).toEqual(['s2']);
+    reads.length = 0;
+    expect(await labels(fresh, 'task')).toHaveLength(6);
+    expect(reads).toEqual([]);
+  });
+});

@@ -17,11 +17,14 @@ import {
 import { Config } from './config.js';
 import { contextMessage, expandStepMessages, targetOf } from './messages.js';
 import { sessionQueryStorage } from './storage.js';
+import type { SessionReferenceCatalog } from './catalog.js';
 import type { PreparedReferencedMessage } from './types.js';
 
 export type * from './types.js';
 export { Config } from './config.js';
 export { sessionQueryStorage, toSurfaceMessage } from './storage.js';
+export type { SessionReferenceCatalog } from './catalog.js';
+
 export { contextMessage, expandStepMessages } from './messages.js';
 export {
   DEFAULT_CANDIDATE_LIMIT,
@@ -39,6 +42,7 @@ export {
 declare module '@deepseek-ai/cordis' {
   interface Context {
     sessionReferenceResolver: SessionReferenceResolver;
+    sessionReferenceCatalog?: SessionReferenceCatalog;
   }
 }
 
@@ -52,7 +56,10 @@ export class SessionReferenceResolver extends TypertRemoteService {
   constructor(ctx: Context, config: Config = {}) {
     // Validate first: an invalid configuration must never publish the service.
     const core = createSessionReferenceResolver(
-      sessionQueryStorage(() => ctx.sessionQuery),
+      sessionQueryStorage(
+        () => ctx.sessionQuery,
+        () => ctx.get('sessionReferenceCatalog'),
+      ),
       config,
     );
     super(ctx, 'sessionReferenceResolver');

@@ -3,18 +3,27 @@ import type { MessageSource } from '@deepseek-ai/dsh-llm';
 import { SessionId, type SurfaceEvent } from '@deepseek-ai/dsh-session';
 import type { SessionQueryEngine } from '@deepseek-ai/dsh-session-query';
 import type { MessageOrigin, SessionReferenceStorage, SurfaceMessage, TitleReadResult } from '@sessref/core';
+import type { SessionReferenceCatalog } from './catalog.js';
 
 /**
  * The core's read-only storage port over `ctx.sessionQuery`: the host owns the
  * log format, folding and corpus observation; this only renames fields.
+ * Discovery goes through the host's catalog when it registered one.
  */
-export function sessionQueryStorage(query: () => SessionQueryEngine): SessionReferenceStorage {
+export function sessionQueryStorage(
+  query: () => SessionQueryEngine,
+  catalog: () => SessionReferenceCatalog | undefined = () => undefined,
+): SessionReferenceStorage {
   return {
     async listSessions(signal) {
+      const indexed = catalog();
+      if (indexed) return indexed.listSessions(signal);
       const records = await query().listSessions(signal);
       return records.map((record) => record.header);
     },
     async readTitles(sessionIds, signal) {
+      const indexed = catalog();
+      if (indexed) return indexed.readTitles(sessionIds, signal);
       const results = await query().readTitleSnapshots(sessionIds.map(SessionId), signal);
       return results.map(
         (result): TitleReadResult =>

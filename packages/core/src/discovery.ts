@@ -23,7 +23,7 @@ export function checkCandidateLimit(limit: unknown): number {
  * Sessions other than the target, ranked same cwd, no cwd, other cwd (storage
  * order inside a group). An empty query cuts before reading any title; a
  * non-empty one reads every title, filters on id, cwd or title
- * (case-insensitive substring), then ranks and cuts.
+ * (case-insensitive substring, see {@link matches}), then ranks and cuts.
  */
 export async function listCandidates(storage: SessionReferenceStorage, request: CandidateQuery): Promise<SessionReferenceCandidate[]> {
   const { target, query, limit, signal } = request;
@@ -35,7 +35,7 @@ export async function listCandidates(storage: SessionReferenceStorage, request: 
     return selected.map((header) => toCandidate(header, titles.get(header.id)));
   }
   const titles = await readTitles(storage, headers, signal);
-  const needle = query.toLowerCase();
+  const needle = query.toLocaleLowerCase();
   const matching = headers.filter((header) => matches(header, titles.get(header.id), needle));
   return rankByCwd(matching, target.cwd)
     .slice(0, limit)
@@ -55,11 +55,15 @@ export function rankByCwd<T extends { readonly cwd?: string }>(sessions: readonl
   return [...same, ...none, ...other];
 }
 
+/**
+ * Case-insensitive substring match in the host's locale (`toLocaleLowerCase`,
+ * like the official resolver), so a Turkish host folds `I` the Turkish way.
+ */
 function matches(header: SessionHeaderLike, title: string | undefined, needle: string): boolean {
   return (
-    header.id.toLowerCase().includes(needle) ||
-    (header.cwd?.toLowerCase().includes(needle) ?? false) ||
-    (title?.toLowerCase().includes(needle) ?? false)
+    header.id.toLocaleLowerCase().includes(needle) ||
+    (header.cwd?.toLocaleLowerCase().includes(needle) ?? false) ||
+    (title?.toLocaleLowerCase().includes(needle) ?? false)
   );
 }
 

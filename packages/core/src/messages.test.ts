@@ -127,16 +127,27 @@ describe('applySessionReferences', () => {
     await expect(applySessionReferences(messages, adapter)).rejects.toBe(failure);
   });
 
-  it('rejects with the failure of the earliest failing message', async () => {
-    const first = new Error('first');
+  // The official resolver fails a step with whichever preparation fails first
+  // (a quick failed read beats a slower budget failure of an earlier message).
+  it('rejects with the first failure to happen, without waiting for slower messages', async () => {
+    const sooner = new Error('second, but sooner');
     const { adapter } = adapterWith(async (_content, references) => {
-      if (references[0]!.sessionId === 'alpha') {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        throw first;
-      }
-      throw new Error('second, but sooner');
+      if (references[0]!.sessionId === 'alpha') return new Promise<never>(() => {});
+      throw sooner;
     });
-    await expect(applySessionReferences(messages, adapter)).rejects.toBe(first);
+    await expect(applySessionReferences(messages, adapter)).rejects.toBe(sooner);
+  });
+
+  it('checks every cited message before preparing any, failing on the first that does not pass', async () => {
+    const { adapter, prepare } = adapterWith();
+    const checked: string[] = [];
+    adapter.check = (references) => {
+      checked.push(references[0]!.sessionId);
+      if (references[0]!.sessionId === 'beta') throw new Error('beta is not allowed');
+    };
+    await expect(applySessionReferences(messages, adapter)).rejects.toThrow('beta is not allowed');
+    expect(checked).toEqual(['alpha', 'beta']);
+    expect(prepare).not.toHaveBeenCalled();
   });
 
   it('rejects an invalid mention in a direct message before preparing anything', async () => {

@@ -29,6 +29,13 @@ export interface ReferenceMessageAdapter<Message, Block extends ContentBlockLike
   withContent(message: Message, content: Block[]): Message;
   /** The context message that follows `cited`. */
   contextMessage(prepared: Required<PreparedReferences<Block>>['context'], cited: Message): Message;
+  /**
+   * Throw whatever `prepare` would reject one message's references with
+   * before reading (see `SessionReferenceResolver.checkReferences`), so such
+   * failures are decided in message order before anything is read. Optional:
+   * without it they surface from `prepare` like any other failure.
+   */
+  check?(references: readonly SessionReferenceInput[]): void;
   prepare(content: readonly Block[], references: readonly SessionReferenceInput[]): Promise<PreparedReferences<Block>>;
 }
 
@@ -37,6 +44,11 @@ export interface ReferenceMessageAdapter<Message, Block extends ContentBlockLike
  * context right after the message that cited it. Messages without references
  * come back as the very same objects. Every cited message is prepared before
  * any result is built, so a failure anywhere leaves no partial output.
+ *
+ * What can be decided without reading fails first, in message order: an
+ * invalid mention anywhere, then the first message whose references fail
+ * their check. The messages are then prepared concurrently and the step fails
+ * with the first failure that happens, without waiting for the others.
  */
 export async function applySessionReferences<Message, Block extends ContentBlockLike>(
   messages: readonly Message[],
@@ -48,19 +60,13 @@ export async function applySessionReferences<Message, Block extends ContentBlock
     return parsed.references.length === 0 ? undefined : parsed;
   });
   if (plans.every((plan) => plan === undefined)) return [...messages];
+  for (const plan of plans) if (plan) adapter.check?.(plan.references);
 
-  const settled = await Promise.allSettled(plans.map((plan) => (plan ? adapter.prepare(plan.content, plan.references) : undefined)));
-  const output: Message[] = [];
-  settled.forEach((result, index) => {
-    if (result.status === 'rejected') throw result.reason;
-    const message = messages[index]!;
-    const prepared = result.value;
-    if (prepared === undefined) {
-      output.push(message);
-      return;
-    }
-    output.push(adapter.withContent(message, prepared.content));
-    if (prepared.context) output.push(adapter.contextMessage(prepared.context, message));
+  const prepared = await Promise.all(plans.map((plan) => (plan ? adapter.prepare(plan.content, plan.references) : undefined)));
+  return messages.flatMap((message, index) => {
+    const result = prepared[index];
+    if (result === undefined) return [message];
+    const readable = adapter.withContent(message, result.content);
+    return result.context ? [readable, adapter.contextMessage(result.context, message)] : [readable];
   });
-  return output;
 }

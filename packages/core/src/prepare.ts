@@ -15,10 +15,27 @@ import type {
 } from './types.js';
 
 /** A reference after validation and de-duplication, with its position among distinct sources. */
-interface DistinctReference {
+export interface DistinctReference {
   sessionId: string;
   label: string;
   inputIndex: number;
+}
+
+/**
+ * Everything {@link prepareReferences} checks before it reads: the references
+ * themselves (invalid, self, too many), then cancellation, which only matters
+ * once there is something to read.
+ * @returns the distinct sources, in first-mention order.
+ */
+export function checkReferences(
+  config: ResolvedSessionReferenceConfig,
+  target: ReferenceTarget,
+  references: readonly SessionReferenceInput[],
+  signal?: AbortSignal,
+): DistinctReference[] {
+  const distinct = distinctReferences(target, references, config.maxReferences);
+  if (distinct.length > 0) throwIfCancelled(signal);
+  return distinct;
 }
 
 /**
@@ -34,8 +51,7 @@ export async function prepareReferences<Block extends ContentBlockLike>(
   references: readonly SessionReferenceInput[],
   signal?: AbortSignal,
 ): Promise<PreparedReferences<Block>> {
-  throwIfCancelled(signal);
-  const distinct = distinctReferences(target, references, config.maxReferences);
+  const distinct = checkReferences(config, target, references, signal);
   const detached = structuredClone(content) as Block[];
   if (distinct.length === 0) return { content: detached };
 

@@ -1,6 +1,6 @@
 import { resolveConfig, type ResolvedSessionReferenceConfig, type SessionReferenceConfig } from './config.js';
 import { checkCandidateLimit, listCandidates } from './discovery.js';
-import { prepareReferences } from './prepare.js';
+import { checkReferences, prepareReferences } from './prepare.js';
 import type {
   ContentBlockLike,
   PreparedReferences,
@@ -19,6 +19,12 @@ export interface SessionReferenceResolver {
   listCandidates(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceCandidate[]>;
   /** {@link listCandidates} under the configured limit, each with its canonical mention. */
   listMentionCandidates(target: ReferenceTarget, query?: string, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]>;
+  /**
+   * Reject references the way {@link prepare} does before reading anything:
+   * invalid, self-referencing or too many, then cancelled when there is
+   * something to read. Lets a host validate a whole batch before any read.
+   */
+  checkReferences(target: ReferenceTarget, references: readonly SessionReferenceInput[], signal?: AbortSignal): void;
   /** Detached content plus zero or one context holding every distinct source. */
   prepare<Block extends ContentBlockLike>(
     target: ReferenceTarget,
@@ -45,6 +51,7 @@ export function createSessionReferenceResolver(
       const candidates = await resolver.listCandidates(target, query, resolved.candidateLimit, signal);
       return candidates.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }) }));
     },
+    checkReferences: (target, references, signal) => void checkReferences(resolved, target, references, signal),
     prepare: (target, content, references, signal) => prepareReferences(storage, resolved, target, content, references, signal),
   };
   return resolver;

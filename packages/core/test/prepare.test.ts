@@ -10,7 +10,7 @@ import { createSessionReferenceResolver } from '../src/resolver.js';
 import { stringifyTagSafeJson } from '../src/serialization.js';
 import type { ContentBlockLike, ReferenceTarget, SessionReferenceInput, SurfaceMessage, SurfaceSnapshot } from '../src/types.js';
 import { utf8Length } from '../src/utf8.js';
-import { expectRejection } from './errors.js';
+import { expectRejection, expectSessionReferenceError } from './errors.js';
 import { MemoryStorage, never, outcomeAfterOneTurn, type MemorySession } from './memory-storage.js';
 import { assistantMessage, checkpointMessage, injectedMessage, text, toolMessage, userMessage } from './surface.js';
 
@@ -250,6 +250,29 @@ describe('prepare', () => {
     controller.abort('stop');
     const error = await expectRejection(resolver.prepare(TARGET, CONTENT, refs('alpha'), controller.signal), 'SESSION_REFERENCE_CANCELLED');
     expect(error.cause).toBe('stop');
+    expect(storage.surfaceReads).toEqual([]);
+  });
+
+  // As the official resolver does: a bad request is reported as such even when
+  // cancelled, and cancellation only matters once there is something to read.
+  it('checks the references before the signal, and ignores the signal when nothing is cited', async () => {
+    const { storage, resolver } = setup();
+    const aborted = AbortSignal.abort('stop');
+    await expectRejection(resolver.prepare(TARGET, CONTENT, refs('alpha', 'target'), aborted), 'SESSION_REFERENCE_SELF_REFERENCE');
+    await expectRejection(
+      createSessionReferenceResolver(storage, { maxReferences: 1 }).prepare(TARGET, CONTENT, refs('alpha', 'beta'), aborted),
+      'SESSION_REFERENCE_TOO_MANY',
+    );
+    expect(await resolver.prepare(TARGET, CONTENT, [], aborted)).toEqual({ content: CONTENT });
+    expect(storage.surfaceReads).toEqual([]);
+  });
+
+  it('checkReferences() throws what prepare() would before reading, and reads nothing', () => {
+    const { storage, resolver } = setup();
+    expect(() => resolver.checkReferences(TARGET, refs('alpha', 'beta'))).not.toThrow();
+    expectSessionReferenceError(() => resolver.checkReferences(TARGET, refs('alpha', 'target')), 'SESSION_REFERENCE_SELF_REFERENCE');
+    expectSessionReferenceError(() => resolver.checkReferences(TARGET, refs('alpha'), AbortSignal.abort()), 'SESSION_REFERENCE_CANCELLED');
+    expect(() => resolver.checkReferences(TARGET, [], AbortSignal.abort())).not.toThrow();
     expect(storage.surfaceReads).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import type { Agent } from '@deepseek-ai/dsh-agent';
-import { MessageId, type ContentBlock, type UserMessage } from '@deepseek-ai/dsh-llm';
+import { createUserMessage, type ContentBlock, type UserMessage } from '@deepseek-ai/dsh-llm';
 import { applySessionReferences, type PreparedContext, type SessionReferenceResolver } from '@sessref/core';
 
 /**
@@ -20,6 +20,7 @@ export function expandStepMessages(
     contentOf: (message) => message.content,
     withContent: (message, content) => deepFreeze({ ...message, content }),
     contextMessage: (context) => contextMessage(context),
+    check: (references) => resolver.checkReferences(target, references, signal),
     prepare: (content, references) => resolver.prepare(target, content, references, signal),
   });
 }
@@ -30,18 +31,17 @@ export function targetOf(agent: Agent): { id: string; cwd?: string } {
   return cwd === undefined ? { id: agent.id } : { id: agent.id, cwd };
 }
 
-/** The durable user-role message that carries the snapshots, under a fresh id. */
+/**
+ * The durable user-role message that carries the snapshots, under a fresh id,
+ * built by the host's own message factory (so its fields are laid out like
+ * the official plugin's: source, content, role, id).
+ */
 export function contextMessage(context: PreparedContext): UserMessage {
-  return deepFreeze({
-    id: MessageId(globalThis.crypto.randomUUID()),
-    role: 'user',
-    content: [{ type: 'text', text: context.text }],
-    source: context.source,
-  });
+  return deepFreeze(createUserMessage({ source: context.source, content: [{ type: 'text', text: context.text }] }));
 }
 
 function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+  if (typeof value === 'object' && value !== null) {
     for (const child of Object.values(value)) deepFreeze(child);
     Object.freeze(value);
   }

@@ -205,6 +205,30 @@ export function createSession(host: Host, options: CreateSessionOptions = {}): S
   return host.sessions.create(SessionId(options.id ?? `session-${randomUUID()}`), { meta });
 }
 
+/** A live session owned by its own plugin fiber, and the disposer that removes it from the store. */
+export interface OwnedSession {
+  session: Session;
+  /** Dispose the owning fiber: the session leaves the live store (a persisted copy stays on disk). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Like {@link createSession}, but the session belongs to a child fiber instead
+ * of the root, so one session can be deleted from the live store mid-test.
+ */
+export async function createOwnedSession(host: Host, options: CreateSessionOptions = {}): Promise<OwnedSession> {
+  let session: Session | undefined;
+  const fiber = await host.ctx.plugin({
+    name: 'owned-session',
+    inject: ['sessions'],
+    apply: (ctx: Context) => {
+      session = createSession({ ...host, sessions: ctx.sessions }, options);
+    },
+  });
+  if (session === undefined) throw new Error('createOwnedSession: the session was not created');
+  return { session, dispose: async () => void (await fiber.dispose()) };
+}
+
 /** Text shorthand or exact content blocks. */
 export type ContentInput = string | readonly ContentBlock[];
 

@@ -11,13 +11,25 @@ const utf8Decoder = new TextDecoder();
 /** `dsh-session:` + base64url(UTF-8(JSON.stringify(id))): every JavaScript string round-trips. */
 export function encodeSessionReferenceUri(sessionId: string): string {
   if (typeof sessionId !== 'string') throw invalidUri(String(sessionId));
-  return SESSION_REFERENCE_SCHEME + encodeBase64Url(utf8Encoder.encode(JSON.stringify(sessionId)));
+  return SESSION_REFERENCE_SCHEME + encodeBase64Url(encodeUtf8(JSON.stringify(sessionId)));
 }
+
+/**
+ * Canonical URIs decoded recently. Prose cites the same few sessions again
+ * and again, and a hit skips the base64, UTF-8, JSON and re-encoding work.
+ * Only canonical URIs enter, and the map is dropped whole when it fills up.
+ */
+const decoded = new Map<string, string>();
+const DECODED_CAPACITY = 1024;
 
 /** Decode a canonical URI; anything else is `SESSION_REFERENCE_INVALID_REFERENCE`. */
 export function decodeSessionReferenceUri(uri: string): string {
+  const known = decoded.get(uri);
+  if (known !== undefined) return known;
   const id = tryDecode(uri);
   if (id === undefined) throw invalidUri(uri);
+  if (decoded.size >= DECODED_CAPACITY) decoded.clear();
+  decoded.set(uri, id);
   return id;
 }
 
@@ -29,13 +41,35 @@ function tryDecode(uri: string): string | undefined {
   if (bytes === undefined) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(utf8Decoder.decode(bytes));
+    value = JSON.parse(decodeUtf8(bytes));
   } catch {
     return undefined;
   }
   // Canonical means: the decoded id encodes back to exactly this URI.
   if (typeof value !== 'string' || encodeSessionReferenceUri(value) !== uri) return undefined;
   return value;
+}
+
+/** UTF-8 bytes of `text`; ids are mostly ASCII, where a plain copy beats an encoder call. */
+function encodeUtf8(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return utf8Encoder.encode(text);
+    bytes[i] = code;
+  }
+  return bytes;
+}
+
+/** The text of UTF-8 `bytes`, with the same ASCII shortcut. */
+function decodeUtf8(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte >= 0x80) return utf8Decoder.decode(bytes);
+    text += String.fromCharCode(byte);
+  }
+  return text;
 }
 
 function invalidUri(uri: string): SessionReferenceError {
@@ -223,5 +257,6 @@ function isBase64UrlChar(code: number): boolean {
 }
 
 function unescapeLabel(raw: string): string {
+  if (!raw.includes('\\')) return raw;
   return raw.replace(/\\([\s\S])/g, '$1');
 }

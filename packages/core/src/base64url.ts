@@ -21,7 +21,11 @@ export function encodeBase64Url(bytes: Uint8Array): string {
   return out;
 }
 
-/** Decode unpadded base64url; `undefined` for any character or length outside the alphabet. */
+/**
+ * Decode canonical unpadded base64url: `undefined` for any character outside
+ * the alphabet, an impossible length, or stray bits after the last byte, so
+ * that every accepted text is exactly what {@link encodeBase64Url} writes.
+ */
 export function decodeBase64Url(text: string): Uint8Array | undefined {
   if (text.length % 4 === 1) return undefined;
   const bytes = new Uint8Array(Math.floor((text.length * 3) / 4));
@@ -39,5 +43,6 @@ export function decodeBase64Url(text: string): Uint8Array | undefined {
       bytes[written++] = (buffer >> bits) & 0xff;
     }
   }
+  if ((buffer & ((1 << bits) - 1)) !== 0) return undefined;
   return bytes;
 }

@@ -6,7 +6,8 @@ import type { ParsedSessionReferenceText, SessionReferenceInput } from './types.
 export const SESSION_REFERENCE_SCHEME = 'dsh-session:';
 
 const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder();
+// Fatal and BOM-preserving, so decoding is one-to-one: no two payloads read as the same text.
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** `dsh-session:` + base64url(UTF-8(JSON.stringify(id))): every JavaScript string round-trips. */
 export function encodeSessionReferenceUri(sessionId: string): string {
@@ -14,40 +15,35 @@ export function encodeSessionReferenceUri(sessionId: string): string {
   return SESSION_REFERENCE_SCHEME + encodeBase64Url(encodeUtf8(JSON.stringify(sessionId)));
 }
 
-/**
- * Canonical URIs decoded recently. Prose cites the same few sessions again
- * and again, and a hit skips the base64, UTF-8, JSON and re-encoding work.
- * Only canonical URIs enter, and the map is dropped whole when it fills up.
- */
-const decoded = new Map<string, string>();
-const DECODED_CAPACITY = 1024;
-
 /** Decode a canonical URI; anything else is `SESSION_REFERENCE_INVALID_REFERENCE`. */
 export function decodeSessionReferenceUri(uri: string): string {
-  const known = decoded.get(uri);
-  if (known !== undefined) return known;
   const id = tryDecode(uri);
   if (id === undefined) throw invalidUri(uri);
-  if (decoded.size >= DECODED_CAPACITY) decoded.clear();
-  decoded.set(uri, id);
   return id;
 }
 
+/**
+ * The id of a canonical URI, else `undefined`. Canonical means the id encodes
+ * back to exactly `uri`; since base64url and UTF-8 decoding are both strict
+ * here (one text per byte string, one byte string per payload), that holds
+ * exactly when the decoded JSON text is the one `JSON.stringify` writes for
+ * the id, and no re-encoding is needed to check it.
+ */
 function tryDecode(uri: string): string | undefined {
   if (typeof uri !== 'string' || !uri.startsWith(SESSION_REFERENCE_SCHEME)) return undefined;
   const payload = uri.slice(SESSION_REFERENCE_SCHEME.length);
   if (payload.length === 0) return undefined;
   const bytes = decodeBase64Url(payload);
   if (bytes === undefined) return undefined;
+  let json: string;
   let value: unknown;
   try {
-    value = JSON.parse(decodeUtf8(bytes));
+    json = decodeUtf8(bytes);
+    value = JSON.parse(json);
   } catch {
     return undefined;
   }
-  // Canonical means: the decoded id encodes back to exactly this URI.
-  if (typeof value !== 'string' || encodeSessionReferenceUri(value) !== uri) return undefined;
-  return value;
+  return typeof value === 'string' && JSON.stringify(value) === json ? value : undefined;
 }
 
 /** UTF-8 bytes of `text`; ids are mostly ASCII, where a plain copy beats an encoder call. */
@@ -61,15 +57,11 @@ function encodeUtf8(text: string): Uint8Array {
   return bytes;
 }
 
-/** The text of UTF-8 `bytes`, with the same ASCII shortcut. */
+/** The text of UTF-8 `bytes` (throws on invalid UTF-8), with the same ASCII shortcut for short ids. */
 function decodeUtf8(bytes: Uint8Array): string {
-  let text = '';
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    if (byte >= 0x80) return utf8Decoder.decode(bytes);
-    text += String.fromCharCode(byte);
-  }
-  return text;
+  if (bytes.length > 256) return utf8Decoder.decode(bytes);
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return utf8Decoder.decode(bytes);
+  return String.fromCharCode.apply(null, bytes as unknown as number[]);
 }
 
 function invalidUri(uri: string): SessionReferenceError {
@@ -107,7 +99,7 @@ const WHITESPACE = /\s/;
 export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
   const scanner = new MentionScanner(text);
   const references: SessionReferenceInput[] = [];
-  let out = '';
+  const pieces: string[] = [];
   let copiedUpTo = 0;
   let i = 0;
   while (i < text.length) {
@@ -117,10 +109,12 @@ export function parseSessionReferenceText(text: string): ParsedSessionReferenceT
       continue;
     }
     references.push({ sessionId: match.sessionId, label: match.label });
-    out += text.slice(copiedUpTo, i) + readableMention(match.label);
+    pieces.push(text.slice(copiedUpTo, i), readableMention(match.label));
     copiedUpTo = i = match.end;
   }
-  return { text: copiedUpTo === 0 ? text : out + text.slice(copiedUpTo), references };
+  if (copiedUpTo === 0) return { text, references };
+  pieces.push(text.slice(copiedUpTo));
+  return { text: pieces.join(''), references };
 }
 
 interface MentionMatch {

@@ -1,0 +1,110 @@
+/**
+ * Benchmark host: boots the REAL DeepSeek Harness host the same way
+ * packages/dsh/test/host.ts does (cordis Context, SessionStore,
+ * AgentRegistry, optional JSONL persistence, a SessionQueryEngine subclass
+ * with full-text search disabled) and mounts exactly one session-reference
+ * plugin: ours (@sessref/dsh, built) or the official one (black box).
+ *
+ * Invariant companions are not mounted: they validate writes, which the
+ * writers below already keep valid, and they are not part of the read path
+ * being measured.
+ */
+import { randomUUID } from 'node:crypto';
+import { Context } from '@deepseek-ai/cordis';
+import { AgentRegistry } from '@deepseek-ai/dsh-agent';
+import { SessionId, SessionStore } from '@deepseek-ai/dsh-session';
+import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
+import { createAssistantMessage, createUserMessage } from '@deepseek-ai/dsh-llm';
+import OfficialResolver from '@deepseek-ai/dsh-session-reference';
+import SessrefResolver from '@sessref/dsh';
+import { CorpusQuery } from '../packages/cli/dist/engine/host.js';
+
+/** The two implementations under comparison, by the name used in reports. */
+export const IMPLEMENTATIONS = {
+  sessref: SessrefResolver,
+  official: OfficialResolver,
+};
+
+/**
+ * Boot a host with one resolver plugin.
+ * @param {{ impl: 'sessref' | 'official', root?: string, resolver?: object }} options
+ *   `root` mounts JSONL persistence (zstd, the backend default); omitted keeps
+ *   every session in memory.
+ */
+export async function bootHost({ impl, root, resolver = {} }) {
+  const plugin = IMPLEMENTATIONS[impl];
+  if (plugin === undefined) throw new Error(`unknown implementation "${impl}"`);
+  const ctx = new Context();
+  try {
+    await ctx.plugin(SessionStore);
+    await ctx.plugin(AgentRegistry);
+    // A 1 ms coalescing window: writers flush explicitly anyway.
+    if (root !== undefined) await ctx.plugin(JsonlSessionPersistence, { root, writeBatchMaxDelayMs: 1 });
+    await ctx.plugin(CorpusQuery, {});
+    await ctx.plugin(plugin, resolver);
+  } catch (error) {
+    await ctx.fiber.dispose();
+    throw error;
+  }
+  return {
+    ctx,
+    resolver: ctx.get('sessionReferenceResolver'),
+    sessions: ctx.sessions,
+    sessionQuery: ctx.sessionQuery,
+    dispose: () => ctx.fiber.dispose(),
+  };
+}
+
+/** Create a live session; `createdAt` drives listing order, `cwd` the ranking. */
+export function createSession(host, { id = `session-${randomUUID()}`, cwd, createdAt } = {}) {
+  const meta = {
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(createdAt === undefined ? {} : { createdAt }),
+  };
+  return host.sessions.create(SessionId(id), { meta });
+}
+
+/** The minimal agent prepare()/listCandidates() need: an id and its session. */
+export function agentFor(session) {
+  return { id: session.id, session };
+}
+
+/**
+ * Append one completed exchange with the event sequence the loop records and
+ * replay validation accepts: turn/start, user/message, step/start,
+ * assistant/message, step/end, turn/end.
+ */
+export function appendExchange(session, turn, userText, assistantText) {
+  session.append('turn/start', { turn });
+  const user = createUserMessage({ content: [{ type: 'text', text: userText }], source: { kind: 'user' } });
+  session.append('user/message', user, { surfaceOp: 'append' });
+  session.append('step/start', { turn, step: 1 });
+  const message = createAssistantMessage({
+    content: [{ type: 'text', text: assistantText }],
+    source: { provider: 'bench', model: 'bench-model' },
+  });
+  session.append('assistant/message', { turn, step: 1, message }, { surfaceOp: 'append' });
+  session.append('step/end', { turn, step: 1 });
+  session.append('turn/end', { turn, reason: { kind: 'completed' } });
+}
+
+/**
+ * Fill a session with `messages` alternating user/assistant messages.
+ * @param {(index: number) => string} textFor - text of message `index`.
+ * @returns total UTF-16 length of the message text (ASCII here, so bytes).
+ */
+export function writeConversation(session, messages, textFor) {
+  let textLength = 0;
+  for (let index = 0; index < messages; index += 2) {
+    const user = textFor(index);
+    const assistant = textFor(index + 1);
+    appendExchange(session, index / 2 + 1, user, assistant);
+    textLength += user.length + assistant.length;
+  }
+  return textLength;
+}
+
+/** Record an explicit user rename, as dsh-session-title logs it. */
+export function setTitle(session, title) {
+  session.append('session/title', { title, messageSeqs: [], source: { kind: 'user' } });
+}

@@ -1,0 +1,138 @@
+/**
+ * Derived figures: ratios, scaling exponents and target verdicts, computed
+ * once from the raw suite results and shared by the tables and the chart.
+ */
+import { OFFICIAL_MAX_N, SCALING, TARGETS } from '../plan.mjs';
+import { scalingExponent } from '../lib/stats.mjs';
+
+/**
+ * One row per N of suite 1, both implementations side by side. Ratios use
+ * main-thread CPU time (see lib/stats.mjs); wall times are kept for display.
+ */
+export function prepareRows(prepare) {
+  const sizes = [...new Set([...Object.keys(prepare.sessref), ...Object.keys(prepare.official)].map(Number))].sort((a, b) => a - b);
+  return sizes.map((n) => {
+    const ours = prepare.sessref[n];
+    const theirs = prepare.official[n];
+    return {
+      n,
+      textBytes: (ours ?? theirs).textBytes,
+      official: theirs?.prepare,
+      sessref: ours?.prepare,
+      readSurface: ours?.readSurface,
+      speedup: theirs && ours ? theirs.prepare.cpuMs / ours.prepare.cpuMs : undefined,
+      overReadSurface: ours?.readSurface ? ours.prepare.cpuMs / ours.readSurface.cpuMs : undefined,
+    };
+  });
+}
+
+/** Official growth (CPU time) between its two largest sizes, and what that predicts beyond them. */
+export function officialGrowth(prepare) {
+  const sizes = Object.keys(prepare.official).map(Number).sort((a, b) => a - b);
+  const [small, large] = sizes.slice(-2).map((n) => ({ size: n, ms: prepare.official[n].prepare.cpuMs }));
+  const exponent = scalingExponent(small, large);
+  const predict = (n) => large.ms * (n / large.size) ** exponent;
+  return { small, large, exponent, predict, maxN: OFFICIAL_MAX_N };
+}
+
+function verdict(met) {
+  return met ? 'met' : '**not met**';
+}
+
+/** All derived figures and the target table. */
+export function analyze(results) {
+  const { prepare, discovery, parse } = results;
+  const ours = prepare.sessref;
+  const speedupAt4000 = prepare.official[4000].prepare.cpuMs / ours[4000].prepare.cpuMs;
+  // What a prepare() costing nothing beyond the host's read of the source would reach.
+  const speedupBound = prepare.official[4000].prepare.cpuMs / ours[4000].readSurface.cpuMs;
+  const scaling = {
+    ...SCALING,
+    sizeRatio: SCALING.large / SCALING.small,
+    timeRatio: ours[SCALING.large].prepare.cpuMs / ours[SCALING.small].prepare.cpuMs,
+    readSurfaceTimeRatio: ours[SCALING.large].readSurface.cpuMs / ours[SCALING.small].readSurface.cpuMs,
+  };
+  const large = ours[SCALING.large];
+  const memory = {
+    textBytes: large.textBytes,
+    preparePeakBytes: large.preparePeakBytes,
+    readSurfacePeakBytes: prepare.readSurfaceMemory.readSurfacePeakBytes,
+    overText: large.preparePeakBytes / large.textBytes,
+    readSurfaceOverText: prepare.readSurfaceMemory.readSurfacePeakBytes / large.textBytes,
+  };
+  const overReadSurface = large.prepare.cpuMs / large.readSurface.cpuMs;
+
+  const biggest = discovery[discovery.length - 1];
+  const warmQuerySpeedup = biggest.rows.official.migration.warmMs / biggest.rows.sessref.migration.warmMs;
+
+  const adversarial = adversarialRows(parse);
+  const worstAdversarial = Math.max(...adversarial.filter((row) => !row.baseline).map((row) => row.sessref.overProse));
+
+  const targets = [
+    {
+      target: `prepare() speed-up over the official at N = 4000 >= ${TARGETS.speedupAt4000}x`,
+      measured: `${speedupAt4000.toFixed(0)}x (official / host readSurface() alone: ${speedupBound.toFixed(0)}x)`,
+      status: verdict(speedupAt4000 >= TARGETS.speedupAt4000),
+    },
+    {
+      target: `${scaling.sizeRatio}x more messages (N = ${SCALING.small} -> ${SCALING.large}) costs <= ${TARGETS.scalingTimeRatio}x time`,
+      measured: `${scaling.timeRatio.toFixed(1)}x (host readSurface() alone: ${scaling.readSurfaceTimeRatio.toFixed(1)}x)`,
+      status: verdict(scaling.timeRatio <= TARGETS.scalingTimeRatio),
+    },
+    {
+      target: `prepare() at N = ${SCALING.large} <= ${TARGETS.prepareOverReadSurface}x the host's readSurface()`,
+      measured: `${overReadSurface.toFixed(2)}x`,
+      status: verdict(overReadSurface <= TARGETS.prepareOverReadSurface),
+    },
+    {
+      target: `peak memory of prepare() at N = ${SCALING.large} < ${TARGETS.peakMemoryOverText}x the source text`,
+      measured: `${memory.overText.toFixed(2)}x (host readSurface() alone: ${memory.readSurfaceOverText.toFixed(2)}x)`,
+      status: verdict(memory.overText < TARGETS.peakMemoryOverText),
+    },
+    {
+      target: `title index: warm non-empty discovery query >= ${TARGETS.warmQuerySpeedup}x faster`,
+      measured: `${warmQuerySpeedup.toFixed(2)}x vs the official at ${biggest.count} sessions`,
+      status: 'pending: title index not implemented',
+    },
+    {
+      target: `title index: discovery over 10,000 sessions < ${TARGETS.tenThousandSessionsMs} ms`,
+      measured: `not run at 10,000; ${Math.round(biggest.rows.sessref.migration.warmMs)} ms warm at ${biggest.count}`,
+      status: 'pending: title index not implemented',
+    },
+    {
+      target: `parseSessionReferenceText() >= ${TARGETS.parseMBps} MB/s on prose with mentions`,
+      measured: `${parse.prose.sessref.mbPerSecond.toFixed(1)} MB/s`,
+      status: verdict(parse.prose.sessref.mbPerSecond >= TARGETS.parseMBps),
+    },
+    {
+      target: `1 MB adversarial input within ${TARGETS.adversarialOverProse}x of 1 MB prose (linear)`,
+      measured: `worst ${worstAdversarial.toFixed(2)}x`,
+      status: verdict(worstAdversarial < TARGETS.adversarialOverProse),
+    },
+  ];
+  return { speedupAt4000, speedupBound, scaling, memory, overReadSurface, warmQuerySpeedup, adversarial, targets };
+}
+
+/** The 1 MiB figure of a ladder, measured or (when skipped as too slow) extrapolated. */
+function atLargest(ladder) {
+  const last = ladder.rungs[ladder.rungs.length - 1];
+  const exponent = ladder.rungs.length > 1 ? scalingExponent(ladder.rungs[ladder.rungs.length - 2], last) : undefined;
+  if (ladder.skipped === undefined) return { ms: last.ms, size: last.size, exponent, measured: true };
+  const size = 1024 * 1024;
+  return { ms: last.ms * (size / last.size) ** ladder.skipped.exponent, size, exponent: ladder.skipped.exponent, measured: false, lastMeasured: last };
+}
+
+/** One row per input of the adversarial table, each side relative to its own 1 MiB of prose. */
+export function adversarialRows(parse) {
+  const names = Object.keys(parse.adversarial);
+  const proseName = names[0];
+  const prose = Object.fromEntries(['sessref', 'official'].map((impl) => [impl, atLargest(parse.adversarial[proseName][impl]).ms]));
+  return names.map((name) => {
+    const row = { name, baseline: name === proseName };
+    for (const impl of ['sessref', 'official']) {
+      const figure = atLargest(parse.adversarial[name][impl]);
+      row[impl] = { ...figure, overProse: figure.ms / prose[impl] };
+    }
+    return row;
+  });
+}

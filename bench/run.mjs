@@ -1,0 +1,73 @@
+/**
+ * `npm run bench`: measures @sessref/dsh against the official
+ * @deepseek-ai/dsh-session-reference in the same run, prints the tables and
+ * writes docs/benchmarks.md plus docs/benchmarks-prepare.svg.
+ *
+ * Every measurement runs in its own child process (see lib/child.mjs);
+ * this process only schedules them and writes the report.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { machineInfo } from './lib/machine.mjs';
+import { progress, runSuite } from './lib/child.mjs';
+import { DISCOVERY, PREPARE, SCALING } from './plan.mjs';
+import { renderMarkdown, renderTables } from './report/markdown.mjs';
+import { prepareChart } from './report/chart.mjs';
+
+const DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
+const CACHE = join(tmpdir(), 'sessref-bench');
+
+async function runPrepare() {
+  const results = { sessref: {}, official: {} };
+  for (const [impl, sizes] of Object.entries(PREPARE)) {
+    for (const { n, runs, warmup, memory } of sizes) {
+      // Our side also times the host's readSurface() at every N, as the floor prepare() builds on.
+      const args = ['--impl', impl, '--n', n, '--runs', runs, '--warmup', warmup, '--host', impl === 'sessref' ? 1 : 0];
+      results[impl][n] = await runSuite('prepare', memory === undefined ? args : [...args, '--memory', memory]);
+    }
+  }
+  // The host's own peak for one readSurface(), measured first in a fresh process like ours.
+  const n = SCALING.large;
+  results.readSurfaceMemory = await runSuite('prepare', ['--impl', 'sessref', '--n', n, '--runs', 0, '--memory', 'readSurface']);
+  return results;
+}
+
+async function runDiscovery() {
+  const results = [];
+  mkdirSync(CACHE, { recursive: true });
+  for (const { count, runs } of DISCOVERY.counts) {
+    const root = join(CACHE, `discovery-${DISCOVERY.cacheVersion}-${count}`);
+    const corpus = await runSuite('corpus', ['--root', root, '--count', count]);
+    const rows = { host: await runSuite('discovery', ['--impl', 'host', '--root', root, '--runs', runs]) };
+    for (const impl of ['sessref', 'official']) {
+      rows[impl] = {};
+      for (const query of DISCOVERY.queries) {
+        rows[impl][query] = await runSuite('discovery', ['--impl', impl, '--root', root, '--runs', runs, '--query', query]);
+      }
+    }
+    results.push({ count, runs, corpus, rows });
+  }
+  return results;
+}
+
+const started = Date.now();
+const results = { machine: machineInfo(), startedAt: new Date(started).toISOString() };
+progress('suite 1/3: prepare()');
+results.prepare = await runPrepare();
+progress('suite 2/3: discovery');
+results.discovery = await runDiscovery();
+progress('suite 3/3: mention parsing');
+results.parse = await runSuite('parse');
+results.durationMs = Date.now() - started;
+results.loadAverageAfter = machineInfo().loadAverage;
+
+// Raw samples first, for anyone checking the medians (and kept even if rendering fails).
+writeFileSync(join(CACHE, 'last-results.json'), `${JSON.stringify(results, null, 2)}\n`);
+mkdirSync(DOCS, { recursive: true });
+writeFileSync(join(DOCS, 'benchmarks.md'), renderMarkdown(results));
+writeFileSync(join(DOCS, 'benchmarks-prepare.svg'), prepareChart(results.prepare));
+process.stdout.write(renderTables(results));
+progress(`wrote docs/benchmarks.md and docs/benchmarks-prepare.svg (raw results: ${join(CACHE, 'last-results.json')})`);
+progress(`total ${(results.durationMs / 60000).toFixed(1)} min`);

@@ -1,0 +1,61 @@
+/**
+ * Suite 1 child: prepare() of one in-memory source of N alternating ~1 KB
+ * user/assistant messages under the default budget, for one implementation.
+ *
+ * Args: --impl sessref|official --n N --runs R [--warmup W]
+ *       [--host 1]       also time the host's own sessionQuery.readSurface()
+ *       [--memory OP]    first measure the peak memory of one OP
+ *                        (prepare | readSurface) in this fresh process; the
+ *                        first large call grows the heap and later ones reuse
+ *                        it, so only one OP per process is measured
+ */
+import { agentFor, bootHost, createSession, writeConversation } from '../host.mjs';
+import { emitResult, parseArgs, progress } from '../lib/child.mjs';
+import { measurePeak } from '../lib/memory.mjs';
+import { measureRuns } from '../lib/stats.mjs';
+import { conversationText } from '../lib/text.mjs';
+
+const args = parseArgs();
+const impl = args.impl;
+const n = Number(args.n);
+const runs = Number(args.runs);
+const warmup = Number(args.warmup ?? 0);
+const withHost = args.host === '1';
+
+progress(`${impl} N=${n}: writing the source session`);
+const host = await bootHost({ impl });
+const target = createSession(host, { id: 'bench-target' });
+const source = createSession(host, { id: 'bench-source' });
+const textBytes = writeConversation(source, n, conversationText(n));
+const agent = agentFor(target);
+
+const operations = {
+  // The message citing the source, as a host hands it over after parsing.
+  prepare: () =>
+    host.resolver.prepare(agent, [{ type: 'text', text: 'Compare with @source' }], [{ sessionId: source.id, label: 'source' }]),
+  readSurface: () => host.sessionQuery.readSurface(source.id),
+};
+
+const result = { impl, n, textBytes };
+
+if (args.memory !== undefined) {
+  progress(`${impl} N=${n}: peak memory of one ${args.memory}()`);
+  result[`${args.memory}PeakBytes`] = (await measurePeak(operations[args.memory])).peakBytes;
+}
+
+if (runs > 0) {
+  progress(`${impl} N=${n}: prepare()${withHost ? ' and readSurface()' : ''} x${runs}${warmup > 0 ? ` after ${warmup} warm-up` : ''}`);
+  for (let index = 0; index < warmup; index += 1) await operations.prepare();
+  const { last: prepared, ...timing } = await measureRuns(operations.prepare, runs);
+  result.prepare = timing;
+  // Output size is reported so a reader can see both sides did the same work.
+  result.contextChars = prepared.additionalContext?.content[0]?.text.length ?? 0;
+  if (withHost) {
+    if (warmup > 0) await operations.readSurface();
+    const { last: _surface, ...surfaceTiming } = await measureRuns(operations.readSurface, runs);
+    result.readSurface = surfaceTiming;
+  }
+}
+
+await host.dispose();
+emitResult(result);

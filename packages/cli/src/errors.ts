@@ -49,6 +49,7 @@ const QUERY_INPUT_CODES = new Set(['SESSION_QUERY_SESSION_NOT_FOUND']);
 
 const LOG_HINTS: Record<SessionLogError['code'], string> = {
   SESSION_LOG_CORRUPT: 'restore the file from a backup, or move it out of the root',
+  SESSION_LOG_UNREADABLE: 'make the log a readable file again, or move it out of the root',
   SESSION_LOG_TRUNCATED: 'if dsh is writing this session, retry; otherwise resume it in dsh to repair the tail, or restore it from a backup',
 };
 

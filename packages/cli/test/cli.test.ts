@@ -6,7 +6,7 @@
  * copy. A last group runs the CLI on a root written directly by the real dsh
  * JSONL persistence, and reads what `send` wrote back through a dsh host.
  */
-import { cp, mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
@@ -705,6 +705,27 @@ describe('damaged logs', () => {
     expect(debug.code).toBe(2);
     expect(debug.stderr.split('\n')[0]).toBe(`error SESSION_LOG_CORRUPT: ${message} (fix: restore the file from a backup, or move it out of the root)`);
     expect(debug.stderr).toMatch(/\n\s+at /);
+    expect(await hashTree(root)).toEqual(hashes);
+  });
+  it('a log carrying another session\'s header is exit 2 for every command, naming the session', async () => {
+    const { root, hashes } = await damage((path) => cp(logPath(seeded, 'billing-schema', WEBAPP), path));
+    const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd is damaged: .*does not match header id "billing-schema"$/;
+    for (const args of [['list'], ['show', 'flaky-ci'], ['list', '--target', 'scratchpad'], ['prepare', '--target', 'scratchpad', uri('flaky-ci')]]) {
+      expect(expectFailure(await sessref([...args, '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);
+    }
+    expect(await hashTree(root)).toEqual(hashes);
+  });
+
+  it('a log that cannot be read at all is exit 2 for every command, naming the session', async () => {
+    const { root, hashes } = await damage(async (path) => {
+      // Root reads any file whatever its mode, so a directory stands in for an unreadable log.
+      await rm(path);
+      await mkdir(path);
+    });
+    const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd cannot be read: EISDIR/;
+    for (const args of [['list'], ['show', 'flaky-ci'], ['list', '--target', 'scratchpad'], ['show', 'scratchpad']]) {
+      expect(expectFailure(await sessref([...args, '--root', root]), 2, 'SESSION_LOG_UNREADABLE')).toMatch(message);
+    }
     expect(await hashTree(root)).toEqual(hashes);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import type { SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
@@ -8,7 +8,7 @@ import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-js
 export class SessionLogError extends Error {
   constructor(
     readonly sessionId: string,
-    readonly code: 'SESSION_LOG_CORRUPT' | 'SESSION_LOG_TRUNCATED',
+    readonly code: 'SESSION_LOG_CORRUPT' | 'SESSION_LOG_TRUNCATED' | 'SESSION_LOG_UNREADABLE',
     message: string,
     options?: ErrorOptions,
   ) {
@@ -88,6 +88,10 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   }
 
   private async inspectFile(file: LogFile): Promise<SessionLogError | undefined> {
+    const unreadable = readFailure(file.path);
+    if (unreadable !== undefined) {
+      return new SessionLogError(file.sessionId, 'SESSION_LOG_UNREADABLE', `log ${this.relative(file.path)} cannot be read: ${unreadable}`);
+    }
     try {
       await this.loadStored(file.sessionId as SessionId);
       return undefined;
@@ -132,6 +136,21 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
  */
 function isCorruption(error: unknown): boolean {
   return error instanceof Error && /^(?:corrupt |empty or header-less )/.test(error.message);
+}
+
+/** Why the file at `path` cannot be read (a directory in its place, no permission, …), or `undefined`. */
+function readFailure(path: string): string | undefined {
+  try {
+    const descriptor = openSync(path, 'r');
+    try {
+      readSync(descriptor, Buffer.alloc(1), 0, 1, 0);
+    } finally {
+      closeSync(descriptor);
+    }
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 function directories(path: string): string[] {

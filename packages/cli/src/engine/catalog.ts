@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Service, type Context } from '@deepseek-ai/cordis';
@@ -7,7 +7,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
 import type { SessionReferenceCatalog } from '@sessref/dsh';
-import { decodeSegment } from './storage.js';
+import { decodeSegment, directories } from './storage.js';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
 interface Entry {
@@ -164,8 +164,8 @@ function indexedTitle(sessionId: string, entry: Entry | undefined): TitleReadRes
 /** Session id → revision of its log, for every `<project>/<session>/<fileName>` under the root. */
 export function scanLogFiles(root: string, fileName: string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const project of subdirectories(root)) {
-    for (const session of subdirectories(join(root, project))) {
+  for (const project of directories(root)) {
+    for (const session of directories(join(root, project))) {
       const revision = revisionOf(join(root, project, session, fileName));
       if (revision !== undefined) files.set(decodeSegment(session), revision);
     }
@@ -177,16 +177,6 @@ export function scanLogFiles(root: string, fileName: string): Map<string, string
 function revisionOf(path: string): string | undefined {
   const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
   return stat?.isFile() ? `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}` : undefined;
-}
-
-function subdirectories(path: string): string[] {
-  try {
-    return readdirSync(path, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
-  } catch {
-    return [];
-  }
 }
 
 function isNotFound(reason: unknown): boolean {

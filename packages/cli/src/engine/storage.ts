@@ -153,7 +153,8 @@ function readFailure(path: string): string | undefined {
   }
 }
 
-function directories(path: string): string[] {
+/** Names of the subdirectories of `path`; none when it cannot be listed. */
+export function directories(path: string): string[] {
   try {
     return readdirSync(path, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())

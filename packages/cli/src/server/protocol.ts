@@ -1,6 +1,6 @@
 /**
  * The inspector's JSON API, shared by the server and the browser client.
- * Dependency-free on purpose: the web bundle imports these types only.
+ * Type-only on purpose: the web bundle imports these types and nothing else.
  *
  * Every API call carries the launch token in the `X-Sessref-Token` header.
  * Anything that holds transcript text travels in a POST body, never in a URL.
@@ -13,6 +13,7 @@
  *
  * Failures answer `ApiError` with a 4xx/5xx status.
  */
+import type { SessionReferenceSourceEntry } from '@sessref/core';
 
 export const TOKEN_HEADER = 'x-sessref-token';
 
@@ -36,18 +37,7 @@ export interface SessionsResponse {
 }
 
 /** Retention facts the context message records for one source. */
-export interface ReferenceMeta {
-  sessionId: string;
-  label: string;
-  capturedThroughSeq: number | null;
-  compacted: boolean;
-  originalMessages: number;
-  retainedMessages: number;
-  omittedMessages: number;
-  omittedBytes: number;
-  truncated: boolean;
-  inputIndex: number;
-}
+export type ReferenceMeta = SessionReferenceSourceEntry;
 
 /** How a surface message is shown: direct input, model reply, injected snapshot, compaction checkpoint, other injected context. */
 export type DisplayKind = 'user' | 'assistant' | 'context' | 'checkpoint' | 'injected';

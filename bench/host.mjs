@@ -5,6 +5,12 @@
  * with full-text search disabled) and mounts exactly one session-reference
  * plugin: ours (@sessref/dsh, built) or the official one (black box).
  *
+ * Over a JSONL root, ours is mounted as the CLI deploys it
+ * (packages/cli/src/engine/host.ts): with the CLI's title index
+ * (`JsonlTitleCatalog`, registered as `ctx.sessionReferenceCatalog`) between
+ * the query engine and the resolver, persisting to one index file per root
+ * under the bench cache dir. The official plugin has no such index.
+ *
  * Invariant companions are not mounted: they validate writes, which the
  * writers below already keep valid, and they are not part of the read path
  * being measured.
@@ -18,6 +24,11 @@ import { createAssistantMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
 import OfficialResolver from '@deepseek-ai/dsh-session-reference';
 import SessrefResolver from '@sessref/dsh';
 import { CorpusQuery } from '../packages/cli/dist/engine/host.js';
+import { JsonlTitleCatalog } from '../packages/cli/dist/engine/catalog.js';
+import { titleIndexFile } from './lib/cache.mjs';
+
+/** The JSONL persistence's default log name (zstd), as the CLI's catalog is configured. */
+export const LOG_FILE_NAME = 'session.jsonl.zstd';
 
 /** The two implementations under comparison, by the name used in reports. */
 export const IMPLEMENTATIONS = {
@@ -27,11 +38,13 @@ export const IMPLEMENTATIONS = {
 
 /**
  * Boot a host with one resolver plugin.
- * @param {{ impl: 'sessref' | 'official', root?: string, resolver?: object }} options
+ * @param {{ impl: 'sessref' | 'official', root?: string, resolver?: object, titleIndex?: boolean, indexFile?: string }} options
  *   `root` mounts JSONL persistence (zstd, the backend default); omitted keeps
- *   every session in memory.
+ *   every session in memory. With a root, `sessref` also gets the title index
+ *   (unless `titleIndex: false`), persisted to `indexFile` (default: the
+ *   root's file under the bench cache dir).
  */
-export async function bootHost({ impl, root, resolver = {} }) {
+export async function bootHost({ impl, root, resolver = {}, titleIndex = true, indexFile = root && titleIndexFile(root) }) {
   const plugin = IMPLEMENTATIONS[impl];
   if (plugin === undefined) throw new Error(`unknown implementation "${impl}"`);
   const ctx = new Context();
@@ -41,6 +54,9 @@ export async function bootHost({ impl, root, resolver = {} }) {
     // A 1 ms coalescing window: writers flush explicitly anyway.
     if (root !== undefined) await ctx.plugin(JsonlSessionPersistence, { root, writeBatchMaxDelayMs: 1 });
     await ctx.plugin(CorpusQuery, {});
+    if (impl === 'sessref' && root !== undefined && titleIndex) {
+      await ctx.plugin(JsonlTitleCatalog, { root, fileName: LOG_FILE_NAME, indexFile });
+    }
     await ctx.plugin(plugin, resolver);
   } catch (error) {
     await ctx.fiber.dispose();
@@ -51,6 +67,7 @@ export async function bootHost({ impl, root, resolver = {} }) {
     resolver: ctx.get('sessionReferenceResolver'),
     sessions: ctx.sessions,
     sessionQuery: ctx.sessionQuery,
+    catalog: ctx.get('sessionReferenceCatalog'),
     dispose: () => ctx.fiber.dispose(),
   };
 }

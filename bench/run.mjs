@@ -7,9 +7,9 @@
  * this process only schedules them and writes the report.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CACHE_DIR as CACHE } from './lib/cache.mjs';
 import { machineInfo } from './lib/machine.mjs';
 import { progress, runSuite } from './lib/child.mjs';
 import { DISCOVERY, PREPARE, SCALING } from './plan.mjs';
@@ -17,7 +17,6 @@ import { renderMarkdown, renderTables } from './report/markdown.mjs';
 import { prepareChart } from './report/chart.mjs';
 
 const DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
-const CACHE = join(tmpdir(), 'sessref-bench');
 
 async function runPrepare() {
   const results = { sessref: {}, official: {} };
@@ -34,20 +33,34 @@ async function runPrepare() {
   return results;
 }
 
+/** Cached corpus root of one size (see DISCOVERY.cacheVersion). */
+function corpusRoot({ count, messages }) {
+  const suffix = messages === DISCOVERY.defaultMessages ? '' : `-${messages}msg`;
+  return join(CACHE, `discovery-${DISCOVERY.cacheVersion}-${count}${suffix}`);
+}
+
 async function runDiscovery() {
   const results = [];
   mkdirSync(CACHE, { recursive: true });
-  for (const { count, runs } of DISCOVERY.counts) {
-    const root = join(CACHE, `discovery-${DISCOVERY.cacheVersion}-${count}`);
-    const corpus = await runSuite('corpus', ['--root', root, '--count', count]);
-    const rows = { host: await runSuite('discovery', ['--impl', 'host', '--root', root, '--runs', runs]) };
-    for (const impl of ['sessref', 'official']) {
-      rows[impl] = {};
+  for (const size of DISCOVERY.counts) {
+    const { count, messages, runs, indexRuns, sessrefOnly = false, hostReads = true } = size;
+    const root = corpusRoot(size);
+    const corpus = await runSuite('corpus', ['--root', root, '--count', count, '--messages', messages]);
+    const rows = { sessref: {}, official: {} };
+    if (hostReads) rows.host = await runSuite('discovery', ['--impl', 'host', '--root', root, '--runs', runs]);
+    for (const query of DISCOVERY.queries) {
+      const args = ['--impl', 'sessref', '--root', root, '--runs', indexRuns, '--query', query];
+      // (a) no persisted index: the first call builds it; (b) a new process reusing the file (a) wrote.
+      const build = await runSuite('discovery', [...args, '--index', 'build']);
+      const reuse = await runSuite('discovery', [...args, '--index', 'reuse']);
+      rows.sessref[query] = { build, reuse };
+    }
+    if (!sessrefOnly) {
       for (const query of DISCOVERY.queries) {
-        rows[impl][query] = await runSuite('discovery', ['--impl', impl, '--root', root, '--runs', runs, '--query', query]);
+        rows.official[query] = await runSuite('discovery', ['--impl', 'official', '--root', root, '--runs', runs, '--query', query]);
       }
     }
-    results.push({ count, runs, corpus, rows });
+    results.push({ ...size, sessrefOnly, hostReads, corpus, rows });
   }
   return results;
 }

@@ -2,8 +2,8 @@
  * Derived figures: ratios, scaling exponents and target verdicts, computed
  * once from the raw suite results and shared by the tables and the chart.
  */
-import { OFFICIAL_MAX_N, SCALING, TARGETS } from '../plan.mjs';
-import { scalingExponent } from '../lib/stats.mjs';
+import { DISCOVERY, OFFICIAL_MAX_N, SCALING, TARGETS } from '../plan.mjs';
+import { formatMs, median, scalingExponent } from '../lib/stats.mjs';
 
 /**
  * One row per N of suite 1, both implementations side by side. Ratios use
@@ -35,6 +35,45 @@ export function officialGrowth(prepare) {
   return { small, large, exponent, predict, maxN: OFFICIAL_MAX_N };
 }
 
+/**
+ * One query of one discovery size. Ours: (a) `build`, the first call with no
+ * persisted index; (b) `reuse`, the first call of a fresh process that loads
+ * the index (a) wrote; (c) `warm`, the median over the warm calls of both
+ * processes (wall) and their mean main-thread CPU; `walkMs`, the median of
+ * the index's stat walk alone on both hosts, and `statFloorMs` of a bare
+ * stat() per log. The official: `cold`, its
+ * first call in a fresh process, and `warm`; absent where it was not run.
+ */
+export function discoveryFigures(entry, query) {
+  const { build, reuse } = entry.rows.sessref[query];
+  const official = entry.rows.official[query];
+  const warmSamples = [...build.warmSamples, ...reuse.warmSamples];
+  const sessref = {
+    results: reuse.results,
+    buildMs: build.coldMs,
+    reuseMs: reuse.coldMs,
+    warmMs: median(warmSamples),
+    warmCpuMs: (build.warmCpuMs * build.warmSamples.length + reuse.warmCpuMs * reuse.warmSamples.length) / warmSamples.length,
+    warmRuns: warmSamples.length,
+    // Per host: right after building the index, and in a process that loaded it.
+    warmAfterBuildMs: build.warmMs,
+    warmAfterReuseMs: reuse.warmMs,
+    indexBytes: reuse.indexBytes,
+    // The stat walk alone, timed on both hosts after their warm calls.
+    walkMs: median([...build.walk.wallSamples, ...reuse.walk.wallSamples]),
+    statFloorMs: median([...build.statFloor.wallSamples, ...reuse.statFloor.wallSamples]),
+  };
+  if (official === undefined) return { sessref };
+  return {
+    sessref,
+    official: { results: official.results, coldMs: official.coldMs, warmMs: official.warmMs },
+    // A fresh process against a fresh process: ours with its persisted index.
+    reuseSpeedup: official.coldMs / sessref.reuseMs,
+    buildSpeedup: official.coldMs / sessref.buildMs,
+    warmSpeedup: official.warmMs / sessref.warmMs,
+  };
+}
+
 function verdict(met) {
   return met ? 'met' : '**not met**';
 }
@@ -62,8 +101,13 @@ export function analyze(results) {
   };
   const overReadSurface = large.prepare.cpuMs / large.readSurface.cpuMs;
 
-  const biggest = discovery[discovery.length - 1];
-  const warmQuerySpeedup = biggest.rows.official.migration.warmMs / biggest.rows.sessref.migration.warmMs;
+  // The warm speed-up target is checked at the largest corpus both sides ran; the 10,000-session one on ours alone.
+  const compared = discovery.filter((entry) => !entry.sessrefOnly).at(-1);
+  const [nonEmpty, empty] = DISCOVERY.queries;
+  const warmQuery = discoveryFigures(compared, nonEmpty);
+  const warmQuerySpeedup = warmQuery.warmSpeedup;
+  const tenThousand = discovery.find((entry) => entry.count === 10000);
+  const atTenThousand = tenThousand && Object.fromEntries(DISCOVERY.queries.map((query) => [query, discoveryFigures(tenThousand, query).sessref]));
 
   const adversarial = adversarialRows(parse);
   const worstAdversarial = Math.max(...adversarial.filter((row) => !row.baseline).map((row) => row.sessref.overProse));
@@ -90,15 +134,13 @@ export function analyze(results) {
       status: verdict(memory.overText < TARGETS.peakMemoryOverText),
     },
     {
-      target: `title index: warm non-empty discovery query >= ${TARGETS.warmQuerySpeedup}x faster`,
-      measured: `${warmQuerySpeedup.toFixed(2)}x vs the official at ${biggest.count} sessions`,
-      status: 'pending: title index not implemented',
+      target: `title index: warm non-empty discovery query >= ${TARGETS.warmQuerySpeedup}x faster than the official`,
+      measured:
+        `${warmQuerySpeedup.toFixed(0)}x at ${compared.count} sessions (official ${formatMs(warmQuery.official.warmMs)}, ` +
+        `sessref ${formatMs(warmQuery.sessref.warmMs)}, CPU ${formatMs(warmQuery.sessref.warmCpuMs)})`,
+      status: verdict(warmQuerySpeedup >= TARGETS.warmQuerySpeedup),
     },
-    {
-      target: `title index: discovery over 10,000 sessions < ${TARGETS.tenThousandSessionsMs} ms`,
-      measured: `not run at 10,000; ${Math.round(biggest.rows.sessref.migration.warmMs)} ms warm at ${biggest.count}`,
-      status: 'pending: title index not implemented',
-    },
+    tenThousandTarget(atTenThousand, nonEmpty, empty),
     {
       target: `parseSessionReferenceText() >= ${TARGETS.parseMBps} MB/s on prose with mentions`,
       measured: `${parse.prose.sessref.mbPerSecond.toFixed(1)} MB/s`,
@@ -110,7 +152,22 @@ export function analyze(results) {
       status: verdict(worstAdversarial < TARGETS.adversarialOverProse),
     },
   ];
-  return { speedupAt4000, speedupBound, scaling, memory, overReadSurface, warmQuerySpeedup, adversarial, targets };
+  return { speedupAt4000, speedupBound, scaling, memory, overReadSurface, warmQuerySpeedup, atTenThousand, adversarial, targets };
+}
+
+/** The 10,000-session row: warm figures decide, the fresh-process figure is shown beside them. */
+function tenThousandTarget(figures, nonEmpty, empty) {
+  const target = `title index: discovery over 10,000 sessions < ${TARGETS.tenThousandSessionsMs} ms per query (warm)`;
+  if (figures === undefined) return { target, measured: 'not run', status: 'not run' };
+  const both = (pick) => `${formatMs(pick(figures[nonEmpty]))} / ${formatMs(pick(figures[empty]))}`;
+  const worst = Math.max(figures[nonEmpty].warmMs, figures[empty].warmMs);
+  return {
+    target,
+    measured:
+      `warm "${nonEmpty}" / empty query: ${both((row) => row.warmMs)} (CPU ${both((row) => row.warmCpuMs)}); ` +
+      `first call of a fresh process with the persisted index: ${both((row) => row.reuseMs)}`,
+    status: verdict(worst < TARGETS.tenThousandSessionsMs),
+  };
 }
 
 /** The 1 MiB figure of a ladder, measured or (when skipped as too slow) extrapolated. */

@@ -1,32 +1,65 @@
 /**
  * Suite 2 child: listCandidates() over a persisted JSONL corpus, for one
- * implementation. Each query gets its own freshly booted host over the root
- * (so its first call is cold: nothing read yet, although the OS page cache
- * is warm), then `runs` more calls on the same host (warm).
+ * implementation. Each child boots a fresh host over the root (the OS page
+ * cache is warm, the process is not), times its first call, then the median
+ * of `runs` more calls on the same host (warm).
  *
- * Args: --impl sessref|official|host --root DIR --runs R [--query TEXT]
+ * Ours runs with the CLI's title index (see ../host.mjs), in one of two
+ * states of its persisted index file:
+ *   --index build  the file is deleted first: the first call builds the index
+ *                  (reads every log's header and title) and writes the file;
+ *   --index reuse  the file written by a `build` child is kept: the first call
+ *                  is what a new CLI invocation pays (load the file, stat walk).
+ * Ours also times the index's stat walk alone (`scanLogFiles`) and a bare
+ * stat() of every log, `runs` times each.
+ *
+ * Args: --impl sessref|official|host --root DIR --runs R [--query TEXT] [--index build|reuse]
  *   impl `host` times the host's own reads that a non-empty query needs at
- *   least: sessionQuery.listSessions() plus readTitleSnapshots() of every id.
+ *   least: sessionQuery.listSessions() plus readTitleSnapshots() of every id
+ *   (no index involved).
  */
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { agentFor, bootHost, createSession } from '../host.mjs';
+import { scanLogFiles } from '../../packages/cli/dist/engine/catalog.js';
+import { LOG_FILE_NAME, agentFor, bootHost, createSession } from '../host.mjs';
+import { titleIndexFile } from '../lib/cache.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
-import { median, timed } from '../lib/stats.mjs';
+import { measureRuns, timed } from '../lib/stats.mjs';
 
-const { impl, root, runs: runsArg, query } = parseArgs();
+const { impl, root, runs: runsArg, query, index } = parseArgs();
 const runs = Number(runsArg);
 
-/** Cold first call on a fresh host, then the median of `runs` warm calls. */
-async function measure(bootImpl, call) {
-  const host = await bootHost({ impl: bootImpl, root });
+/**
+ * First call on a fresh host, then `runs` warm calls: median wall, mean
+ * main-thread CPU. `extra` adds figures measured on the warm host.
+ */
+async function measure(bootOptions, call, extra = async () => ({})) {
+  const host = await bootHost({ root, ...bootOptions });
   // The target is a live session that never gets an event, so nothing is
   // written into the cached corpus.
   const agent = agentFor(createSession(host, { id: 'bench-target', cwd: '/work/project-0' }));
   const cold = await timed(() => call(host, agent));
-  const warm = [];
-  for (let index = 0; index < runs; index += 1) warm.push((await timed(() => call(host, agent))).ms);
+  const warm = runs > 0 ? await measureRuns(() => call(host, agent), runs) : undefined;
+  const figures = await extra();
   await host.dispose();
-  return { coldMs: cold.ms, warmMs: median(warm), warmSamples: warm, results: cold.result };
+  return {
+    coldMs: cold.ms,
+    warmMs: warm?.wallMs,
+    warmCpuMs: warm?.cpuMs,
+    warmSamples: warm?.wallSamples ?? [],
+    results: cold.result,
+    ...figures,
+  };
+}
+
+/** Every `<project>/<session>/<log>` path under the root (the layout the catalog walks). */
+function logPaths(directory) {
+  const paths = [];
+  for (const project of readdirSync(directory, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
+    for (const session of readdirSync(join(directory, project.name))) paths.push(join(directory, project.name, session, LOG_FILE_NAME));
+  }
+  return paths;
 }
 
 const calls = {
@@ -40,10 +73,28 @@ const calls = {
 
 const result = impl === 'host' ? { impl } : { impl, query };
 if (impl === 'host') {
-  progress(`host reads over ${root}: cold + ${runs} warm`);
-  Object.assign(result, await measure('sessref', calls.hostReads));
+  progress(`host reads over ${root}: first call + ${runs} warm`);
+  Object.assign(result, await measure({ impl: 'sessref', titleIndex: false }, calls.hostReads));
+} else if (impl === 'sessref') {
+  const indexFile = titleIndexFile(root);
+  if (index === 'build') rmSync(indexFile, { force: true });
+  else if (index !== 'reuse') throw new Error(`--index must be build or reuse, got ${index}`);
+  else if (!existsSync(indexFile)) throw new Error(`no persisted title index at ${indexFile}: run --index build first`);
+  progress(`sessref listCandidates(${JSON.stringify(query)}) over ${root}, title index ${index === 'build' ? 'built' : 'reused'}: first call + ${runs} warm`);
+  // The part of every query that grows with the corpus however little changed: the catalog's stat walk
+  // alone, and its floor: one bare statSync() per log over path strings built beforehand.
+  const walk = async () => {
+    const figures = ({ wallMs, cpuMs, wallSamples }) => ({ wallMs, cpuMs, wallSamples });
+    const paths = logPaths(root);
+    return {
+      walk: figures(await measureRuns(() => scanLogFiles(root, LOG_FILE_NAME).size, runs)),
+      statFloor: figures(await measureRuns(() => paths.filter((path) => statSync(path, { throwIfNoEntry: false }) !== undefined).length, runs)),
+    };
+  };
+  Object.assign(result, { index, indexFile }, await measure({ impl, indexFile }, calls.candidates(query), walk));
+  result.indexBytes = statSync(indexFile).size;
 } else {
-  progress(`${impl} listCandidates(${JSON.stringify(query)}) over ${root}: cold + ${runs} warm`);
-  Object.assign(result, await measure(impl, calls.candidates(query)));
+  progress(`${impl} listCandidates(${JSON.stringify(query)}) over ${root}: first call + ${runs} warm`);
+  Object.assign(result, await measure({ impl }, calls.candidates(query)));
 }
 emitResult(result);

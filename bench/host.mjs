@@ -55,7 +55,7 @@ export async function bootHost({ impl, root, resolver = {}, titleIndex = true, i
     if (root !== undefined) await ctx.plugin(JsonlSessionPersistence, { root, writeBatchMaxDelayMs: 1 });
     await ctx.plugin(CorpusQuery, {});
     if (impl === 'sessref' && root !== undefined && titleIndex) {
-      await ctx.plugin(JsonlTitleCatalog, { root, fileName: LOG_FILE_NAME, indexFile });
+      await ctx.plugin(JsonlTitleCatalog, { root, fileName: LOG_FILE_NAME, indexFile, watch: true });
     }
     await ctx.plugin(plugin, resolver);
   } catch (error) {

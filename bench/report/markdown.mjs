@@ -202,7 +202,7 @@ function discoverySection(discovery, analysis) {
   lines.push(
     `- Warm non-empty query at ${largest.count} sessions: **${formatRatio(analysis.warmQuerySpeedup)}** faster than the official (target ${TARGETS.warmQuerySpeedup}x);`,
     `  a new process reusing the index answers its first query ${formatRatio(atLargest.reuseSpeedup)} faster than the official's first call.`,
-    `- A warm query is the stat walk plus in-memory work (merging, sorting and filtering the headers). The walk alone (\`scanLogFiles\`, timed separately on the same hosts, median wall)`,
+    `- A warm query is the stat walk plus in-memory work (merging, sorting and filtering the headers). The full walk alone (\`LogFileTracker\` without watching, timed separately on the same hosts, median wall)`,
     `  against the whole warm "${nonEmpty}" query: ${walks.join('; ')}. The walk grows with the number of logs however few changed;`,
     '  the bare stat() figure (one `statSync` per log over path strings built beforehand, nothing else) is the floor any per-query stat of every log pays on this machine.',
   );

@@ -10,7 +10,7 @@
  *                  (reads every log's header and title) and writes the file;
  *   --index reuse  the file written by a `build` child is kept: the first call
  *                  is what a new CLI invocation pays (load the file, stat walk).
- * Ours also times the index's stat walk alone (`scanLogFiles`) and a bare
+ * Ours also times the index's stat walk alone (a full walk of `LogFileTracker`, without watching) and a bare
  * stat() of every log, `runs` times each.
  *
  * Args: --impl sessref|official|host --root DIR --runs R [--query TEXT] [--index build|reuse]
@@ -21,7 +21,7 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { scanLogFiles } from '../../packages/cli/dist/engine/catalog.js';
+import { LogFileTracker } from '../../packages/cli/dist/engine/log-files.js';
 import { LOG_FILE_NAME, agentFor, bootHost, createSession } from '../host.mjs';
 import { titleIndexFile } from '../lib/cache.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
@@ -87,7 +87,7 @@ if (impl === 'host') {
     const figures = ({ wallMs, cpuMs, wallSamples }) => ({ wallMs, cpuMs, wallSamples });
     const paths = logPaths(root);
     return {
-      walk: figures(await measureRuns(() => scanLogFiles(root, LOG_FILE_NAME).size, runs)),
+      walk: figures(await measureRuns(async () => (await new LogFileTracker(root, LOG_FILE_NAME, false).revisions()).size, runs)),
       statFloor: figures(await measureRuns(() => paths.filter((path) => statSync(path, { throwIfNoEntry: false }) !== undefined).length, runs)),
     };
   };

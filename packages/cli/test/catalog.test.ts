@@ -30,8 +30,8 @@ afterEach(async () => {
 });
 
 /** One "process": an engine over the shared root and index file. */
-async function open(): Promise<Engine> {
-  const engine = await Engine.open({ root, indexFile });
+async function open(watchLogs = false): Promise<Engine> {
+  const engine = await Engine.open({ root, indexFile, watchLogs });
   engines.push(engine);
   return engine;
 }
@@ -97,8 +97,11 @@ describe('title index', () => {
     }
   });
 
-  it('reflects a new title, a new session, a deleted session and a rewrite by another process', async () => {
-    const reader = await open();
+  it.each([
+    ['re-statting every log', false],
+    ['following file-system events', true],
+  ])('reflects a new title, a new session, a deleted session and a rewrite by another process, %s', async (_how, watchLogs) => {
+    const reader = await open(watchLogs);
     const other = await open();
     await write(other, 'one', { title: 'First', cwd: '/p/a', createdAt: 1 });
     expect(await labels(reader, '')).toEqual(['one=First']);
@@ -111,6 +114,12 @@ describe('title index', () => {
 
     await rm(join(root, '--p-a--', 'one'), { recursive: true });
     expect(await labels(reader, '')).toEqual(['two=Second']);
+
+    // A log rewritten in place by another process: same size is not enough to hide it.
+    await retitle(other, 'two', 'Second, renamed');
+    expect(await labels(reader, 'renamed')).toEqual(['two=Second, renamed']);
+    await write(other, 'three', { title: 'Third', cwd: '/p/new', createdAt: 3 });
+    expect(await labels(reader, '')).toEqual(['two=Second, renamed', 'three=Third']);
   });
 
   it('lets a fresh process re-read only the logs whose revision changed', async () => {

@@ -42,7 +42,7 @@ export interface ServeIo {
 export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<void> {
   if (!Number.isSafeInteger(options.port) || options.port < 0 || options.port > 65535) throw usageError(`--port must be 0..65535, got ${options.port}`);
   const empty = options.seedIfEmpty === true && isEmptyRoot(options.root);
-  const engine = options.engine ?? (await Engine.open({ root: options.root }));
+  const engine = options.engine ?? (await Engine.open({ root: options.root, watchLogs: true }));
   try {
     if (empty) io.stderr.write(`seeded ${(await seedDemo(engine.ctx)).length} demo sessions into ${options.root}\n`);
     const server = await listenOrExplain(engine, options, io);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Service, type Context } from '@deepseek-ai/cordis';
@@ -7,7 +7,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
 import type { SessionReferenceCatalog } from '@sessref/dsh';
-import { decodeSegment, directories } from './storage.js';
+import { LogFileTracker } from './log-files.js';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
 interface Entry {
@@ -32,15 +32,22 @@ export interface CatalogConfig {
   fileName: string;
   /** Where the index persists between processes; `undefined` keeps it in memory. */
   indexFile?: string;
+  /**
+   * Follow file-system events instead of re-statting every log per query:
+   * for long-lived processes (the inspector), where it keeps a query over
+   * 10,000 sessions in milliseconds. One-shot commands walk once anyway.
+   */
+  watch?: boolean;
 }
 
 /**
  * A title index over a JSONL session root, registered as
  * `ctx.sessionReferenceCatalog` so discovery never re-reads unchanged logs.
  *
- * Every query re-stats the log files (a directory walk, no file is opened):
- * a new session, a deleted one, or a log appended to or rewritten by another
- * process changes its revision, and only those logs are read again, through
+ * Every query first brings the log revisions up to date (a stat walk, or
+ * only what file-system events named; no file is opened): a new session, a
+ * deleted one, or a log appended to or rewritten by another process changes
+ * its revision, and only those logs are read again, through
  * `ctx.sessionQuery`. Live sessions of this process answer from the store.
  * The index survives the process in a small JSON file, so a fresh CLI run
  * reads only what changed since the last one.
@@ -49,12 +56,15 @@ export class JsonlTitleCatalog extends Service implements SessionReferenceCatalo
   static inject = ['sessions', 'sessionQuery'];
 
   private entries: Map<string, Entry> | undefined;
+  private readonly logs: LogFileTracker;
 
   constructor(
     ctx: Context,
     private readonly config: CatalogConfig,
   ) {
     super(ctx, 'sessionReferenceCatalog');
+    this.logs = new LogFileTracker(config.root, config.fileName, config.watch ?? false);
+    ctx.effect(() => () => this.logs.close(), 'close the log watchers');
   }
 
   async listSessions(signal?: AbortSignal): Promise<SessionHeaderLike[]> {
@@ -77,7 +87,7 @@ export class JsonlTitleCatalog extends Service implements SessionReferenceCatalo
   /** Bring the index up to date with the files under the root; read only changed logs. */
   private async refresh(signal: AbortSignal | undefined): Promise<Map<string, Entry>> {
     const entries = (this.entries ??= this.load());
-    const files = scanLogFiles(this.config.root, this.config.fileName);
+    const files = await this.logs.revisions();
     let changed = false;
     for (const id of entries.keys()) {
       if (files.has(id)) continue;
@@ -159,24 +169,6 @@ export class JsonlTitleCatalog extends Service implements SessionReferenceCatalo
 function indexedTitle(sessionId: string, entry: Entry | undefined): TitleReadResult {
   if (entry?.unreadable) return { sessionId, status: 'rejected', reason: new Error(`the log of "${sessionId}" cannot be read`) };
   return { sessionId, status: 'fulfilled', title: entry?.title };
-}
-
-/** Session id → revision of its log, for every `<project>/<session>/<fileName>` under the root. */
-export function scanLogFiles(root: string, fileName: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const project of directories(root)) {
-    for (const session of directories(join(root, project))) {
-      const revision = revisionOf(join(root, project, session, fileName));
-      if (revision !== undefined) files.set(decodeSegment(session), revision);
-    }
-  }
-  return files;
-}
-
-/** Size, modification and change times and inode: any append or rewrite changes one of them. */
-function revisionOf(path: string): string | undefined {
-  const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return stat?.isFile() ? `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}` : undefined;
 }
 
 function isNotFound(reason: unknown): boolean {

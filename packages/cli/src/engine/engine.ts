@@ -57,6 +57,8 @@ export interface EngineOptions {
   resolver?: ResolverConfig;
   /** The title index file; defaults to the per-root file in the user's cache directory. */
   indexFile?: string;
+  /** Keep the title index current from file-system events; for long-lived processes such as `serve`. */
+  watchLogs?: boolean;
 }
 
 /** sessref's operations over one session root, on the real dsh host. */

@@ -30,6 +30,8 @@ export interface HostOptions {
   resolver?: ResolverConfig;
   /** Where the title index persists; `undefined` keeps it in memory. */
   indexFile?: string;
+  /** Follow file-system events to keep the title index current (long-lived processes). */
+  watchLogs?: boolean;
 }
 
 /**
@@ -44,7 +46,12 @@ export async function bootHost(options: HostOptions): Promise<Context> {
     await ctx.plugin(AgentRegistry);
     await ctx.plugin(CheckedJsonlPersistence, { root: options.root, writeBatchMaxDelayMs: 1 });
     await ctx.plugin(CorpusQuery, {});
-    await ctx.plugin(JsonlTitleCatalog, { root: options.root, fileName: LOG_FILE_NAME, indexFile: options.indexFile });
+    await ctx.plugin(JsonlTitleCatalog, {
+      root: options.root,
+      fileName: LOG_FILE_NAME,
+      indexFile: options.indexFile,
+      watch: options.watchLogs ?? false,
+    });
     await ctx.plugin(SessionReferenceResolver, options.resolver ?? {});
   } catch (error) {
     await ctx.fiber.dispose();

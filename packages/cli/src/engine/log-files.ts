@@ -1,0 +1,154 @@
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { decodeSegment, directories } from './storage.js';
+
+/** What a walk knows of one session directory. */
+interface LogFile {
+  sessionId: string;
+  revision: string;
+}
+
+/**
+ * The revision of every `<project>/<session>/<fileName>` log under a root.
+ *
+ * Without watching, every {@link revisions} call walks the root and stats
+ * each log. With watching, the first call walks and puts a file-system watch
+ * on the root, each project directory and each session directory; later
+ * calls first let the event loop deliver pending events (the kernel queues
+ * them when the write happens, so a write finished before the call is seen),
+ * then re-stat only what the events named. A watch that fails, or one that
+ * cannot be set up (the system's watch limit), falls back to full walks.
+ */
+export class LogFileTracker {
+  /** project directory → session directory → log. */
+  private readonly projects = new Map<string, Map<string, LogFile>>();
+  private readonly watchers = new Map<string, FSWatcher>();
+  private readonly dirtyProjects = new Set<string>();
+  private readonly dirtySessions = new Map<string, Set<string>>();
+  private fullWalk = true;
+
+  constructor(
+    private readonly root: string,
+    private readonly fileName: string,
+    private watching: boolean,
+  ) {}
+
+  /** Session id → revision (size, times and inode of its log: any append or rewrite changes it). */
+  async revisions(): Promise<Map<string, string>> {
+    if (!this.watching || this.fullWalk) this.walkRoot();
+    else {
+      await deliverPendingEvents();
+      if (this.fullWalk) this.walkRoot();
+      else this.walkDirty();
+    }
+    const revisions = new Map<string, string>();
+    for (const sessions of this.projects.values()) for (const log of sessions.values()) revisions.set(log.sessionId, log.revision);
+    return revisions;
+  }
+
+  /** Stop watching. */
+  close(): void {
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
+    this.watching = false;
+  }
+
+  private walkRoot(): void {
+    // Cleared first: an event during the walk marks its path dirty again.
+    this.fullWalk = false;
+    this.dirtyProjects.clear();
+    this.dirtySessions.clear();
+    this.watchDirectory(this.root, (name) => (name === undefined ? this.rewalk() : this.dirtyProjects.add(name)));
+    const present = new Set(directories(this.root));
+    for (const project of present) this.walkProject(project);
+    for (const project of this.projects.keys()) if (!present.has(project)) this.dropProject(project);
+  }
+
+  private walkDirty(): void {
+    const projects = [...this.dirtyProjects];
+    const sessions = [...this.dirtySessions];
+    this.dirtyProjects.clear();
+    this.dirtySessions.clear();
+    for (const project of projects) this.walkProject(project);
+    for (const [project, names] of sessions) {
+      if (projects.includes(project)) continue;
+      for (const name of names) this.statSession(project, name);
+    }
+  }
+
+  private walkProject(project: string): void {
+    const path = join(this.root, project);
+    if (!isDirectory(path)) return this.dropProject(project);
+    // Watch before listing, so a session created meanwhile is an event, not a miss.
+    this.watchDirectory(path, (name) => (name === undefined ? this.dirtyProjects.add(project) : this.markSession(project, name)));
+    const present = new Set(directories(path));
+    for (const name of present) this.statSession(project, name, true);
+    for (const name of this.projects.get(project)?.keys() ?? []) if (!present.has(name)) this.dropSession(project, name);
+  }
+
+  private statSession(project: string, name: string, listed = false): void {
+    const directory = join(this.root, project, name);
+    if (!listed && !isDirectory(directory)) return this.dropSession(project, name);
+    // A directory whose log is not published yet stays watched: the publication is an event.
+    this.watchDirectory(directory, () => this.markSession(project, name));
+    const stat = statSync(join(directory, this.fileName), { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isFile()) {
+      this.projects.get(project)?.delete(name);
+      return;
+    }
+    let sessions = this.projects.get(project);
+    if (sessions === undefined) this.projects.set(project, (sessions = new Map()));
+    sessions.set(name, { sessionId: decodeSegment(name), revision: `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}` });
+  }
+
+  private markSession(project: string, name: string): void {
+    let names = this.dirtySessions.get(project);
+    if (names === undefined) this.dirtySessions.set(project, (names = new Set()));
+    names.add(name);
+  }
+
+  private dropProject(project: string): void {
+    for (const name of [...(this.projects.get(project)?.keys() ?? [])]) this.dropSession(project, name);
+    this.projects.delete(project);
+    this.unwatch(join(this.root, project));
+  }
+
+  private dropSession(project: string, name: string): void {
+    this.projects.get(project)?.delete(name);
+    this.unwatch(join(this.root, project, name));
+  }
+
+  private watchDirectory(path: string, onEvent: (name: string | undefined) => void): void {
+    if (!this.watching || this.watchers.has(path)) return;
+    try {
+      const watcher = watch(path, { persistent: false }, (_event, name) => onEvent(name ?? undefined));
+      watcher.on('error', () => {
+        this.unwatch(path);
+        this.rewalk();
+      });
+      this.watchers.set(path, watcher);
+    } catch {
+      // Out of watches (or the directory just went away): stay correct with full walks.
+      this.close();
+      this.rewalk();
+    }
+  }
+
+  private unwatch(path: string): void {
+    this.watchers.get(path)?.close();
+    this.watchers.delete(path);
+  }
+
+  private rewalk(): void {
+    this.fullWalk = true;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
+/** One turn of the event loop, whose poll phase hands queued file-system events to their watchers. */
+function deliverPendingEvents(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

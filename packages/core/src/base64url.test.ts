@@ -13,7 +13,7 @@ describe('base64url', () => {
     [bytes(0, 0, 0, 0), 'AAAAAA'],
   ])('encodes %o as %j', (input, text) => {
     expect(encodeBase64Url(input)).toBe(text);
-    expect(decodeBase64Url(text)).toEqual(input);
+    expect(decodeBase64Url(text)).toEqual([...input]);
   });
 
   it('agrees with Node’s base64url encoder and round-trips arbitrary bytes', () => {
@@ -21,7 +21,7 @@ describe('base64url', () => {
       fc.property(fc.uint8Array({ maxLength: 64 }), (input) => {
         const text = encodeBase64Url(input);
         expect(text).toBe(Buffer.from(input).toString('base64url'));
-        expect(decodeBase64Url(text)).toEqual(input);
+        expect(decodeBase64Url(text)).toEqual([...input]);
       }),
     );
   });

@@ -26,12 +26,12 @@ export function encodeBase64Url(bytes: Uint8Array): string {
  * the alphabet, an impossible length, or stray bits after the last byte, so
  * that every accepted text is exactly what {@link encodeBase64Url} writes.
  */
-export function decodeBase64Url(text: string): Uint8Array | undefined {
+export function decodeBase64Url(text: string): number[] | undefined {
   if (text.length % 4 === 1) return undefined;
-  const bytes = new Uint8Array(Math.floor((text.length * 3) / 4));
+  // A plain array: ids are short, and small typed arrays cost more to allocate than they save.
+  const bytes: number[] = [];
   let buffer = 0;
   let bits = 0;
-  let written = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     const value = code < 128 ? VALUES[code]! : -1;
@@ -40,7 +40,7 @@ export function decodeBase64Url(text: string): Uint8Array | undefined {
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      bytes[written++] = (buffer >> bits) & 0xff;
+      bytes.push((buffer >> bits) & 0xff);
     }
   }
   if ((buffer & ((1 << bits) - 1)) !== 0) return undefined;

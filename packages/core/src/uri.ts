@@ -58,10 +58,10 @@ function encodeUtf8(text: string): Uint8Array {
 }
 
 /** The text of UTF-8 `bytes` (throws on invalid UTF-8), with the same ASCII shortcut for short ids. */
-function decodeUtf8(bytes: Uint8Array): string {
-  if (bytes.length > 256) return utf8Decoder.decode(bytes);
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return utf8Decoder.decode(bytes);
-  return String.fromCharCode.apply(null, bytes as unknown as number[]);
+function decodeUtf8(bytes: number[]): string {
+  if (bytes.length > 256) return utf8Decoder.decode(Uint8Array.from(bytes));
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return utf8Decoder.decode(Uint8Array.from(bytes));
+  return String.fromCharCode.apply(null, bytes);
 }
 
 function invalidUri(uri: string): SessionReferenceError {

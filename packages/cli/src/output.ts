@@ -60,22 +60,6 @@ export function displayWidth(text: string): number {
   return width;
 }
 
-export function formatAge(createdAt: number, now = Date.now()): string {
-  const seconds = Math.max(0, Math.round((now - createdAt) / 1000));
-  if (seconds < 60) return `${seconds}s ago`;
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes}m ago`;
-  const hours = Math.round(minutes / 60);
-  if (hours < 48) return `${hours}h ago`;
-  return `${Math.round(hours / 24)}d ago`;
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
 /** One line of preview text, shortened with an ellipsis. */
 export function preview(text: string, max = 72): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -113,3 +97,5 @@ export function progress(io: Io, label: string): { update(text: string): void; s
     },
   };
 }
+
+export { formatAge, formatBytes } from './format.js';

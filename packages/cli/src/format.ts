@@ -1,0 +1,19 @@
+/** Human-readable ages and sizes, shared by the terminal output and the inspector's page (no Node API). */
+
+/** How long ago `createdAt` was, coarsely: seconds, minutes, hours, then days. */
+export function formatAge(createdAt: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - createdAt) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes}m ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours}h ago`;
+  return `${Math.round(hours / 24)}d ago`;
+}
+
+/** Bytes in B, KiB or MiB. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -549,7 +549,7 @@ export interface CompactOptions {
   /** Transaction id (default random UUID). */
   compactionId?: string;
   /**
-   * Wrap the summary like `dsh-compaction-basic` does (default `true`):
+   * Wrap the summary in the block shape `dsh-compaction-basic` uses (default `true`):
    * `[preamble + "\n\n<compacted-summary>", summary, "</compacted-summary>"]`.
    * `false` stores the summary as a single text block.
    */
@@ -566,9 +566,13 @@ export interface CompactResult {
   shadowedSeqs: number[];
 }
 
-/** `dsh-compaction-basic` checkpoint framing (durable wire text). */
+/**
+ * Checkpoint framing in the shape `dsh-compaction-basic` writes (a preamble
+ * block ending with the opening tag, the summary, the closing tag); the
+ * preamble wording here is the harness's own.
+ */
 const CHECKPOINT_PREAMBLE =
-  'This is an automatically generated checkpoint condensing an earlier span of the conversation to free up context. Treat the captured context as established background and build on it without restating it. Continue the task directly from the messages that follow, without acknowledging this checkpoint.';
+  'Harness checkpoint: the span of conversation before this point was condensed into the summary below. Treat it as established background.';
 const SUMMARY_OPEN_TAG = '<compacted-summary>';
 const SUMMARY_CLOSE_TAG = '</compacted-summary>';
 

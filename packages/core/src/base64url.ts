@@ -25,14 +25,15 @@ export function encodeBase64Url(bytes: Uint8Array): string {
  * Decode canonical unpadded base64url: `undefined` for any character outside
  * the alphabet, an impossible length, or stray bits after the last byte, so
  * that every accepted text is exactly what {@link encodeBase64Url} writes.
+ * Decodes `text` from `start` to `end`, so a caller need not slice it out first.
  */
-export function decodeBase64Url(text: string): number[] | undefined {
-  if (text.length % 4 === 1) return undefined;
+export function decodeBase64Url(text: string, start = 0, end = text.length): number[] | undefined {
+  if ((end - start) % 4 === 1) return undefined;
   // A plain array: ids are short, and small typed arrays cost more to allocate than they save.
   const bytes: number[] = [];
   let buffer = 0;
   let bits = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     const code = text.charCodeAt(i);
     const value = code < 128 ? VALUES[code]! : -1;
     if (value < 0) return undefined;

@@ -17,8 +17,14 @@ export function encodeSessionReferenceUri(sessionId: string): string {
 
 /** Decode a canonical URI; anything else is `SESSION_REFERENCE_INVALID_REFERENCE`. */
 export function decodeSessionReferenceUri(uri: string): string {
-  const id = tryDecode(uri);
-  if (id === undefined) throw invalidUri(uri);
+  if (typeof uri !== 'string' || !uri.startsWith(SESSION_REFERENCE_SCHEME)) throw invalidUri(String(uri));
+  return decodeUriAt(uri, 0, uri.length);
+}
+
+/** Decode the URI that spans `text[start, end)` and starts with the scheme. */
+function decodeUriAt(text: string, start: number, end: number): string {
+  const id = decodePayload(text, start + SESSION_REFERENCE_SCHEME.length, end);
+  if (id === undefined) throw invalidUri(text.slice(start, end));
   return id;
 }
 
@@ -29,12 +35,12 @@ export function decodeSessionReferenceUri(uri: string): string {
  * exactly when the decoded JSON text is the one `JSON.stringify` writes for
  * the id, and no re-encoding is needed to check it.
  */
-function tryDecode(uri: string): string | undefined {
-  if (typeof uri !== 'string' || !uri.startsWith(SESSION_REFERENCE_SCHEME)) return undefined;
-  const payload = uri.slice(SESSION_REFERENCE_SCHEME.length);
-  if (payload.length === 0) return undefined;
-  const bytes = decodeBase64Url(payload);
+function decodePayload(text: string, start: number, end: number): string | undefined {
+  if (start === end) return undefined;
+  const bytes = decodeBase64Url(text, start, end);
   if (bytes === undefined) return undefined;
+  const plain = plainJsonString(bytes);
+  if (plain !== undefined) return plain;
   let json: string;
   let value: unknown;
   try {
@@ -45,6 +51,23 @@ function tryDecode(uri: string): string | undefined {
   }
   return typeof value === 'string' && JSON.stringify(value) === json ? value : undefined;
 }
+
+/**
+ * The common case without JSON.parse: `"…"` around printable ASCII that
+ * `JSON.stringify` writes as it is (no `"`, no `\`, no control character),
+ * so the JSON text is canonical and the id is its inside. Else `undefined`.
+ */
+function plainJsonString(bytes: number[]): string | undefined {
+  const last = bytes.length - 1;
+  if (last < 1 || bytes[0] !== QUOTE || bytes[last] !== QUOTE) return undefined;
+  for (let i = 1; i < last; i++) {
+    const byte = bytes[i]!;
+    if (byte < 0x20 || byte >= 0x80 || byte === QUOTE || byte === BACKSLASH) return undefined;
+  }
+  return String.fromCharCode.apply(null, bytes).slice(1, -1);
+}
+
+const QUOTE = 0x22;
 
 /** UTF-8 bytes of `text`; ids are mostly ASCII, where a plain copy beats an encoder call. */
 function encodeUtf8(text: string): Uint8Array {
@@ -99,7 +122,7 @@ const WHITESPACE = /\s/;
 export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
   const scanner = new MentionScanner(text);
   const references: SessionReferenceInput[] = [];
-  const pieces: string[] = [];
+  let out = '';
   let copiedUpTo = 0;
   let i = 0;
   while (i < text.length) {
@@ -109,12 +132,10 @@ export function parseSessionReferenceText(text: string): ParsedSessionReferenceT
       continue;
     }
     references.push({ sessionId: match.sessionId, label: match.label });
-    pieces.push(text.slice(copiedUpTo, i), readableMention(match.label));
+    out += text.slice(copiedUpTo, i) + readableMention(match.label);
     copiedUpTo = i = match.end;
   }
-  if (copiedUpTo === 0) return { text, references };
-  pieces.push(text.slice(copiedUpTo));
-  return { text: pieces.join(''), references };
+  return { text: copiedUpTo === 0 ? text : out + text.slice(copiedUpTo), references };
 }
 
 interface MentionMatch {
@@ -178,8 +199,7 @@ class MentionScanner {
     if (!text.startsWith(SESSION_REFERENCE_SCHEME, uriStart)) return undefined;
     const uriEnd = this.uriEndFrom(uriStart + SESSION_REFERENCE_SCHEME.length);
     if (text.charCodeAt(uriEnd) !== CLOSE_PAREN) return undefined;
-    const uri = text.slice(uriStart, uriEnd);
-    return { sessionId: decodeSessionReferenceUri(uri), label: unescapeLabel(text.slice(i + 2, close)), end: uriEnd + 1 };
+    return { sessionId: decodeUriAt(text, uriStart, uriEnd), label: unescapeLabel(text.slice(i + 2, close)), end: uriEnd + 1 };
   }
 
   private bareAt(i: number): MentionMatch | undefined {
@@ -187,7 +207,7 @@ class MentionScanner {
     let end = payloadStart;
     while (end < this.text.length && isBase64UrlChar(this.text.charCodeAt(end))) end++;
     if (end === payloadStart) return undefined;
-    const sessionId = decodeSessionReferenceUri(this.text.slice(i, end));
+    const sessionId = decodeUriAt(this.text, i, end);
     return { sessionId, label: sessionId, end };
   }
 

@@ -1,5 +1,4 @@
-import { extractReferencedSessionsJson, stringifyTagSafeJson, utf8Length } from '@sessref/core';
-import type { Engine, StepPreview } from '../engine/engine.js';
+import type { Engine } from '../engine/engine.js';
 import { formatBytes, styleFor, writeJson, writeLine, type Io } from '../output.js';
 
 /** `sessref prepare --target ID MESSAGE` and `sessref send --target ID MESSAGE`. */
@@ -9,7 +8,7 @@ export async function stepCommand(
   options: { target: string; message: string; json: boolean; send: boolean },
 ): Promise<void> {
   const result = options.send ? await engine.send(options.target, options.message) : await engine.preview(options.target, options.message);
-  if (options.json) return writeJson(io.stdout, { ...result, sourceBytes: sourceBytes(result) });
+  if (options.json) return writeJson(io.stdout, result);
   const style = styleFor(io.stdout, io.env);
   result.messages.forEach((message, index) => {
     const kind = message.source.kind === 'session-reference' ? 'snapshot (context)' : 'readable message';
@@ -17,12 +16,11 @@ export async function stepCommand(
     for (const block of message.content) if (block.type === 'text') writeLine(io.stdout, block.text);
     writeLine(io.stdout);
   });
-  const bytes = sourceBytes(result);
   for (const [index, reference] of result.references.entries()) {
     writeLine(
       io.stdout,
       `${style.cyan(reference.label)} (${reference.sessionId}) seq ≤ ${reference.capturedThroughSeq}: ` +
-        `${formatBytes(bytes[index] ?? 0)} of ${formatBytes(result.maxReferenceBytes)}, ` +
+        `${formatBytes(result.sourceBytes[index] ?? 0)} of ${formatBytes(result.maxReferenceBytes)}, ` +
         `${reference.retainedMessages}/${reference.originalMessages} messages kept, ${reference.omittedMessages} dropped, ` +
         `${formatBytes(reference.omittedBytes)} omitted${reference.truncated ? ', truncated' : ''}${reference.compacted ? ', compacted' : ''}`,
     );
@@ -31,15 +29,4 @@ export async function stepCommand(
   if ('appendedSeqs' in result) {
     writeLine(io.stdout, style.green(`appended to ${result.target} at seq ${(result as { appendedSeqs: number[] }).appendedSeqs.join(', ')}`));
   }
-}
-
-/** UTF-8 size of each serialized source data object, as budgeted. */
-export function sourceBytes(result: StepPreview): number[] {
-  return result.messages.flatMap((message) => {
-    if (message.source.kind !== 'session-reference') return [];
-    const block = message.content[0];
-    const json = block?.type === 'text' ? extractReferencedSessionsJson(block.text) : undefined;
-    if (json === undefined) return [];
-    return (JSON.parse(json) as unknown[]).map((data) => utf8Length(stringifyTagSafeJson(data)));
-  });
 }

@@ -5,7 +5,9 @@ import { Session, SessionId, type SessionHeader, type SessionEvent } from '@deep
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import type {} from '@deepseek-ai/dsh-session-title';
 import {
+  extractReferencedSessionsJson,
   formatSessionReferenceMention,
+  stringifyTagSafeJson,
   projectConversation,
   retainReference,
   utf8Length,
@@ -49,6 +51,8 @@ export interface StepPreview {
   messages: UserMessage[];
   /** Source metadata of each context message, in order. */
   references: SessionReferenceSource['references'];
+  /** UTF-8 size of each serialized source data object, the figure budgeted against `maxReferenceBytes`, aligned with `references`. */
+  sourceBytes: number[];
   maxReferenceBytes: number;
 }
 
@@ -176,8 +180,10 @@ export class Engine {
     const message = createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } });
     const decision = await runPreStep(this.ctx, session, [message], nextTurn(session.events), signal);
     const messages = decision.kind === 'enter' ? decision.messages : [];
-    const references = messages.flatMap((entry) => (entry.source.kind === 'session-reference' ? entry.source.references : []));
-    return { target: session.id, messages, references, maxReferenceBytes: this.maxReferenceBytes };
+    const contexts = messages.filter((entry) => entry.source.kind === 'session-reference');
+    const references = contexts.flatMap((entry) => (entry.source.kind === 'session-reference' ? entry.source.references : []));
+    const sourceBytes = contexts.flatMap(serializedSourceBytes);
+    return { target: session.id, messages, references, sourceBytes, maxReferenceBytes: this.maxReferenceBytes };
   }
 
   /** A header-only session for read-only steps: nothing is resumed, nothing repaired. */
@@ -206,6 +212,17 @@ export class Engine {
     preparation[Symbol.dispose]();
     return session;
   }
+}
+
+/**
+ * The budgeted size of each source in a context message. The message is all
+ * the pre-step path hands back, so the sizes are measured on its JSON array.
+ */
+function serializedSourceBytes(context: UserMessage): number[] {
+  const block = context.content[0];
+  const json = block?.type === 'text' ? extractReferencedSessionsJson(block.text) : undefined;
+  if (json === undefined) return [];
+  return (JSON.parse(json) as unknown[]).map((data) => utf8Length(stringifyTagSafeJson(data)));
 }
 
 /** The turn number the next `turn/start` takes. */

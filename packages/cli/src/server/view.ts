@@ -7,7 +7,7 @@ import type { ContentBlock, MessageSource, UserMessage } from '@deepseek-ai/dsh-
 import { SessionId, type SurfaceEvent } from '@deepseek-ai/dsh-session';
 import type {} from '@deepseek-ai/dsh-session-query';
 import type {} from '@sessref/dsh';
-import { REFERENCED_SESSIONS_CLOSE_TAG, REFERENCED_SESSIONS_OPEN_TAG, stringifyTagSafeJson, utf8Length } from '@sessref/core';
+import { REFERENCED_SESSIONS_CLOSE_TAG, REFERENCED_SESSIONS_OPEN_TAG } from '@sessref/core';
 import type { Engine, StepPreview } from '../engine/engine.js';
 import type { DisplayKind, DisplayMessage, MessagesResponse, ModelMessage, PreviewResponse, ReferenceMeta, ReferenceView } from './protocol.js';
 
@@ -40,13 +40,6 @@ function parseJson(json: string): unknown {
   }
 }
 
-/** The snapshot data objects a context message carries (empty when it has none). */
-export function snapshotObjects(text: string): unknown[] {
-  const split = splitSnapshot(text);
-  const parsed = split && parseJson(split.json);
-  return Array.isArray(parsed) ? parsed : [];
-}
-
 /** The context text with its JSON pretty-printed, still tag-safe; unchanged when it holds no parsable snapshot. */
 export function prettySnapshot(text: string): string {
   const split = splitSnapshot(text);
@@ -63,25 +56,12 @@ function referencesOf(source: MessageSource): ReferenceMeta[] {
   return source.kind === 'session-reference' ? source.references.map((reference) => ({ ...reference })) : [];
 }
 
-/** Serialized size of each source, keyed by session id, from the context JSON array. */
-function snapshotBytes(messages: readonly UserMessage[]): Map<string, number> {
-  const bytes = new Map<string, number>();
-  for (const message of messages.filter(isContext)) {
-    for (const object of snapshotObjects(textOf(message.content))) {
-      const id = (object as { sessionId?: unknown }).sessionId;
-      if (typeof id === 'string') bytes.set(id, utf8Length(stringifyTagSafeJson(object)));
-    }
-  }
-  return bytes;
-}
-
 export function previewView(preview: StepPreview): PreviewResponse {
-  const bytes = snapshotBytes(preview.messages);
   const messages = preview.messages.map((message): ModelMessage => {
     const text = textOf(message.content);
     return isContext(message) ? { kind: 'context', text, display: prettySnapshot(text) } : { kind: 'readable', text, display: text };
   });
-  const references = preview.references.map((reference): ReferenceView => ({ ...reference, bytes: bytes.get(reference.sessionId) ?? 0 }));
+  const references = preview.references.map((reference, index): ReferenceView => ({ ...reference, bytes: preview.sourceBytes[index] ?? 0 }));
   return { target: preview.target, maxReferenceBytes: preview.maxReferenceBytes, messages, references };
 }
 

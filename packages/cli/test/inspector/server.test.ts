@@ -1,11 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { formatSessionReferenceMention, stringifyTagSafeJson, utf8Length } from '@sessref/core';
+import { extractReferencedSessionsJson, formatSessionReferenceMention, stringifyTagSafeJson, utf8Length } from '@sessref/core';
 import { Engine } from '../../src/engine/engine.js';
 import type { ApiError, CandidatesResponse, MessagesResponse, PreviewResponse, SendResponse, SessionsResponse } from '../../src/server/protocol.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { snapshotObjects } from '../../src/server/view.js';
 import { TARGET, httpRequest, json, removeDir, seedRoot, tempDir, type Reply, type RequestOptions } from './fixture.js';
 
 let root: string;
@@ -215,7 +214,7 @@ describe('candidates, preview and send', () => {
     const context = reply.messages[1]!;
     expect(context.text).toContain('<referenced-sessions>\n[{"sessionId":"flaky-ci"');
     expect(context.display).toContain('<referenced-sessions>\n[\n  {\n    "sessionId": "flaky-ci"');
-    const [object] = snapshotObjects(context.text);
+    const [object] = JSON.parse(extractReferencedSessionsJson(context.text)!) as unknown[];
     expect(reply.references).toEqual([
       expect.objectContaining({ sessionId: 'flaky-ci', retainedMessages: 6, omittedMessages: 0, truncated: false, bytes: utf8Length(stringifyTagSafeJson(object)) }),
     ]);

@@ -1,4 +1,4 @@
-import { decodeBase64Url, encodeBase64Url } from './base64url.js';
+import { decodeBase64UrlInto, decodedLengthBound, encodeBase64Url } from './base64url.js';
 import { SessionReferenceError } from './errors.js';
 import type { ParsedSessionReferenceText, SessionReferenceInput } from './types.js';
 
@@ -37,14 +37,15 @@ function decodeUriAt(text: string, start: number, end: number): string {
  */
 function decodePayload(text: string, start: number, end: number): string | undefined {
   if (start === end) return undefined;
-  const bytes = decodeBase64Url(text, start, end);
-  if (bytes === undefined) return undefined;
-  const plain = plainJsonString(bytes);
+  const bytes = payloadBuffer(end - start);
+  const length = decodeBase64UrlInto(text, start, end, bytes);
+  if (length < 0) return undefined;
+  const plain = plainJsonString(bytes, length);
   if (plain !== undefined) return plain;
   let json: string;
   let value: unknown;
   try {
-    json = decodeUtf8(bytes);
+    json = utf8Decoder.decode(bytes.subarray(0, length));
     value = JSON.parse(json);
   } catch {
     return undefined;
@@ -52,19 +53,31 @@ function decodePayload(text: string, start: number, end: number): string | undef
   return typeof value === 'string' && JSON.stringify(value) === json ? value : undefined;
 }
 
+/** One scratch buffer for every payload: decoding is synchronous, so no two decodes overlap. */
+let scratch = new Uint8Array(256);
+
+function payloadBuffer(textLength: number): Uint8Array {
+  const needed = decodedLengthBound(textLength);
+  if (scratch.length < needed) scratch = new Uint8Array(Math.max(needed, scratch.length * 2));
+  return scratch;
+}
+
 /**
  * The common case without JSON.parse: `"…"` around printable ASCII that
  * `JSON.stringify` writes as it is (no `"`, no `\`, no control character),
  * so the JSON text is canonical and the id is its inside. Else `undefined`.
  */
-function plainJsonString(bytes: number[]): string | undefined {
-  const last = bytes.length - 1;
+function plainJsonString(bytes: Uint8Array, length: number): string | undefined {
+  const last = length - 1;
   if (last < 1 || bytes[0] !== QUOTE || bytes[last] !== QUOTE) return undefined;
+  // A preallocated plain array: String.fromCharCode takes it fastest, faster than a typed array view.
+  const codes = new Array<number>(last - 1);
   for (let i = 1; i < last; i++) {
     const byte = bytes[i]!;
     if (byte < 0x20 || byte >= 0x80 || byte === QUOTE || byte === BACKSLASH) return undefined;
+    codes[i - 1] = byte;
   }
-  return String.fromCharCode.apply(null, bytes).slice(1, -1);
+  return String.fromCharCode.apply(null, codes);
 }
 
 const QUOTE = 0x22;
@@ -78,13 +91,6 @@ function encodeUtf8(text: string): Uint8Array {
     bytes[i] = code;
   }
   return bytes;
-}
-
-/** The text of UTF-8 `bytes` (throws on invalid UTF-8), with the same ASCII shortcut for short ids. */
-function decodeUtf8(bytes: number[]): string {
-  if (bytes.length > 256) return utf8Decoder.decode(Uint8Array.from(bytes));
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return utf8Decoder.decode(Uint8Array.from(bytes));
-  return String.fromCharCode.apply(null, bytes);
 }
 
 function invalidUri(uri: string): SessionReferenceError {
@@ -126,22 +132,21 @@ export function parseSessionReferenceText(text: string): ParsedSessionReferenceT
   let copiedUpTo = 0;
   let i = 0;
   while (i < text.length) {
-    const match = scanner.matchAt(i);
-    if (match === undefined) {
+    const reference = scanner.matchAt(i);
+    if (reference === undefined) {
       i = scanner.nextCandidate(i + 1);
       continue;
     }
-    references.push({ sessionId: match.sessionId, label: match.label });
-    out += text.slice(copiedUpTo, i) + readableMention(match.label);
-    copiedUpTo = i = match.end;
+    references.push(reference);
+    out += text.slice(copiedUpTo, i) + readableMention(reference.label);
+    copiedUpTo = i = scanner.matchEnd;
   }
   return { text: copiedUpTo === 0 ? text : out + text.slice(copiedUpTo), references };
 }
 
-interface MentionMatch {
-  sessionId: string;
+/** A reference whose label is always known: the one written, or the id of a bare URI. */
+interface LabeledReference extends SessionReferenceInput {
   label: string;
-  end: number;
 }
 
 class MentionScanner {
@@ -167,6 +172,9 @@ class MentionScanner {
   private readonly atSearch = { from: Infinity, found: -1 };
   private readonly bareSearch = { from: Infinity, found: -1 };
 
+  /** Where the last match ended; a field, so that a match needs no result object besides its reference. */
+  matchEnd = 0;
+
   constructor(private readonly text: string) {}
 
   /** Next index at or after `from` where a mention or bare URI could begin. */
@@ -184,13 +192,14 @@ class MentionScanner {
     return memo.found;
   }
 
-  matchAt(i: number): MentionMatch | undefined {
+  /** The reference whose mention or bare URI starts at `i`, setting {@link matchEnd}; else `undefined`. */
+  matchAt(i: number): LabeledReference | undefined {
     const code = this.text.charCodeAt(i);
     if (code === AT) return this.markdownAt(i);
     return this.text.startsWith(SESSION_REFERENCE_SCHEME, i) ? this.bareAt(i) : undefined;
   }
 
-  private markdownAt(i: number): MentionMatch | undefined {
+  private markdownAt(i: number): LabeledReference | undefined {
     const text = this.text;
     if (text.charCodeAt(i + 1) !== OPEN_BRACKET) return undefined;
     const close = this.labelCloseFrom(i + 2);
@@ -199,16 +208,19 @@ class MentionScanner {
     if (!text.startsWith(SESSION_REFERENCE_SCHEME, uriStart)) return undefined;
     const uriEnd = this.uriEndFrom(uriStart + SESSION_REFERENCE_SCHEME.length);
     if (text.charCodeAt(uriEnd) !== CLOSE_PAREN) return undefined;
-    return { sessionId: decodeUriAt(text, uriStart, uriEnd), label: unescapeLabel(text.slice(i + 2, close)), end: uriEnd + 1 };
+    const sessionId = decodeUriAt(text, uriStart, uriEnd);
+    this.matchEnd = uriEnd + 1;
+    return { sessionId, label: unescapeLabel(text.slice(i + 2, close)) };
   }
 
-  private bareAt(i: number): MentionMatch | undefined {
+  private bareAt(i: number): LabeledReference | undefined {
     const payloadStart = i + SESSION_REFERENCE_SCHEME.length;
     let end = payloadStart;
     while (end < this.text.length && isBase64UrlChar(this.text.charCodeAt(end))) end++;
     if (end === payloadStart) return undefined;
     const sessionId = decodeUriAt(this.text, i, end);
-    return { sessionId, label: sessionId, end };
+    this.matchEnd = end;
+    return { sessionId, label: sessionId };
   }
 
   /**

@@ -33,12 +33,33 @@ describe('utf8Length', () => {
     expect(utf8Length(text)).toBe(length);
   });
 
-  it('equals the length TextEncoder writes, lone surrogates included', () => {
+  it('equals the length TextEncoder writes and Node counts, lone surrogates included', () => {
     fc.assert(
       fc.property(anyString({ maxLength: 200 }), (text) => {
         expect(utf8Length(text)).toBe(encodedLength(text));
+        expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  // Long text is counted in chunks of 65,536 code units; a pair across a chunk boundary is still 4 bytes.
+  it.each([
+    ['pairs from an even index', '😀'.repeat(70_000)],
+    ['pairs from an odd index, a high surrogate ending each chunk', `a${'😀'.repeat(100_000)}`],
+    ['a lone high surrogate ending a chunk', `${'a'.repeat(65_535)}\ud800b${'é'.repeat(70_000)}`],
+    ['a lone low surrogate starting a chunk', `${'a'.repeat(65_536)}\udc00${'€'.repeat(70_000)}`],
+  ])('counts long text with %s exactly', (_case, text) => {
+    expect(utf8Length(text)).toBe(encodedLength(text));
+  });
+
+  it('counts long text of any composition exactly', () => {
+    fc.assert(
+      fc.property(anyString({ minLength: 1, maxLength: 8 }), fc.integer({ min: 65_000, max: 140_000 }), (unit, times) => {
+        const text = unit.repeat(Math.ceil(times / unit.length));
+        expect(utf8Length(text)).toBe(encodedLength(text));
+      }),
+      { numRuns: 40 },
     );
   });
 });

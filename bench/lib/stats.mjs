@@ -46,6 +46,35 @@ export async function measureRuns(fn, runs) {
 }
 
 /**
+ * `runs` rounds that call every operation once, in reverse order every other
+ * round, so that each operation meets the same heap and compiled code as the
+ * others: per operation, median wall ms, mean main-thread CPU ms per call
+ * (clock ticks fall on either side of a call boundary at random, so they
+ * average out over the rounds) and the last result.
+ * @param {Record<string, () => Promise<unknown>>} operations
+ */
+export async function measureInterleaved(operations, runs) {
+  const names = Object.keys(operations);
+  const tallies = Object.fromEntries(names.map((name) => [name, { wallSamples: [], cpuMs: 0, last: undefined }]));
+  for (let round = 0; round < runs; round += 1) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const tally = tallies[name];
+      const cpuStart = threadCpuMs();
+      const call = await timed(operations[name]);
+      tally.cpuMs += threadCpuMs() - cpuStart;
+      tally.wallSamples.push(call.ms);
+      tally.last = call.result;
+    }
+  }
+  return Object.fromEntries(
+    names.map((name) => {
+      const { wallSamples, cpuMs, last } = tallies[name];
+      return [name, { wallMs: median(wallSamples), cpuMs: cpuMs / runs, wallSamples, last }];
+    }),
+  );
+}
+
+/**
  * A fast synchronous call, repeated until both `minRuns` runs and `minMs` of
  * wall time are reached (a single sub-millisecond call is below either
  * clock's useful resolution): median wall ms and mean CPU ms per call.
@@ -87,6 +116,25 @@ export function formatRatio(ratio) {
 /** Bytes as MB (10^6), the unit MB/s figures use. */
 export function formatMB(bytes) {
   return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/**
+ * Least-squares fit of time ∝ size^k over measurements: the exponent k and
+ * the prediction at any size. Sturdier than two points when one run was slow.
+ */
+export function fitPowerLaw(points) {
+  const xs = points.map((point) => Math.log(point.size));
+  const ys = points.map((point) => Math.log(point.ms));
+  const meanX = xs.reduce((sum, x) => sum + x, 0) / xs.length;
+  const meanY = ys.reduce((sum, y) => sum + y, 0) / ys.length;
+  let covariance = 0;
+  let variance = 0;
+  for (let index = 0; index < xs.length; index += 1) {
+    covariance += (xs[index] - meanX) * (ys[index] - meanY);
+    variance += (xs[index] - meanX) ** 2;
+  }
+  const exponent = covariance / variance;
+  return { exponent, predict: (size) => Math.exp(meanY + exponent * (Math.log(size) - meanX)) };
 }
 
 /** Empirical scaling exponent k in time ∝ size^k between two measurements. */

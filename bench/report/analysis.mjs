@@ -3,7 +3,7 @@
  * once from the raw suite results and shared by the tables and the chart.
  */
 import { DISCOVERY, OFFICIAL_MAX_N, SCALING, TARGETS } from '../plan.mjs';
-import { formatMs, median, scalingExponent } from '../lib/stats.mjs';
+import { fitPowerLaw, formatMs, median, scalingExponent } from '../lib/stats.mjs';
 
 /**
  * One row per N of suite 1, both implementations side by side. Ratios use
@@ -26,13 +26,18 @@ export function prepareRows(prepare) {
   });
 }
 
-/** Official growth (CPU time) between its two largest sizes, and what that predicts beyond them. */
+/** Sizes the official growth is fitted on: where its quadratic term dominates. */
+const GROWTH_FIT_FROM_N = 1000;
+
+/** Official growth (CPU time) fitted over its larger sizes, and what that predicts beyond them. */
 export function officialGrowth(prepare) {
-  const sizes = Object.keys(prepare.official).map(Number).sort((a, b) => a - b);
-  const [small, large] = sizes.slice(-2).map((n) => ({ size: n, ms: prepare.official[n].prepare.cpuMs }));
-  const exponent = scalingExponent(small, large);
-  const predict = (n) => large.ms * (n / large.size) ** exponent;
-  return { small, large, exponent, predict, maxN: OFFICIAL_MAX_N };
+  const points = Object.keys(prepare.official)
+    .map(Number)
+    .filter((n) => n >= GROWTH_FIT_FROM_N)
+    .sort((a, b) => a - b)
+    .map((n) => ({ size: n, ms: prepare.official[n].prepare.cpuMs }));
+  const { exponent, predict } = fitPowerLaw(points);
+  return { sizes: points.map((point) => point.size), exponent, predict, maxN: OFFICIAL_MAX_N };
 }
 
 /**
@@ -78,6 +83,15 @@ function verdict(met) {
   return met ? 'met' : '**not met**';
 }
 
+/**
+ * The verdict on a target that the host's own readSurface() of the source,
+ * which the contract makes every prepare() call, can already miss on its own.
+ */
+function verdictAboveHost(met, hostAloneMeets) {
+  if (met) return 'met';
+  return hostAloneMeets ? '**not met**' : '**not met**: out of reach, the host\'s readSurface() alone misses it';
+}
+
 /** All derived figures and the target table. */
 export function analyze(results) {
   const { prepare, discovery, parse } = results;
@@ -116,12 +130,12 @@ export function analyze(results) {
     {
       target: `prepare() speed-up over the official at N = 4000 >= ${TARGETS.speedupAt4000}x`,
       measured: `${speedupAt4000.toFixed(0)}x (official / host readSurface() alone: ${speedupBound.toFixed(0)}x)`,
-      status: verdict(speedupAt4000 >= TARGETS.speedupAt4000),
+      status: verdictAboveHost(speedupAt4000 >= TARGETS.speedupAt4000, speedupBound >= TARGETS.speedupAt4000),
     },
     {
       target: `${scaling.sizeRatio}x more messages (N = ${SCALING.small} -> ${SCALING.large}) costs <= ${TARGETS.scalingTimeRatio}x time`,
       measured: `${scaling.timeRatio.toFixed(1)}x (host readSurface() alone: ${scaling.readSurfaceTimeRatio.toFixed(1)}x)`,
-      status: verdict(scaling.timeRatio <= TARGETS.scalingTimeRatio),
+      status: verdictAboveHost(scaling.timeRatio <= TARGETS.scalingTimeRatio, scaling.readSurfaceTimeRatio <= TARGETS.scalingTimeRatio),
     },
     {
       target: `prepare() at N = ${SCALING.large} <= ${TARGETS.prepareOverReadSurface}x the host's readSurface()`,
@@ -131,7 +145,7 @@ export function analyze(results) {
     {
       target: `peak memory of prepare() at N = ${SCALING.large} < ${TARGETS.peakMemoryOverText}x the source text`,
       measured: `${memory.overText.toFixed(2)}x (host readSurface() alone: ${memory.readSurfaceOverText.toFixed(2)}x)`,
-      status: verdict(memory.overText < TARGETS.peakMemoryOverText),
+      status: verdictAboveHost(memory.overText < TARGETS.peakMemoryOverText, memory.readSurfaceOverText < TARGETS.peakMemoryOverText),
     },
     {
       target: `title index: warm non-empty discovery query >= ${TARGETS.warmQuerySpeedup}x faster than the official`,

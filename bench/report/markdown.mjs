@@ -259,10 +259,11 @@ ${targetsTable(analysis)}
 One source session of N alternating user/assistant messages of ~1 KB of text each, referenced once under the default budget (65536 bytes).
 Sessions are **in memory** (no JSONL persistence), written through the real \`Session.append\`.
 Each size runs in a fresh process; CPU is the mean and wall the median over the runs (after a warm-up where there is more than one run): ours ${runs('sessref')}; official ${runs('official')}.
-The host's \`readSurface()\` of the same source, which our \`prepare()\` reads the source through, is timed in the same process.
+The host's \`readSurface()\` of the same source, which our \`prepare()\` reads the source through, is timed in the same process,
+interleaved call by call with our \`prepare()\` (in alternating order), so that both meet the same heap and compiled code.
 Both return a context of about the same size (at N = ${growth.maxN}: official ${contextAt('official')} chars, ours ${contextAt('sessref')} chars).
 
-The official side is **not run above N = ${growth.maxN}**: its CPU time grows as N^${growth.exponent.toFixed(2)} between N = ${growth.small.size} and ${growth.large.size} (quadratic),
+The official side is **not run above N = ${growth.maxN}**: its CPU time grows as N^${growth.exponent.toFixed(2)} (least-squares fit over N = ${growth.sizes.join(', ')}; 2 is quadratic),
 so N = 20000 would take ~${formatMs(growth.predict(20000))} and N = 100000 ~${formatMs(growth.predict(100000))}.
 
 ${prepareTable(prepare)}

@@ -12,7 +12,7 @@
 import { agentFor, bootHost, createSession, writeConversation } from '../host.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 import { measurePeak } from '../lib/memory.mjs';
-import { measureRuns } from '../lib/stats.mjs';
+import { measureInterleaved } from '../lib/stats.mjs';
 import { conversationText } from '../lib/text.mjs';
 
 const args = parseArgs();
@@ -43,18 +43,19 @@ if (args.memory !== undefined) {
   result[`${args.memory}PeakBytes`] = (await measurePeak(operations[args.memory])).peakBytes;
 }
 
+/** The operations timed: prepare(), and with --host the host's own read beside it. */
+const timedOperations = withHost ? operations : { prepare: operations.prepare };
+
 if (runs > 0) {
-  progress(`${impl} N=${n}: prepare()${withHost ? ' and readSurface()' : ''} x${runs}${warmup > 0 ? ` after ${warmup} warm-up` : ''}`);
-  for (let index = 0; index < warmup; index += 1) await operations.prepare();
-  const { last: prepared, ...timing } = await measureRuns(operations.prepare, runs);
-  result.prepare = timing;
-  // Output size is reported so a reader can see both sides did the same work.
-  result.contextChars = prepared.additionalContext?.content[0]?.text.length ?? 0;
-  if (withHost) {
-    if (warmup > 0) await operations.readSurface();
-    const { last: _surface, ...surfaceTiming } = await measureRuns(operations.readSurface, runs);
-    result.readSurface = surfaceTiming;
+  progress(`${impl} N=${n}: ${Object.keys(timedOperations).join('() and ')}() x${runs}${warmup > 0 ? ` after ${warmup} warm-up` : ''}`);
+  for (let index = 0; index < warmup; index += 1) {
+    for (const operation of Object.values(timedOperations)) await operation();
   }
+  // Interleaved, so prepare() and the read it builds on are timed in the same heap and JIT state.
+  const timings = await measureInterleaved(timedOperations, runs);
+  for (const [name, { last: _last, ...timing }] of Object.entries(timings)) result[name] = timing;
+  // Output size is reported so a reader can see both sides did the same work.
+  result.contextChars = timings.prepare.last.additionalContext?.content[0]?.text.length ?? 0;
 }
 
 await host.dispose();

@@ -219,6 +219,11 @@ describe('parseSessionReferenceText', () => {
     ['@[a[b](dsh-session:ImEi)', '@a[b', [['a', 'a[b']]],
     ['@[x](dsh-session:ImEi', '@[x](@a', [['a', 'a']]],
     ['@[x](dsh-session:ImEi )', '@[x](@a )', [['a', 'a']]],
+    // Any whitespace ends a mention's URI, as `\s` defines it.
+    ['@[x](dsh-session:ImEi\u00a0)', '@[x](@a\u00a0)', [['a', 'a']]],
+    ['@[x](dsh-session:ImEi\u3000)', '@[x](@a\u3000)', [['a', 'a']]],
+    ['@[x](dsh-session:ImEi\ufeff)', '@[x](@a\ufeff)', [['a', 'a']]],
+    ['@[x](dsh-session:ImEi\u2028)', '@[x](@a\u2028)', [['a', 'a']]],
     ['@[x](other:ImEi)', '@[x](other:ImEi)', []],
     ['@[x\\](dsh-session:ImEi)', '@[x\\](@a)', [['a', 'a']]],
     ['\\@[x](dsh-session:ImEi)', '\\@x', [['a', 'x']]],
@@ -254,6 +259,12 @@ describe('parseSessionReferenceText', () => {
     'fine @[a](dsh-session:ImEi) then broken dsh-session:ImE',
   ])('rejects %j with INVALID_REFERENCE', (input) => {
     expectSessionReferenceError(() => parseSessionReferenceText(input), INVALID);
+  });
+
+  it('names a long invalid URI by its start and length, not in full', () => {
+    const uri = `dsh-session:${'A'.repeat(100_000)}`;
+    const error = expectSessionReferenceError(() => parseSessionReferenceText(`see ${uri}`), INVALID);
+    expect(error.message).toBe(`invalid session reference URI "${uri.slice(0, 100)}…" (100012 characters)`);
   });
 
   it('returns the very same string when nothing is replaced', () => {
@@ -331,10 +342,12 @@ describe('parseSessionReferenceText', () => {
 
     /**
      * Characters the scanner touches: `charCodeAt` reads plus the span each
-     * `indexOf` search covers. A deterministic stand-in for running time.
+     * `indexOf` search or regular expression test covers. A deterministic
+     * stand-in for running time.
      */
     function scannedCharacters(run: () => void): number {
       const { indexOf, charCodeAt } = String.prototype;
+      const { test } = RegExp.prototype;
       let scanned = 0;
       String.prototype.indexOf = function (this: string, search: string, position?: number) {
         const found = indexOf.call(this, search, position);
@@ -345,11 +358,19 @@ describe('parseSessionReferenceText', () => {
         scanned++;
         return charCodeAt.call(this, index);
       };
+      // A sticky expression that matched read from its start to its end and one more; any other read it all.
+      RegExp.prototype.test = function (this: RegExp, input: string) {
+        const from = this.lastIndex;
+        const matched = test.call(this, input);
+        scanned += this.sticky && matched ? this.lastIndex - from + 1 : input.length - from;
+        return matched;
+      };
       try {
         run();
       } finally {
         String.prototype.indexOf = indexOf;
         String.prototype.charCodeAt = charCodeAt;
+        RegExp.prototype.test = test;
       }
       return scanned;
     }

@@ -93,8 +93,12 @@ function encodeUtf8(text: string): Uint8Array {
   return bytes;
 }
 
+/** URIs longer than this are shortened in error messages: a message names the URI, it does not carry it. */
+const MESSAGE_URI_CHARS = 100;
+
 function invalidUri(uri: string): SessionReferenceError {
-  return new SessionReferenceError(`invalid session reference URI "${uri}"`, 'SESSION_REFERENCE_INVALID_REFERENCE');
+  const shown = uri.length <= MESSAGE_URI_CHARS ? `"${uri}"` : `"${uri.slice(0, MESSAGE_URI_CHARS)}…" (${uri.length} characters)`;
+  return new SessionReferenceError(`invalid session reference URI ${shown}`, 'SESSION_REFERENCE_INVALID_REFERENCE');
 }
 
 /** `@[label](uri)`, the label defaulting to the id, with `\` and `]` escaped. */
@@ -114,7 +118,8 @@ const CLOSE_BRACKET = 0x5d;
 const BACKSLASH = 0x5c;
 const OPEN_PAREN = 0x28;
 const CLOSE_PAREN = 0x29;
-const WHITESPACE = /\s/;
+/** A URI's run: everything up to a `)` or whitespace (`\s`, as a mention's URI ends at either). */
+const URI_RUN = /[^)\s]*/y;
 
 /**
  * Replace `@[label](dsh-session:…)` mentions and bare canonical URIs with
@@ -253,22 +258,13 @@ class MentionScanner {
   /** First index at or after `from` holding `)` or whitespace (or the end). */
   private uriEndFrom(from: number): number {
     if (from >= this.uriFrom && from < this.uriEnd) return this.uriEnd;
-    const text = this.text;
-    let j = from;
-    while (j < text.length) {
-      const code = text.charCodeAt(j);
-      if (code === CLOSE_PAREN || isWhitespace(code)) break;
-      j++;
-    }
+    // A sticky regular expression runs the scan in the engine's compiled matcher, faster than a loop here.
+    URI_RUN.lastIndex = from;
+    URI_RUN.test(this.text);
     this.uriFrom = from;
-    this.uriEnd = j;
-    return j;
+    this.uriEnd = URI_RUN.lastIndex;
+    return this.uriEnd;
   }
-}
-
-function isWhitespace(code: number): boolean {
-  if (code < 128) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  return WHITESPACE.test(String.fromCharCode(code));
 }
 
 /** `\n`, `\r`, U+2028 and U+2029: the characters a regular expression's `.` does not match. */

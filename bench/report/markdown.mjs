@@ -282,6 +282,12 @@ Speed-up is the official CPU time over ours (above 1: ours is faster).
   Each figure is the first such call in a fresh process after a full GC, measured as the kernel's resident high-water mark (VmHWM, reset just before the call) minus the resident size at the reset,
   so it covers heap, not-yet-collected garbage and off-heap memory.
 
+The host's read is a floor, not an overhead to optimize away: the contract has \`prepare()\` call
+\`ctx.sessionQuery.readSurface()\` once per source, and the host's implementation structured-clones every raw event
+of the source's log before folding its surface (\`npm run bench:profile-read\` profiles that call: most of its time goes to
+\`structuredClone\` and the garbage collector). No \`prepare()\` that honours the contract can be faster or smaller than that
+call, so a target the read alone misses is marked out of reach above.
+
 ## 2. Discovery: listCandidates()
 
 ${discoverySection(results.discovery, analysis)}

@@ -9,13 +9,14 @@
 /** Suite 1: prepare() sizes per implementation, with run counts. */
 export const PREPARE = {
   sessref: [
-    // Enough runs that each batch spans well over the CPU clock's ~4 ms ticks.
+    // Enough runs that each batch spans well over the CPU clock's ~4 ms ticks, and that
+    // the ratio to the host's read, a few milliseconds apart, stands out of the noise.
     { n: 200, runs: 40, warmup: 3 },
-    { n: 1000, runs: 15, warmup: 2 },
-    { n: 2000, runs: 8, warmup: 1 },
-    // 4000 and 5000 anchor targets (speed-up, scaling): more runs against noise.
-    { n: 4000, runs: 12, warmup: 1 },
-    { n: 5000, runs: 12, warmup: 1 },
+    { n: 1000, runs: 40, warmup: 2 },
+    { n: 2000, runs: 30, warmup: 1 },
+    // 4000 and 5000 anchor targets (speed-up, scaling).
+    { n: 4000, runs: 20, warmup: 1 },
+    { n: 5000, runs: 20, warmup: 1 },
     { n: 20000, runs: 3, warmup: 1 },
     // ~100 MB of text; also the memory measurement (first call in a fresh process).
     { n: 100000, runs: 3, warmup: 0, memory: 'prepare' },

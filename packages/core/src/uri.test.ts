@@ -56,6 +56,13 @@ describe('decodeSessionReferenceUri', () => {
     );
   });
 
+  it('round-trips ids far longer than usual, interleaved with short ones', () => {
+    for (const id of ['s-1', 'x'.repeat(5_000), 's-2', `é${'漢'.repeat(3_000)}😀`, 's-3']) {
+      expect(decodeSessionReferenceUri(encodeSessionReferenceUri(id))).toBe(id);
+      expect(parseSessionReferenceText(formatSessionReferenceMention({ sessionId: id })).references).toEqual([{ sessionId: id, label: id }]);
+    }
+  });
+
   it('round-trips every well-formed Unicode string', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (id) => {

@@ -53,13 +53,16 @@ function decodePayload(text: string, start: number, end: number): string | undef
   return typeof value === 'string' && JSON.stringify(value) === json ? value : undefined;
 }
 
-/** One scratch buffer for every payload: decoding is synchronous, so no two decodes overlap. */
-let scratch = new Uint8Array(256);
+/**
+ * One scratch buffer for every ordinary payload: decoding is synchronous, so
+ * no two decodes overlap. A longer payload gets a buffer of its own, so one
+ * huge URI does not keep a huge buffer alive.
+ */
+const scratch = new Uint8Array(1024);
 
 function payloadBuffer(textLength: number): Uint8Array {
   const needed = decodedLengthBound(textLength);
-  if (scratch.length < needed) scratch = new Uint8Array(Math.max(needed, scratch.length * 2));
-  return scratch;
+  return needed <= scratch.length ? scratch : new Uint8Array(needed);
 }
 
 /**

@@ -65,6 +65,18 @@ async function runDiscovery() {
   return results;
 }
 
+/**
+ * The parse suite runs in this many fresh processes: the machine's speed drifts by a
+ * quarter from one minute to the next, and a whole process can land in a slow spell.
+ */
+const PARSE_PROCESSES = 3;
+
+/** The run whose prose throughput (ours) is the median, reported as the suite's result. */
+function medianParseRun(runs) {
+  const byThroughput = [...runs].sort((a, b) => a.prose.sessref.mbPerSecond - b.prose.sessref.mbPerSecond);
+  return byThroughput[Math.floor(byThroughput.length / 2)];
+}
+
 const started = Date.now();
 const results = { machine: machineInfo(), startedAt: new Date(started).toISOString() };
 progress('suite 1/3: prepare()');
@@ -72,7 +84,9 @@ results.prepare = await runPrepare();
 progress('suite 2/3: discovery');
 results.discovery = await runDiscovery();
 progress('suite 3/3: mention parsing');
-results.parse = await runSuite('parse');
+results.parseRuns = [];
+for (let run = 0; run < PARSE_PROCESSES; run += 1) results.parseRuns.push(await runSuite('parse'));
+results.parse = medianParseRun(results.parseRuns);
 results.durationMs = Date.now() - started;
 results.loadAverageAfter = machineInfo().loadAverage;
 

@@ -31,18 +31,10 @@ export async function timed(fn) {
 
 /**
  * `runs` sequential calls of an async `fn`: median wall ms per call, mean
- * main-thread CPU ms per call over the batch, and the last call's result.
+ * main-thread CPU ms per call, and the last call's result.
  */
 export async function measureRuns(fn, runs) {
-  const wallSamples = [];
-  let last;
-  const cpuStart = threadCpuMs();
-  for (let index = 0; index < runs; index += 1) {
-    const call = await timed(fn);
-    wallSamples.push(call.ms);
-    last = call.result;
-  }
-  return { wallMs: median(wallSamples), cpuMs: (threadCpuMs() - cpuStart) / runs, wallSamples, last };
+  return (await measureInterleaved({ fn }, runs)).fn;
 }
 
 /**

@@ -67,10 +67,12 @@ function matches(header: SessionHeaderLike, title: string | undefined, needle: s
   );
 }
 
+/** Keys in the official plugin's order (`sessionId`, `label`, `cwd`, `createdAt`): hosts log and send these as JSON. */
 function toCandidate(header: SessionHeaderLike, title: string | undefined): SessionReferenceCandidate {
-  const candidate: SessionReferenceCandidate = { sessionId: header.id, label: title ?? header.id, createdAt: header.createdAt };
-  if (header.cwd !== undefined) candidate.cwd = header.cwd;
-  return candidate;
+  const label = title ?? header.id;
+  return header.cwd === undefined
+    ? { sessionId: header.id, label, createdAt: header.createdAt }
+    : { sessionId: header.id, label, cwd: header.cwd, createdAt: header.createdAt };
 }
 
 /** Titles by id; an id whose read failed is simply absent, so its label falls back to the id. */

@@ -54,6 +54,17 @@ describe('listCandidates with an empty query', () => {
     ]);
   });
 
+  it('serializes candidates with the official key order: sessionId, label, cwd, createdAt', async () => {
+    const { resolver } = setup();
+    expect(JSON.stringify(await resolver.listCandidates(TARGET, '', 3))).toBe(
+      '[{"sessionId":"same-1","label":"Fix the parser","cwd":"/work","createdAt":3},' +
+        '{"sessionId":"same-2","label":"Deploy docs","cwd":"/work","createdAt":5},' +
+        '{"sessionId":"none-1","label":"Scratch notes","createdAt":2}]',
+    );
+    const [mention] = await resolver.listMentionCandidates(TARGET, '', undefined);
+    expect(Object.keys(mention!)).toEqual(['sessionId', 'label', 'cwd', 'createdAt', 'mention']);
+  });
+
   it('omits cwd from a candidate that has none', async () => {
     const { resolver } = setup();
     const [candidate] = await resolver.listCandidates(TARGET, 'none-2');

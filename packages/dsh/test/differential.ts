@@ -87,7 +87,8 @@ export interface ContextOutcome {
   sourceJson: string;
 }
 
-export type PrepareOutcome = { code: string } | { content: ContentBlock[]; context?: ContextOutcome };
+/** `contentJson` is the readable content as serialized: key order must match too. */
+export type PrepareOutcome = { code: string } | { content: ContentBlock[]; contentJson: string; context?: ContextOutcome };
 
 export function contextOutcome(message: UserMessage): ContextOutcome {
   return {
@@ -108,9 +109,8 @@ export async function prepareOutcome(
 ): Promise<PrepareOutcome> {
   try {
     const prepared = await side.resolver.prepare(side.agent, content, references, signal);
-    return prepared.additionalContext === undefined
-      ? { content: prepared.content }
-      : { content: prepared.content, context: contextOutcome(prepared.additionalContext) };
+    const readable = { content: prepared.content, contentJson: JSON.stringify(prepared.content) };
+    return prepared.additionalContext === undefined ? readable : { ...readable, context: contextOutcome(prepared.additionalContext) };
   } catch (error) {
     return { code: errorCodeOf(error) };
   }
@@ -118,7 +118,7 @@ export async function prepareOutcome(
 
 /** An entered message: a context reduced as above, any other message as it is minus its fresh context id. */
 export type StepMessageOutcome =
-  | { kind: 'message'; keys: string[]; id: string; content: ContentBlock[]; source: unknown }
+  | { kind: 'message'; keys: string[]; id: string; content: ContentBlock[]; source: unknown; json: string }
   | ({ kind: 'context' } & ContextOutcome);
 
 export type PreStepOutcome = { code: string } | { kind: 'reject' } | { kind: 'enter'; messages: StepMessageOutcome[] };
@@ -132,7 +132,7 @@ export async function preStepOutcome(side: Side, messages: readonly UserMessage[
       messages: decision.messages.map((message) =>
         message.source.kind === 'session-reference'
           ? { kind: 'context', ...contextOutcome(message) }
-          : { kind: 'message', keys: Object.keys(message), id: message.id, content: message.content, source: message.source },
+          : { kind: 'message', keys: Object.keys(message), id: message.id, content: message.content, source: message.source, json: JSON.stringify(message) },
       ),
     };
   } catch (error) {
@@ -140,22 +140,29 @@ export async function preStepOutcome(side: Side, messages: readonly UserMessage[
   }
 }
 
+/** Candidates and their JSON: the Remote face sends them over the wire, so key order is part of the contract. */
+export type CandidatesOutcome = { code: string } | { candidates: unknown[]; json: string };
+
+function candidatesOf(candidates: unknown[]): CandidatesOutcome {
+  return { candidates, json: JSON.stringify(candidates) };
+}
+
 export async function candidatesOutcome(
   side: Side,
   query: string,
   limit: number | undefined,
   signal?: AbortSignal,
-): Promise<{ code: string } | { candidates: unknown[] }> {
+): Promise<CandidatesOutcome> {
   try {
-    return { candidates: await side.resolver.listCandidates(side.agent, query, limit, signal) };
+    return candidatesOf(await side.resolver.listCandidates(side.agent, query, limit, signal));
   } catch (error) {
     return { code: errorCodeOf(error) };
   }
 }
 
-export async function remoteOutcome(side: Side, query: string, signal: AbortSignal): Promise<{ code: string } | { candidates: unknown[] }> {
+export async function remoteOutcome(side: Side, query: string, signal: AbortSignal): Promise<CandidatesOutcome> {
   try {
-    return { candidates: await side.resolver.remoteExportCandidates(side.agent, query, signal) };
+    return candidatesOf(await side.resolver.remoteExportCandidates(side.agent, query, signal));
   } catch (error) {
     return { code: errorCodeOf(error) };
   }

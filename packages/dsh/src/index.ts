@@ -71,7 +71,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
       async ({ agent, signal }, next): Promise<PreStepDecision> => {
         const decision = await next();
         if (decision.kind !== 'enter') return decision;
-        return { kind: 'enter', messages: await expandStepMessages(this.core, agent, decision.messages, signal) };
+        // Keep whatever else the decision carries: later hosts may add fields.
+        return { ...decision, messages: await expandStepMessages(this.core, agent, decision.messages, signal) };
       },
       true,
     );

@@ -267,6 +267,18 @@ describe('agent/pre-step', () => {
     expect(referencesOf(context).map((reference) => reference.sessionId)).toEqual(['alpha']);
   });
 
+  it('keeps every other field of the entered decision it rewrites', async () => {
+    const host = await scratch.host();
+    source(host, 'alpha');
+    // A later host may add fields to the decision; the wrapper must not drop them.
+    host.ctx.on('agent/pre-step', async (_payload, next) => Object.assign(await next(), { hint: 'kept' }));
+    await loadOurs(host);
+    const agent = makeAgent(host, createSession(host, { id: 'target' }));
+    const decision = await runPreStep(host, agent, [userPrompt(`see ${mention('alpha')}`)]);
+    expect(decision).toMatchObject({ kind: 'enter', hint: 'kept' });
+    expect(decision.kind === 'enter' && decision.messages).toHaveLength(2);
+  });
+
   it('leaves messages that are not direct user input alone, mentions and all', async () => {
     const { host, agent } = await world();
     const readSurface = vi.spyOn(host.sessionQuery, 'readSurface');

@@ -6,12 +6,13 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export default defineConfig({
   resolve: {
     // Tests run against the sources, so `npm test` never depends on a stale build.
-    alias: {
-      '@sessref/core': source('./packages/core/src/index.ts'),
+    alias: [
+      { find: /^@sessref\/core$/, replacement: source('./packages/core/src/index.ts') },
       // The dsh plugin uses standard decorators, which Vite's transform does not
-      // compile; its tests load the tsc build that `npm test` makes first.
-      '@sessref/dsh': source('./packages/dsh/dist/index.js'),
-    },
+      // compile; its tests load the tsc build that `npm test` makes first (its
+      // subpaths resolve to that build through the package's exports).
+      { find: /^@sessref\/dsh$/, replacement: source('./packages/dsh/dist/index.js') },
+    ],
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],

@@ -7,7 +7,7 @@
  *
  * Over a JSONL root, ours is mounted as the CLI deploys it
  * (packages/cli/src/engine/host.ts): with the CLI's title index
- * (`JsonlTitleCatalog`, registered as `ctx.sessionReferenceCatalog`) between
+ * (`SessionTitleIndex` from `@sessref/dsh/title-index`, registered as `ctx.sessionReferenceCatalog`) between
  * the query engine and the resolver, persisting to one index file per root
  * under the bench cache dir. The official plugin has no such index.
  *
@@ -24,11 +24,11 @@ import { createAssistantMessage, createUserMessage } from '@deepseek-ai/dsh-llm'
 import OfficialResolver from '@deepseek-ai/dsh-session-reference';
 import SessrefResolver from '@sessref/dsh';
 import { CorpusQuery } from '../packages/cli/dist/engine/host.js';
-import { JsonlTitleCatalog } from '../packages/cli/dist/engine/catalog.js';
+import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/title-index';
 import { titleIndexFile } from './lib/cache.mjs';
 
-/** The JSONL persistence's default log name (zstd), as the CLI's catalog is configured. */
-export const LOG_FILE_NAME = 'session.jsonl.zstd';
+/** The JSONL persistence's default log name (zstd), as the title index is configured. */
+export const LOG_FILE_NAME = DEFAULT_LOG_FILE_NAME;
 
 /** The two implementations under comparison, by the name used in reports. */
 export const IMPLEMENTATIONS = {
@@ -55,7 +55,7 @@ export async function bootHost({ impl, root, resolver = {}, titleIndex = true, i
     if (root !== undefined) await ctx.plugin(JsonlSessionPersistence, { root, writeBatchMaxDelayMs: 1 });
     await ctx.plugin(CorpusQuery, {});
     if (impl === 'sessref' && root !== undefined && titleIndex) {
-      await ctx.plugin(JsonlTitleCatalog, { root, fileName: LOG_FILE_NAME, indexFile, watch: true });
+      await ctx.plugin(SessionTitleIndex, { root, indexFile, watch: true });
     }
     await ctx.plugin(plugin, resolver);
   } catch (error) {

@@ -21,7 +21,7 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { LogFileTracker } from '../../packages/cli/dist/engine/log-files.js';
+import { LogFileTracker } from '@sessref/dsh/title-index';
 import { LOG_FILE_NAME, agentFor, bootHost, createSession } from '../host.mjs';
 import { titleIndexFile } from '../lib/cache.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';

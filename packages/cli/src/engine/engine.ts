@@ -18,7 +18,7 @@ import {
 } from '@sessref/core';
 import { toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
 import { runPreStep } from './agent.js';
-import { defaultIndexFile } from './catalog.js';
+import { defaultIndexFile } from '@sessref/dsh/title-index';
 import { bootHost } from './host.js';
 
 /** A session as listings show it. */

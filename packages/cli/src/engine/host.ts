@@ -3,11 +3,8 @@ import { AgentRegistry } from '@deepseek-ai/dsh-agent';
 import { SessionStore } from '@deepseek-ai/dsh-session';
 import { SessionQueryEngine, SessionQueryError, type SessionEventSearchPage, type SessionSearchHit, type SessionSearchPage } from '@deepseek-ai/dsh-session-query';
 import SessionReferenceResolver, { type Config as ResolverConfig } from '@sessref/dsh';
-import { JsonlTitleCatalog } from './catalog.js';
+import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/title-index';
 import { CheckedJsonlPersistence } from './storage.js';
-
-/** dsh's default JSONL encoding is zstd; sessref reads a dsh user's own root. */
-const LOG_FILE_NAME = 'session.jsonl.zstd';
 
 /**
  * `ctx.sessionQuery` over the store and the JSONL corpus. Exact reads, titles
@@ -46,10 +43,10 @@ export async function bootHost(options: HostOptions): Promise<Context> {
     await ctx.plugin(AgentRegistry);
     await ctx.plugin(CheckedJsonlPersistence, { root: options.root, writeBatchMaxDelayMs: 1 });
     await ctx.plugin(CorpusQuery, {});
-    await ctx.plugin(JsonlTitleCatalog, {
+    await ctx.plugin(SessionTitleIndex, {
       root: options.root,
-      fileName: LOG_FILE_NAME,
-      indexFile: options.indexFile,
+      fileName: DEFAULT_LOG_FILE_NAME,
+      ...(options.indexFile === undefined ? { persist: false } : { indexFile: options.indexFile }),
       watch: options.watchLogs ?? false,
     });
     await ctx.plugin(SessionReferenceResolver, options.resolver ?? {});

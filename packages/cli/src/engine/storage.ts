@@ -1,8 +1,9 @@
-import { closeSync, existsSync, openSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import type { SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
+import { decodeSessionDirectory, listSubdirectories } from '@sessref/dsh/title-index';
 
 /** A session log that cannot be read as a whole, named by its session. */
 export class SessionLogError extends Error {
@@ -110,10 +111,10 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     const root = this.config.root;
     const name = this.config.compression === 'none' ? 'session.jsonl' : 'session.jsonl.zstd';
     const files: LogFile[] = [];
-    for (const project of directories(root)) {
-      for (const dir of directories(join(root, project))) {
+    for (const project of listSubdirectories(root)) {
+      for (const dir of listSubdirectories(join(root, project))) {
         const path = join(root, project, dir, name);
-        if (existsSync(path)) files.push({ sessionId: decodeSegment(dir), path });
+        if (existsSync(path)) files.push({ sessionId: decodeSessionDirectory(dir), path });
       }
     }
     return files;
@@ -153,23 +154,3 @@ function readFailure(path: string): string | undefined {
   }
 }
 
-/** Names of the subdirectories of `path`; none when it cannot be listed. */
-export function directories(path: string): string[] {
-  try {
-    return readdirSync(path, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
-  } catch {
-    return [];
-  }
-}
-
-/**
- * Invert the JSONL backend's session directory name: safe characters are
- * literal and every other UTF-16 code unit is `~XXXX`. A name that is not
- * such an encoding is returned as it is.
- */
-export function decodeSegment(segment: string): string {
-  if (!/^(?:[A-Za-z0-9._-]|~[0-9A-F]{4})+$/.test(segment)) return segment;
-  return segment.replace(/~([0-9A-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}

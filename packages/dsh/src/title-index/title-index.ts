@@ -1,44 +1,37 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { Service, type Context } from '@deepseek-ai/cordis';
+import z from '@deepseek-ai/schemastery';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
-import type { SessionReferenceCatalog } from '@sessref/dsh';
+import type { SessionReferenceCatalog } from '../catalog.js';
+import { defaultIndexFile, loadIndex, saveIndex, type IndexEntry } from './index-file.js';
+import { DEFAULT_LOG_FILE_NAME } from './layout.js';
 import { LogFileTracker } from './log-files.js';
 
-/** What the index remembers of one persisted session, valid while its log's revision holds. */
-interface Entry {
-  revision: string;
-  header: SessionHeaderLike;
-  title?: string;
-  /** The title could not be read at this revision: the label falls back to the id. */
-  unreadable?: true;
-}
-
-interface IndexFile {
-  version: typeof INDEX_VERSION;
+export interface TitleIndexConfig {
+  /** The JSONL session root dsh persists to (`$DSH_HOME/sessions`). */
   root: string;
-  entries: Record<string, Entry>;
-}
-
-const INDEX_VERSION = 1;
-
-export interface CatalogConfig {
-  root: string;
-  /** Log file name inside each session directory. */
-  fileName: string;
-  /** Where the index persists between processes; `undefined` keeps it in memory. */
+  /** Log file name inside each session directory: `session.jsonl` when dsh writes uncompressed logs. */
+  fileName?: string;
+  /** Where the index persists between processes; defaults to a per-root file in sessref's cache directory. */
   indexFile?: string;
+  /** Keep the index in memory only. */
+  persist?: boolean;
   /**
    * Follow file-system events instead of re-statting every log per query:
-   * for long-lived processes (the inspector), where it keeps a query over
-   * 10,000 sessions in milliseconds. One-shot commands walk once anyway.
+   * for long-lived processes such as `dsh web`, where a query over 10,000
+   * sessions stays in milliseconds. One-shot commands walk once anyway.
    */
   watch?: boolean;
 }
+
+export const TitleIndexConfig: z<TitleIndexConfig> = z.object({
+  root: z.string().required().description('The JSONL session root dsh persists to.'),
+  fileName: z.string().default(DEFAULT_LOG_FILE_NAME).description('Log file name inside each session directory.'),
+  indexFile: z.string().description('Where the index persists; defaults to sessref\'s per-root cache file.'),
+  persist: z.boolean().default(true).description('Save the index between processes.'),
+  watch: z.boolean().default(true).description('Follow file-system events (long-lived processes).'),
+});
 
 /**
  * A title index over a JSONL session root, registered as
@@ -49,21 +42,24 @@ export interface CatalogConfig {
  * deleted one, or a log appended to or rewritten by another process changes
  * its revision, and only those logs are read again, through
  * `ctx.sessionQuery`. Live sessions of this process answer from the store.
- * The index survives the process in a small JSON file, so a fresh CLI run
+ * The index survives the process in a small JSON file, so a fresh process
  * reads only what changed since the last one.
  */
-export class JsonlTitleCatalog extends Service implements SessionReferenceCatalog {
+export class SessionTitleIndex extends Service implements SessionReferenceCatalog {
   static inject = ['sessions', 'sessionQuery'];
+  static Config = TitleIndexConfig;
 
-  private entries: Map<string, Entry> | undefined;
+  private entries: Map<string, IndexEntry> | undefined;
   private readonly logs: LogFileTracker;
+  private readonly indexFile: string | undefined;
 
   constructor(
     ctx: Context,
-    private readonly config: CatalogConfig,
+    private readonly config: TitleIndexConfig,
   ) {
     super(ctx, 'sessionReferenceCatalog');
-    this.logs = new LogFileTracker(config.root, config.fileName, config.watch ?? false);
+    this.indexFile = config.persist === false ? undefined : (config.indexFile ?? defaultIndexFile(config.root));
+    this.logs = new LogFileTracker(config.root, config.fileName ?? DEFAULT_LOG_FILE_NAME, config.watch ?? true);
     ctx.effect(() => () => this.logs.close(), 'close the log watchers');
   }
 
@@ -85,8 +81,8 @@ export class JsonlTitleCatalog extends Service implements SessionReferenceCatalo
   }
 
   /** Bring the index up to date with the files under the root; read only changed logs. */
-  private async refresh(signal: AbortSignal | undefined): Promise<Map<string, Entry>> {
-    const entries = (this.entries ??= this.load());
+  private async refresh(signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
+    const entries = (this.entries ??= this.indexFile === undefined ? new Map() : loadIndex(this.indexFile, this.config.root));
     const files = await this.logs.revisions();
     let changed = false;
     for (const id of entries.keys()) {
@@ -99,12 +95,12 @@ export class JsonlTitleCatalog extends Service implements SessionReferenceCatalo
       await this.reindex(entries, new Map(stale), signal);
       changed = true;
     }
-    if (changed) this.save(entries);
+    if (changed && this.indexFile !== undefined) saveIndex(this.indexFile, this.config.root, entries);
     return entries;
   }
 
   /** Re-read header and title of the logs whose revision changed. */
-  private async reindex(entries: Map<string, Entry>, stale: Map<string, string>, signal: AbortSignal | undefined): Promise<void> {
+  private async reindex(entries: Map<string, IndexEntry>, stale: Map<string, string>, signal: AbortSignal | undefined): Promise<void> {
     const snapshots = await this.ctx.sessionQuery.readTitleSnapshots(
       [...stale.keys()].map((id) => SessionId(id)),
       signal,
@@ -138,46 +134,13 @@ export class JsonlTitleCatalog extends Service implements SessionReferenceCatalo
         : { sessionId: result.sessionId, status: 'rejected', reason: result.reason },
     );
   }
-
-  private load(): Map<string, Entry> {
-    const file = this.config.indexFile;
-    if (file === undefined) return new Map();
-    try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as IndexFile;
-      if (parsed.version !== INDEX_VERSION || parsed.root !== this.config.root) return new Map();
-      return new Map(Object.entries(parsed.entries));
-    } catch {
-      return new Map(); // absent or unreadable: rebuild from the logs
-    }
-  }
-
-  private save(entries: Map<string, Entry>): void {
-    const file = this.config.indexFile;
-    if (file === undefined) return;
-    const index: IndexFile = { version: INDEX_VERSION, root: this.config.root, entries: Object.fromEntries(entries) };
-    try {
-      mkdirSync(dirname(file), { recursive: true });
-      const temporary = `${file}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(index));
-      renameSync(temporary, file); // readers never see half an index
-    } catch {
-      // A cache that cannot be written only costs the next process a re-read.
-    }
-  }
 }
 
-function indexedTitle(sessionId: string, entry: Entry | undefined): TitleReadResult {
+function indexedTitle(sessionId: string, entry: IndexEntry | undefined): TitleReadResult {
   if (entry?.unreadable) return { sessionId, status: 'rejected', reason: new Error(`the log of "${sessionId}" cannot be read`) };
   return { sessionId, status: 'fulfilled', title: entry?.title };
 }
 
 function isNotFound(reason: unknown): boolean {
   return reason instanceof SessionQueryError && reason.code === 'SESSION_QUERY_SESSION_NOT_FOUND';
-}
-
-/** The per-root index file under `$SESSREF_CACHE_DIR`, else `$XDG_CACHE_HOME/sessref`, else `~/.cache/sessref`. */
-export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.SESSREF_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'sessref');
-  const key = createHash('sha256').update(root).digest('hex').slice(0, 16);
-  return join(base, `titles-${key}.json`);
 }

@@ -1,6 +1,6 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { decodeSegment, directories } from './storage.js';
+import { decodeSessionDirectory, listSubdirectories } from './layout.js';
 
 /** What a walk knows of one session directory. */
 interface LogFile {
@@ -59,7 +59,7 @@ export class LogFileTracker {
     this.dirtyProjects.clear();
     this.dirtySessions.clear();
     this.watchDirectory(this.root, (name) => (name === undefined ? this.rewalk() : this.dirtyProjects.add(name)));
-    const present = new Set(directories(this.root));
+    const present = new Set(listSubdirectories(this.root));
     for (const project of present) this.walkProject(project);
     for (const project of this.projects.keys()) if (!present.has(project)) this.dropProject(project);
   }
@@ -81,7 +81,7 @@ export class LogFileTracker {
     if (!isDirectory(path)) return this.dropProject(project);
     // Watch before listing, so a session created meanwhile is an event, not a miss.
     this.watchDirectory(path, (name) => (name === undefined ? this.dirtyProjects.add(project) : this.markSession(project, name)));
-    const present = new Set(directories(path));
+    const present = new Set(listSubdirectories(path));
     for (const name of present) this.statSession(project, name, true);
     for (const name of this.projects.get(project)?.keys() ?? []) if (!present.has(name)) this.dropSession(project, name);
   }
@@ -98,7 +98,7 @@ export class LogFileTracker {
     }
     let sessions = this.projects.get(project);
     if (sessions === undefined) this.projects.set(project, (sessions = new Map()));
-    sessions.set(name, { sessionId: decodeSegment(name), revision: `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}` });
+    sessions.set(name, { sessionId: decodeSessionDirectory(name), revision: `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}` });
   }
 
   private markSession(project: string, name: string): void {

@@ -1,0 +1,14 @@
+/**
+ * `ctx.sessionReferenceCatalog` for a dsh JSONL session root: a title index
+ * that answers discovery as `ctx.sessionQuery` would, re-reading only the
+ * logs that changed. Node only (it walks and watches the file system).
+ * @module @sessref/dsh/title-index
+ */
+import { SessionTitleIndex } from './title-index.js';
+
+export { SessionTitleIndex, TitleIndexConfig } from './title-index.js';
+export { defaultIndexFile } from './index-file.js';
+export { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, listSubdirectories } from './layout.js';
+export { LogFileTracker } from './log-files.js';
+
+export default SessionTitleIndex;

@@ -1,8 +1,11 @@
 /**
  * Wire records of the dsh plugin and their registration on the host's maps.
+ * Type-only: the built module is empty, and its declarations import only the
+ * type subpaths of dsh-llm, so a browser bundle can import it.
  * @module @sessref/dsh/types
  */
-import type { UserMessage, ContentBlock } from '@deepseek-ai/dsh-llm';
+import type { UserMessage } from '@deepseek-ai/dsh-llm/message';
+import type { ContentBlock } from '@deepseek-ai/dsh-llm/types';
 import type { SessionReferenceSource } from '@sessref/core';
 
 export type {

@@ -1,0 +1,110 @@
+/**
+ * Client face of `@sessref/dsh`: the Remote contribution a browser assembly
+ * mounts with `ctx.remote.$mount(TYPERT_REMOTE)` to call the resolver's
+ * `candidates` method through the dsh API gateway.
+ *
+ * The same invocation descriptor is the host's strict definition (see
+ * `@sessref/dsh/typert`), so both ends validate one wire contract:
+ *
+ * - endpoint `sessionReferenceResolver/candidates`, served by the
+ *   `remoteExportCandidates` member of `ctx.sessionReferenceResolver`;
+ * - `agentId`: a string the host turns into a live `Agent` through the
+ *   `agent` lookup (dsh-agent registers it); a caller inside an agent's
+ *   Context may leave it out, the `agent` scope supplies it;
+ * - `query`: a string, required;
+ * - cancellation travels beside the arguments, never inside them;
+ * - the result: an array of `{ mention, sessionId, label, cwd?, createdAt }`.
+ *
+ * This module only imports `zod` at run time, so it is safe in a browser.
+ * @module @sessref/dsh/remote
+ */
+import { z } from 'zod';
+import type { InvocationDescriptor, RemoteResult, TypertRemoteContribution } from '@deepseek-ai/dsh-typert-protocol';
+import type { SessionId } from '@deepseek-ai/dsh-session/types';
+import type { SessionReferenceMentionCandidate } from './types.js';
+
+declare module '@deepseek-ai/dsh-typert-protocol' {
+  // Names follow the dsh generator's convention (the namespace's UTF-8 bytes
+  // in hex), so consumers index the maps below exactly as for generated faces.
+  interface TypertRemoteNamespace$73657373696f6e5265666572656e63655265736f6c766572 {
+    candidates: (agentId: SessionId, query: string, signal?: AbortSignal) => Promise<RemoteResult<SessionReferenceMentionCandidate[]>>;
+  }
+  interface TypertRemoteMap {
+    'sessionReferenceResolver/candidates': (
+      agentId: SessionId,
+      query: string,
+      signal?: AbortSignal,
+    ) => Promise<RemoteResult<SessionReferenceMentionCandidate[]>>;
+  }
+  interface TypertRemoteNamespaceMap {
+    sessionReferenceResolver: TypertRemoteNamespace$73657373696f6e5265666572656e63655265736f6c766572;
+  }
+  interface TypertRemoteScopeMap {
+    'agent:sessionReferenceResolver/candidates': (
+      query: string,
+      signal?: AbortSignal,
+    ) => Promise<RemoteResult<SessionReferenceMentionCandidate[]>>;
+  }
+}
+
+/** The npm package that owns the descriptors below. */
+export const PACKAGE_NAME = '@sessref/dsh';
+
+/** The wire type symbol dsh-agent declares for its `agent` lookup; a strict codec must name it exactly. */
+const SESSION_ID_SYMBOL = '@deepseek-ai/dsh-session/types#SessionId';
+
+const SERVICE = 'sessionReferenceResolver';
+const METHOD = 'candidates';
+const ENDPOINT = `${SERVICE}/${METHOD}`;
+
+/** A branded dsh `SessionId`: any string on the wire (the brand has no run-time shape). */
+const sessionId = () => z.intersection(z.string(), z.unknown());
+
+/**
+ * One candidate as it crosses the boundary. Unknown keys are dropped and the
+ * keys come out in this order: `mention`, `sessionId`, `label`, `cwd`,
+ * `createdAt` (the order of the official plugin's generated schema).
+ */
+const candidateSchema = z.object({
+  mention: z.string(),
+  sessionId: sessionId(),
+  label: z.string(),
+  cwd: z.string().optional(),
+  createdAt: z.number(),
+});
+
+/** `sessionReferenceResolver/candidates`, as both the host and a client read it. */
+export const CANDIDATES_DESCRIPTOR: InvocationDescriptor = {
+  id: `${PACKAGE_NAME}#${ENDPOINT}`,
+  service: SERVICE,
+  namespace: SERVICE,
+  method: METHOD,
+  implementation: 'remoteExportCandidates',
+  invocation: { kind: 'direct' },
+  scope: { context: 'agent', wire: 'agentId' },
+  parameters: [
+    {
+      name: 'agent',
+      wire: 'agentId',
+      source: 'lookup',
+      lookup: 'agent',
+      codec: { mode: 'strict', typeSymbol: SESSION_ID_SYMBOL, schema: sessionId() },
+    },
+    {
+      name: 'query',
+      wire: 'query',
+      source: 'json',
+      codec: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${ENDPOINT}:query`, schema: z.string() },
+    },
+  ],
+  cancellation: { parameter: 'signal' },
+  result: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${ENDPOINT}:result`, schema: z.array(candidateSchema) },
+};
+
+/** The contribution to mount on a client's `ctx.remote`. */
+export const TYPERT_REMOTE: TypertRemoteContribution = {
+  package: PACKAGE_NAME,
+  descriptors: [CANDIDATES_DESCRIPTOR],
+};
+
+export default TYPERT_REMOTE;

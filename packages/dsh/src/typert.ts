@@ -1,0 +1,87 @@
+/**
+ * Host face of `@sessref/dsh` for the dsh Typert runtime.
+ *
+ * The dsh Typert loader imports this module for a Loader entry named
+ * `@sessref/dsh` (it reads the `./typert` export of the package's
+ * `package.json`), checks `TYPERT` and registers it with `ctx.typert`. From
+ * then on the API gateway serves `sessionReferenceResolver/candidates` from
+ * this strict definition: it validates `agentId` and `query` before the
+ * resolver runs and validates the candidates on the way out, and it never
+ * falls back to reading the method's source again.
+ *
+ * Written by hand in the shape the dsh generator emits (a package, a face,
+ * named schemas, a reflection model and the invocations); the invocation is
+ * the one the client face exports, so host and client agree by construction.
+ * Declared `unknown`, like generated faces: the loader narrows it.
+ * @module @sessref/dsh/typert
+ */
+import type { TypertContribution, TypertServiceModel } from '@deepseek-ai/dsh-typert-registry/types';
+import { CANDIDATES_DESCRIPTOR, PACKAGE_NAME } from './remote.js';
+
+/** Reflection of the service: its public members and the data types they name. */
+const service: TypertServiceModel = {
+  description: 'Reads other sessions through ctx.sessionQuery and turns mentions of them into bounded, untrusted snapshot context.',
+  summary: 'Cross-session references: discovery and exact-read snapshots.',
+  tags: [],
+  key: 'sessionReferenceResolver',
+  exportName: 'SessionReferenceResolver',
+  members: [
+    {
+      kind: 'getter',
+      name: 'config',
+      signature: 'get config(): { maxReferences: number; candidateLimit: number; maxReferenceBytes: number }',
+      summary: 'The validated configuration in effect.',
+    },
+    {
+      kind: 'method',
+      name: 'listCandidates',
+      signature:
+        'listCandidates(agent: Agent, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceCandidate[]>',
+      summary: 'Sessions other than the agent\'s, ranked same cwd, no cwd, other cwd; labelled by latest title, else id.',
+    },
+    {
+      kind: 'method',
+      name: 'remoteExportCandidates',
+      signature:
+        "@Remote('candidates') remoteExportCandidates(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]>",
+      summary: 'The Remote `candidates` method: listCandidates under the configured limit, each with its canonical mention.',
+    },
+    {
+      kind: 'method',
+      name: 'prepare',
+      signature:
+        'prepare(agent: Agent, content: ContentBlock[], references: SessionReferenceInput[], signal?: AbortSignal): Promise<PreparedReferencedMessage>',
+      summary: 'Readable content plus, when anything is cited, one frozen context message holding every distinct snapshot.',
+    },
+  ],
+  types: [
+    {
+      name: 'PreparedReferencedMessage',
+      declaration: 'export interface PreparedReferencedMessage {\n    content: ContentBlock[];\n    additionalContext?: UserMessage;\n}',
+    },
+    {
+      name: 'SessionReferenceCandidate',
+      declaration:
+        'export interface SessionReferenceCandidate {\n    sessionId: string;\n    label: string;\n    cwd?: string;\n    createdAt: number;\n}',
+    },
+    {
+      name: 'SessionReferenceInput',
+      declaration: 'export interface SessionReferenceInput {\n    sessionId: string;\n    label?: string;\n}',
+    },
+    {
+      name: 'SessionReferenceMentionCandidate',
+      declaration: 'export interface SessionReferenceMentionCandidate extends SessionReferenceCandidate {\n    mention: string;\n}',
+    },
+  ],
+};
+
+const contribution: TypertContribution = {
+  package: PACKAGE_NAME,
+  face: 'host',
+  schemas: [],
+  model: { services: [service], events: [], objects: [] },
+  invocations: [CANDIDATES_DESCRIPTOR],
+};
+
+/** The host manifest the Typert loader registers. */
+export const TYPERT: unknown = contribution;

@@ -426,3 +426,57 @@ describe('omissionNotice', () => {
     expect(omissionNotice(1234)).toBe('\n[… omitted 1234 UTF-8 bytes …]');
   });
 });
+
+describe('linear work in every shape', () => {
+  /** UTF-16 units that go through UTF-8 measurement or JSON serialization while `run` runs. */
+  function workUnits(run: () => void): number {
+    const { encodeInto } = TextEncoder.prototype;
+    const { stringify } = JSON;
+    let units = 0;
+    TextEncoder.prototype.encodeInto = function (this: TextEncoder, source: string, destination: Uint8Array) {
+      units += source.length;
+      return encodeInto.call(this, source, destination);
+    };
+    JSON.stringify = ((value: unknown, ...rest: []) => {
+      if (typeof value === 'string') units += value.length;
+      return stringify(value, ...rest);
+    }) as typeof JSON.stringify;
+    try {
+      run();
+    } finally {
+      TextEncoder.prototype.encodeInto = encodeInto;
+      JSON.stringify = stringify;
+    }
+    return units;
+  }
+
+  /** `count` compaction checkpoints of 100 ASCII bytes each (partial compactions), then the newest message. */
+  function checkpoints(count: number, bytesPerItem: number): RetentionInput {
+    const items: ProjectedItem[] = Array.from({ length: count }, (_, index) => ({
+      role: 'user',
+      text: `${index}`.padEnd(100, 'x'),
+      checkpoint: true,
+    }));
+    items.push({ role: 'assistant', text: 'latest'.padEnd(100, 'y'), checkpoint: false });
+    return { sessionId: 'source', label: 'Source', cwd: null, capturedThroughSeq: count, items, maxBytes: 200 + bytesPerItem * count };
+  }
+
+  // 26 bytes: an emptied item and its comma; 126: an item as it is.
+  it.each([
+    ['fail at once when even emptied texts cannot fit', 20, 'fails'],
+    ['empty most checkpoints one after the other', 40, 'fits'],
+    ['cut every checkpoint a little', 110, 'fits'],
+  ] as const)('thousands of checkpoints: %s, in work linear in their count', (_name, bytesPerItem, outcome) => {
+    const measure = (count: number) => {
+      let result: RetainedReference | undefined;
+      const units = workUnits(() => (result = retainReference(checkpoints(count, bytesPerItem))));
+      expect(result === undefined ? 'fails' : 'fits').toBe(outcome);
+      return units;
+    };
+    const small = measure(1000);
+    const large = measure(8000);
+    // 8x the checkpoints: linear work is about 8x (a heap adds a log factor to choosing victims, not to measuring text).
+    expect(large / small).toBeLessThanOrEqual(10);
+    expect(large).toBeLessThanOrEqual(20 * 8000 * 100);
+  });
+});

@@ -89,14 +89,21 @@ export function retainReference(input: RetentionInput): RetainedReference | unde
 
   // Step 2: shorten the largest current text by the overflow until the object fits.
   const kept = slots.filter((slot): slot is Kept => slot !== undefined);
-  while (total > maxBytes) {
-    const victim = largestText(kept);
-    if (victim === undefined) return undefined;
-    const target = utf8Length(victim.text) - (total - maxBytes);
-    const cut = cutToBytes(victim.item, target);
-    total += cut.kept.bytes - victim.bytes;
-    omittedBytes += cut.omitted - victim.omitted;
-    Object.assign(victim, cut.kept);
+  if (total > maxBytes) {
+    // Every kept text cut to nothing is the least step 2 can reach: when even
+    // that is too big, fail now instead of cutting item after item in vain.
+    if (fixedBytes + kept.length - 1 + sumOf(kept, emptiedBytes) > maxBytes) return undefined;
+    const victims = new VictimQueue(kept);
+    while (total > maxBytes) {
+      const victim = victims.pop();
+      if (victim === undefined) return undefined;
+      const target = victim.textBytes - (total - maxBytes);
+      const cut = cutToBytes(victim.slot.item, target);
+      total += cut.kept.bytes - victim.slot.bytes;
+      omittedBytes += cut.omitted - victim.slot.omitted;
+      Object.assign(victim.slot, cut.kept);
+      victims.push(victim.slot, victim.index);
+    }
   }
 
   const truncated = omittedMessages > 0 || kept.some((slot) => slot.cut);
@@ -130,18 +137,76 @@ function serialize(item: ProjectedItem, text: string, omitted = 0): Kept {
   return { item, text, json: encoded, bytes: utf8Length(encoded), cut: omitted > 0, omitted };
 }
 
-/** The kept item whose current text has the most UTF-8 bytes (the first on ties), unless every text is empty. */
-function largestText(kept: readonly Kept[]): Kept | undefined {
-  let best: Kept | undefined;
-  let bestBytes = 0;
-  for (const slot of kept) {
-    const bytes = utf8Length(slot.text);
-    if (bytes > bestBytes) {
-      best = slot;
-      bestBytes = bytes;
+/** Serialized bytes of an item whose text was cut to nothing. */
+function emptiedBytes(slot: Kept): number {
+  return `{"role":"${slot.item.role}","text":""}`.length;
+}
+
+function sumOf(kept: readonly Kept[], measure: (slot: Kept) => number): number {
+  let sum = 0;
+  for (const slot of kept) sum += measure(slot);
+  return sum;
+}
+
+interface Victim {
+  slot: Kept;
+  /** Position among the kept items: ties go to the first. */
+  index: number;
+  textBytes: number;
+}
+
+/**
+ * The kept items by current text size, largest first and the first on ties;
+ * items whose text is empty are never offered. A binary heap, so choosing
+ * the next victim costs O(log n) instead of a scan of every kept item.
+ */
+class VictimQueue {
+  private readonly heap: Victim[] = [];
+
+  constructor(kept: readonly Kept[]) {
+    kept.forEach((slot, index) => this.push(slot, index));
+  }
+
+  push(slot: Kept, index: number): void {
+    const textBytes = utf8Length(slot.text);
+    if (textBytes === 0) return;
+    this.heap.push({ slot, index, textBytes });
+    let child = this.heap.length - 1;
+    while (child > 0) {
+      const parent = (child - 1) >> 1;
+      if (!this.before(child, parent)) break;
+      this.swap(child, parent);
+      child = parent;
     }
   }
-  return best;
+
+  pop(): Victim | undefined {
+    const top = this.heap[0];
+    const last = this.heap.pop();
+    if (top === undefined || last === undefined || top === last) return top;
+    this.heap[0] = last;
+    let parent = 0;
+    for (;;) {
+      const left = 2 * parent + 1;
+      const right = left + 1;
+      let first = parent;
+      if (left < this.heap.length && this.before(left, first)) first = left;
+      if (right < this.heap.length && this.before(right, first)) first = right;
+      if (first === parent) return top;
+      this.swap(parent, first);
+      parent = first;
+    }
+  }
+
+  private before(a: number, b: number): boolean {
+    const x = this.heap[a]!;
+    const y = this.heap[b]!;
+    return x.textBytes > y.textBytes || (x.textBytes === y.textBytes && x.index < y.index);
+  }
+
+  private swap(a: number, b: number): void {
+    [this.heap[a], this.heap[b]] = [this.heap[b]!, this.heap[a]!];
+  }
 }
 
 /** Head/tail cut of an original text keeping `keepBytes` (head takes the larger half), then the notice. */

@@ -1,6 +1,6 @@
 import { raceCancellation, throwIfCancelled } from './cancellation.js';
 import { isPositiveSafeInteger } from './config.js';
-import { SessionReferenceError } from './errors.js';
+import { SessionReferenceError, isSessionReferenceError } from './errors.js';
 import type { ReferenceTarget, SessionHeaderLike, SessionReferenceCandidate, SessionReferenceStorage } from './types.js';
 import { readFailed } from './reads.js';
 
@@ -97,6 +97,6 @@ async function guardedRead<T>(work: Promise<T>, signal: AbortSignal | undefined,
   try {
     return await raceCancellation(work, signal);
   } catch (error) {
-    throw error instanceof SessionReferenceError ? error : readFailed(`could not ${what}`, error);
+    throw isSessionReferenceError(error) ? error : readFailed(`could not ${what}`, error);
   }
 }

@@ -22,6 +22,11 @@ export class SessionReferenceError extends Error {
   }
 }
 
+/** Never throws, even for a proxy whose traps throw (storage may reject with anything). */
 export function isSessionReferenceError(value: unknown): value is SessionReferenceError {
-  return value instanceof SessionReferenceError;
+  try {
+    return value instanceof SessionReferenceError;
+  } catch {
+    return false;
+  }
 }

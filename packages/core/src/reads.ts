@@ -5,11 +5,20 @@ export function readFailed(message: string, cause: unknown): SessionReferenceErr
   return new SessionReferenceError(`${message}: ${describe(cause)}`, 'SESSION_REFERENCE_READ_FAILED', { cause });
 }
 
+/**
+ * A one-line account of whatever storage rejected with. Storage is foreign
+ * code: the value may be a proxy whose traps throw or an object whose
+ * `toString`/`toJSON` throw, and describing it must not throw in turn.
+ */
 function describe(cause: unknown): string {
-  if (cause instanceof Error) return cause.message;
   try {
+    if (cause instanceof Error) return String(cause.message);
     return typeof cause === 'string' ? cause : (JSON.stringify(cause) ?? String(cause));
   } catch {
-    return String(cause);
+    try {
+      return String(cause);
+    } catch {
+      return 'a value that cannot be printed';
+    }
   }
 }

@@ -79,6 +79,27 @@ describe('tag safety', () => {
   });
 });
 
+const explode = (): never => {
+  throw new Error('trap');
+};
+
+/** Values foreign storage code may reject with that break naive error handling when inspected. */
+const PATHOLOGICAL_REJECTIONS: [string, () => unknown][] = [
+  ['an object whose toString and toJSON throw', () => ({ toString: explode, toJSON: explode })],
+  ['an object whose Symbol.toPrimitive throws', () => ({ [Symbol.toPrimitive]: explode, toJSON: explode })],
+  ['a proxy that throws on every access', () => new Proxy({}, { get: explode, getPrototypeOf: explode, has: explode, ownKeys: explode, getOwnPropertyDescriptor: explode })],
+  ['a proxied function that throws on every access', () => new Proxy(() => {}, { get: explode, getPrototypeOf: explode, apply: explode })],
+  ['an Error whose message getter throws', () => Object.defineProperty(new Error('x'), 'message', { get: explode })],
+  ['an object with a null prototype', () => Object.create(null) as object],
+  ['a symbol', () => Symbol('reason')],
+  ['a bigint', () => 10n],
+  ['a cyclic object', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    return cyclic;
+  }],
+];
+
 /** Storage over `MemoryStorage` whose surface reads misbehave in one chosen way. */
 function faulty(readSurface: SessionReferenceStorage['readSurface']): SessionReferenceStorage {
   const healthy = new MemoryStorage([{ id: 'source', messages: [userMessage('hello')] }]);
@@ -96,6 +117,41 @@ describe('storage faults', () => {
   ])('a read that %s is SESSION_REFERENCE_READ_FAILED with the cause kept, and no context', async (_name, storage) => {
     const error = await expectRejection(createSessionReferenceResolver(storage()).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
     expect('cause' in error).toBe(true);
+  });
+
+  it.each(PATHOLOGICAL_REJECTIONS)('a read rejecting with %s is SESSION_REFERENCE_READ_FAILED with that very value as cause', async (_name, make) => {
+    const value = make();
+    const storage = faulty(() => Promise.reject(value));
+    const error = await expectRejection(createSessionReferenceResolver(storage).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.cause).toBe(value);
+    expect(error.message).toContain('could not read session "source"');
+  });
+
+  it.each(PATHOLOGICAL_REJECTIONS)('a session listing rejecting with %s is SESSION_REFERENCE_READ_FAILED too', async (_name, make) => {
+    const value = make();
+    const storage: SessionReferenceStorage = { ...faulty(never), listSessions: () => Promise.reject(value) };
+    const error = await expectRejection(createSessionReferenceResolver(storage).listCandidates(target, 'x'), 'SESSION_REFERENCE_READ_FAILED');
+    expect(error.cause).toBe(value);
+  });
+
+  it('any thrown value, hostile or not, becomes READ_FAILED with its cause (generated)', async () => {
+    // Makers, not values: fast-check itself inspects generated values, and a hostile one would trap it.
+    const makers = fc.oneof(
+      fc.anything().map((value) => () => value),
+      fc.constantFrom(...PATHOLOGICAL_REJECTIONS.map(([, make]) => make)),
+    );
+    await fc.assert(
+      fc.asyncProperty(makers, fc.boolean(), async (make, synchronous) => {
+        const value = make();
+        const storage = faulty(() => {
+          if (synchronous) throw value;
+          return Promise.reject(value);
+        });
+        const error = await expectRejection(createSessionReferenceResolver(storage).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
+        expect(error.cause).toBe(value);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a read that hangs forever is SESSION_REFERENCE_CANCELLED once the turn is aborted', async () => {

@@ -17,6 +17,8 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     testTimeout: 60_000,
+    // Browser suites poll the page; on a loaded 2-core machine a page can take seconds to settle.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
   },
 });

@@ -62,13 +62,18 @@ export function allowedHosts(host: string, port: number): Set<string> {
   return new Set(names.map((name) => hostPort(name, port)));
 }
 
-/** The cookie name is per port: cookies are not port-scoped, and two inspectors may run side by side. */
-export function cookieName(port: number): string {
-  return `sessref_token_${port}`;
+/**
+ * The page cookie: it opens the page and its assets, never the API. Cookies
+ * are not isolated by port, so any other server on this host that the browser
+ * visits receives it; that is why it is not the API token. Named per port so
+ * two inspectors can run side by side.
+ */
+export function pageCookieName(port: number): string {
+  return `sessref_page_${port}`;
 }
 
-export function sessionCookie(port: number, token: string): string {
-  return `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+export function pageCookie(port: number, pageKey: string): string {
+  return `${pageCookieName(port)}=${pageKey}; HttpOnly; SameSite=Strict; Path=/`;
 }
 
 function readCookie(req: IncomingMessage, name: string): string | undefined {
@@ -90,20 +95,24 @@ export function checkOrigin(req: IncomingMessage, hosts: ReadonlySet<string>): v
 
 export type Credential = 'header' | 'cookie' | 'query';
 
+/** The secret each accepted credential must equal. */
+export type Secrets = Partial<Record<Credential, string>>;
+
 /**
- * Check the token from the places a request may carry it: API calls only by
- * header, pages and assets also by cookie, and the landing page by `?token=`.
+ * Check the credentials a request carries against the secrets its route
+ * accepts: the API takes the launch token by header only; pages and assets
+ * also take the page cookie, or the launch token in `?token=` on the landing page.
  * Missing is 401, wrong is 403.
  */
-export function checkToken(req: IncomingMessage, url: URL, token: string, port: number, accepted: readonly Credential[]): Credential {
+export function checkCredentials(req: IncomingMessage, url: URL, port: number, secrets: Secrets): Credential {
   const offered: [Credential, string | undefined][] = [
     ['header', headerValue(req)],
-    ['cookie', readCookie(req, cookieName(port))],
+    ['cookie', readCookie(req, pageCookieName(port))],
     ['query', url.searchParams.get('token') ?? undefined],
   ];
-  const present = offered.filter(([kind, value]) => accepted.includes(kind) && value !== undefined && value !== '');
+  const present = offered.filter(([kind, value]) => secrets[kind] !== undefined && value !== undefined && value !== '');
   if (present.length === 0) throw new HttpError(401, 'UNAUTHORIZED', 'missing token: open the URL that `sessref serve` printed');
-  const match = present.find(([, value]) => tokenMatches(value, token));
+  const match = present.find(([kind, value]) => tokenMatches(value, secrets[kind]!));
   if (!match) throw new HttpError(403, 'FORBIDDEN_TOKEN', 'wrong token: open the URL that `sessref serve` printed');
   return match[0];
 }

@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine.js';
 import { API_ROUTES } from './api.js';
 import { HttpError, sendError, sendJson, toHttpError } from './http.js';
-import { SECURITY_HEADERS, allowedHosts, checkOrigin, checkToken, hostPort, newToken, sessionCookie } from './security.js';
-import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, type StaticFile } from './static.js';
+import { SECURITY_HEADERS, allowedHosts, checkCredentials, checkOrigin, hostPort, newToken, pageCookie } from './security.js';
+import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, signInPage, type StaticFile } from './static.js';
 
 export interface ServerOptions {
   /** Bind address (default 127.0.0.1). */
@@ -38,7 +38,10 @@ export interface RunningServer {
 
 interface State {
   engine: Engine;
+  /** The launch token: the only API credential, sent by header. */
   token: string;
+  /** The page cookie's value: opens pages and assets, never the API. */
+  pageKey: string;
   port: number;
   hosts: ReadonlySet<string>;
   webRoot: string;
@@ -54,6 +57,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
   const state: State = {
     engine,
     token,
+    pageKey: newToken(),
     port,
     hosts: allowedHosts(host, port),
     webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
@@ -132,7 +136,7 @@ function methodNotAllowed(allow: string): HttpError {
 }
 
 async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, state: State): Promise<void> {
-  checkToken(req, url, state.token, state.port, ['header']);
+  checkCredentials(req, url, state.port, { header: state.token });
   const route = API_ROUTES[url.pathname];
   if (!route) throw new HttpError(404, 'NOT_FOUND', 'no such endpoint');
   if (req.method !== route.method) throw methodNotAllowed(route.method);
@@ -152,23 +156,35 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, st
 }
 
 async function handlePage(req: IncomingMessage, res: ServerResponse, url: URL, state: State): Promise<void> {
-  checkToken(req, url, state.token, state.port, ['header', 'cookie', 'query']);
   const isIndex = url.pathname === '/' || url.pathname === '/index.html';
+  try {
+    checkCredentials(req, url, state.port, { header: state.token, cookie: state.pageKey, query: state.token });
+  } catch (error) {
+    // A person at the bare address gets a page that says how to get in, not a JSON blob.
+    if (isIndex && error instanceof HttpError) return sendFile(res, signInPage(), error.status);
+    throw error;
+  }
   if (!isIndex && !isAssetPath(url.pathname)) throw new HttpError(404, 'NOT_FOUND', 'not found');
   if (req.method !== 'GET') throw methodNotAllowed('GET');
-  if (url.searchParams.has('token')) return redirectWithCookie(res, state);
-  const file = isIndex ? await indexPage(state.webRoot, state.token) : await asset(state.webRoot, url.pathname);
+  if (url.searchParams.has('token')) return handOver(res, state);
+  const file = isIndex ? await indexPage(state.webRoot) : await asset(state.webRoot, url.pathname);
   if (!file) throw new HttpError(404, 'NOT_FOUND', 'not found');
   sendFile(res, file);
 }
 
-/** Trade `?token=` for an HttpOnly cookie and drop the token from the address bar and history. */
-function redirectWithCookie(res: ServerResponse, state: State): void {
-  res.writeHead(303, { location: '/', 'set-cookie': sessionCookie(state.port, state.token), 'content-length': 0 });
+/**
+ * Trade `?token=` for the page cookie, and hand the token to the page in the
+ * address fragment, which browsers never send to any server: the page moves
+ * it to this tab's sessionStorage and clears the address. The token itself
+ * never sits in a cookie (which every local server would receive) or in the
+ * served HTML.
+ */
+function handOver(res: ServerResponse, state: State): void {
+  res.writeHead(303, { location: `/#token=${state.token}`, 'set-cookie': pageCookie(state.port, state.pageKey), 'content-length': 0 });
   res.end();
 }
 
-function sendFile(res: ServerResponse, file: StaticFile): void {
-  res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length });
+function sendFile(res: ServerResponse, file: StaticFile, status = 200): void {
+  res.writeHead(status, { 'content-type': file.type, 'content-length': file.body.length });
   res.end(file.body);
 }

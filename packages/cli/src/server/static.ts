@@ -7,9 +7,6 @@ import { HttpError } from './http.js';
 /** `web-dist` beside `src/` and `dist/`, so both the sources and the build find it. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web-dist/', import.meta.url));
 
-/** Where the page learns the token; filled in per launch. */
-const TOKEN_PLACEHOLDER = '__SESSREF_TOKEN__';
-
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -42,11 +39,31 @@ async function readOrNull(path: string): Promise<Buffer | null> {
   }
 }
 
-/** The page with this launch's token in its `sessref-token` meta tag. */
-export async function indexPage(webRoot: string, token: string): Promise<StaticFile> {
+/** The built page, the same for every launch: the token reaches it through the address fragment, never the HTML. */
+export async function indexPage(webRoot: string): Promise<StaticFile> {
   const html = await readOrNull(join(webRoot, 'index.html'));
   if (html === null) throw new HttpError(503, 'WEB_NOT_BUILT', 'the web client is not built: run `npm run build:web -w @sessref/cli`');
-  return { type: TYPES['.html']!, body: Buffer.from(html.toString('utf8').replace(TOKEN_PLACEHOLDER, token)) };
+  return { type: TYPES['.html']!, body: html };
+}
+
+const SIGN_IN_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>sessref inspector</title></head>
+<body>
+<h1>This inspector needs its launch link</h1>
+<p>The sessref inspector only opens from the address it printed when it started, which carries a one-time token.</p>
+<ol>
+<li>Find the terminal where <code>sessref serve</code> (or <code>npm start</code>) is running, or start it again.</li>
+<li>Open the printed address, <code>http://127.0.0.1:&lt;port&gt;/?token=…</code>, in this browser.</li>
+</ol>
+<p>Each tab keeps its own copy of the token; a new tab needs the printed address again.</p>
+</body>
+</html>
+`;
+
+/** What a browser gets at the bare address: how to get in, in words. */
+export function signInPage(): StaticFile {
+  return { type: TYPES['.html']!, body: Buffer.from(SIGN_IN_PAGE) };
 }
 
 export async function asset(webRoot: string, pathname: string): Promise<StaticFile | null> {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   root = await tempDir('server-root');
   webRoot = await tempDir('server-web');
   await mkdir(join(webRoot, 'assets'));
-  await writeFile(join(webRoot, 'index.html'), '<!doctype html><meta name="sessref-token" content="__SESSREF_TOKEN__"><script type="module" src="/assets/app.js"></script>');
+  await writeFile(join(webRoot, 'index.html'), '<!doctype html><script type="module" src="/assets/app.js"></script>');
   await writeFile(join(webRoot, 'assets', 'app.js'), 'export {};\n');
   await seedRoot(root);
   engine = await Engine.open({ root });
@@ -69,21 +69,38 @@ describe('access control', () => {
     expect(json<SessionsResponse>(ok).sessions.map((session) => session.sessionId)).toContain(TARGET);
   });
 
-  it('trades ?token= for an HttpOnly SameSite=Strict cookie and drops it from the address', async () => {
+  it('trades ?token= for a page cookie that is not the token, and hands the token over in the fragment', async () => {
     const landing = await httpRequest(server.port, { path: `/?token=${server.token}` });
     expect(landing.status).toBe(303);
-    expect(landing.headers.location).toBe('/');
+    expect(landing.headers.location).toBe(`/#token=${server.token}`);
     const cookie = landing.headers['set-cookie']?.[0] ?? '';
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).not.toContain(server.token);
     const pair = cookie.split(';')[0]!;
     const page = await httpRequest(server.port, { path: '/', headers: { cookie: pair } });
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
-    expect(page.text).toContain(`content="${server.token}"`);
+    expect(page.text).not.toContain(server.token);
     expect((await httpRequest(server.port, { path: '/assets/app.js', headers: { cookie: pair } })).status).toBe(200);
-    // The cookie opens pages, not the API: API calls must send the header.
+    // The cookie opens pages, never the API, whether sent as a cookie or replayed as the token.
     expect((await httpRequest(server.port, { path: '/api/sessions', headers: { cookie: pair } })).status).toBe(401);
+    const pageKey = pair.split('=')[1]!;
+    expect((await httpRequest(server.port, { path: '/api/sessions', headers: { 'x-sessref-token': pageKey } })).status).toBe(403);
+    expect((await httpRequest(server.port, { path: `/?token=${pageKey}` })).status).toBe(403);
+  });
+
+  it('answers the bare address with a page that says how to get in, and the API with JSON', async () => {
+    const bare = await httpRequest(server.port, { path: '/' });
+    expect(bare.status).toBe(401);
+    expect(bare.headers['content-type']).toMatch(/text\/html/);
+    expect(bare.text).toContain('sessref serve');
+    expect(bare.text).toContain('?token=');
+    const wrong = await httpRequest(server.port, { path: '/?token=nope' });
+    expect([wrong.status, wrong.headers['content-type']]).toEqual([403, expect.stringMatching(/text\/html/)]);
+    const api = await httpRequest(server.port, { path: '/api/sessions' });
+    expect(api.headers['content-type']).toMatch(/application\/json/);
+    expect(errorCode(api)).toBe('UNAUTHORIZED');
   });
 
   it('rejects a foreign Host (DNS rebinding) and a foreign Origin with 403', async () => {

@@ -1,4 +1,8 @@
-/** The inspector's API client. The launch token comes from the page's meta tag and rides in a header. */
+/**
+ * The inspector's API client. The launch token arrives once in the address
+ * fragment, is kept in this tab's sessionStorage (never a cookie, which other
+ * local servers would receive) and rides in a header.
+ */
 import {
   TOKEN_HEADER,
   type ApiError,
@@ -10,7 +14,23 @@ import {
   type SessionsResponse,
 } from '../../src/server/protocol.js';
 
-const token = document.querySelector<HTMLMetaElement>('meta[name="sessref-token"]')?.content ?? '';
+const TOKEN_KEY = 'sessref-token';
+
+function adoptToken(): string {
+  const handed = /^#token=([0-9a-f]+)$/.exec(location.hash)?.[1];
+  if (handed !== undefined) {
+    sessionStorage.setItem(TOKEN_KEY, handed);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+const token = adoptToken();
+
+/** False in a tab that never received the launch token (opened at the bare address). */
+export function hasToken(): boolean {
+  return token !== '';
+}
 
 export class ApiFailure extends Error {
   constructor(

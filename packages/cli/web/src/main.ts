@@ -1,7 +1,7 @@
 /** The sessref inspector: sessions on the left, the target's conversation, a composer with `@` references, and a model preview. */
 import './style.css';
 import type { MessagesResponse, SessionItem } from '../../src/server/protocol.js';
-import { api, describeError } from './api.js';
+import { api, describeError, hasToken } from './api.js';
 import { Composer } from './composer.js';
 import { byId } from './dom.js';
 import { renderConversation, renderPreview, renderSessions, renderTargetHead, type PreviewState } from './views.js';
@@ -75,7 +75,7 @@ async function loadSessions(): Promise<void> {
     elements.root.textContent = response.root;
     elements.root.title = response.root;
     showSessions();
-    const newest = [...state.sessions].sort((a, b) => b.createdAt - a.createdAt)[0];
+    const newest = state.sessions.filter((session) => !session.readError).sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))[0];
     if (state.target === undefined && newest) await select(newest.sessionId);
   } catch (error) {
     toast(`Could not load sessions: ${describeError(error)}`);
@@ -137,4 +137,5 @@ byId('composer').addEventListener('submit', (event) => {
 
 showConversation(undefined);
 updateButtons();
-void loadSessions();
+if (hasToken()) void loadSessions();
+else toast('This tab has no launch token: open the address `sessref serve` printed (a new tab needs it again).');

@@ -1,0 +1,151 @@
+/**
+ * The dsh Web UI, driven in Debian's Chromium through playwright-core: the
+ * workspace picker of a fresh home, the composer's `@` menu (a listbox named
+ * "Trigger suggestions" whose session options read
+ * "Session · <label> <id> · <cwd> · <ISO time>"), the inserted reference chip
+ * (`[data-reference-appearance="session"]`) and sending with Enter.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { REPO_ROOT } from './install.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
+  '--no-first-run', '--disable-component-update', '--disable-sync',
+];
+
+export async function launchBrowser() {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing (install Debian's: apt-get update -qq && apt-get install -y -qq chromium)`);
+  }
+  const { chromium } = createRequire(`${REPO_ROOT}package.json`)('playwright-core');
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/**
+ * Open the app on a fresh home: dismiss the first-run notice, connect the
+ * workspace folder, wait for the live composer of the new blank session.
+ */
+export async function openApp(browser, { url, workspace }) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const problems = { pageErrors: [], consoleErrors: [] };
+  page.on('pageerror', (error) => problems.pageErrors.push(error.message));
+  page.on('console', (message) => { if (message.type() === 'error') problems.consoleErrors.push(message.text()); });
+  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+  // The first-run notice may open before or after the workspace chooser
+  // renders, and blocks it while open: dismiss it whenever it shows, until a
+  // click on the chooser opens the directory dialog (bounded).
+  const notice = page.getByRole('dialog', { name: 'Internal Testing Notice' });
+  const chooser = page.getByRole('textbox', { name: 'Choose workspace' });
+  const dialog = page.getByRole('dialog', { name: 'Select Workspace Directory' });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (await notice.isVisible()) {
+      await notice.getByRole('button', { name: 'Continue' }).click({ timeout: 5000 }).catch(() => {});
+    } else if (await chooser.isVisible()) {
+      await chooser.click({ timeout: 2000 }).catch(() => {});
+      if (await dialog.waitFor({ timeout: 2000 }).then(() => true, () => false)) break;
+    }
+    if (Date.now() > deadline) throw new Error('the Web UI showed no usable "Choose workspace" box within 60 s');
+    await sleep(250);
+  }
+  await dialog.getByRole('button', { name: 'Edit path' }).click();
+  const pathInput = dialog.getByRole('textbox', { name: 'Edit path' });
+  await pathInput.fill(workspace);
+  await pathInput.press('Enter');
+  await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.locator('textarea:enabled[placeholder="Describe what you want to build"]').waitFor({ timeout: 30_000 });
+  return { page, context, problems };
+}
+
+const composer = (page) => page.locator('textarea').first();
+const menu = (page) => page.getByRole('listbox', { name: 'Trigger suggestions' });
+
+/**
+ * The session options of the open `@` menu once they stop changing (two equal
+ * reads 400 ms apart), each as { name, selected }.
+ */
+async function settledSessionOptions(page, { what, accept = () => true, timeoutMs = 20_000 }) {
+  const started = Date.now();
+  let previous = '';
+  for (;;) {
+    const named = await menu(page).getByRole('option').evaluateAll((nodes) => nodes.map((node) => ({
+      name: (node.getAttribute('aria-label') ?? node.innerText ?? '').replace(/\s+/g, ' ').trim(),
+      selected: node.getAttribute('aria-selected') === 'true',
+    }))).catch(() => []);
+    const sessions = named.filter((row) => row.name.startsWith('Session ·'));
+    const key = JSON.stringify(sessions);
+    if (sessions.length > 0 && accept(sessions) && key === previous) return sessions;
+    previous = key;
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`${what}: the @ menu did not settle on session options within ${timeoutMs / 1000} s (last read: ${sessions.length} session rows)`);
+    }
+    await sleep(400);
+  }
+}
+
+/**
+ * Type `@` into the composer and read the menu; then narrow it with
+ * `filter`, check the selected option is `expectId`, and insert it with Enter.
+ */
+export async function pickReference(page, { filter, expectId, expectLabel, shot }) {
+  const input = composer(page);
+  await input.click();
+  await input.fill('@');
+  await menu(page).waitFor({ timeout: 20_000 });
+  const allRows = await settledSessionOptions(page, { what: 'empty query' });
+  if (shot !== undefined) await page.screenshot({ path: shot });
+  await input.fill(`@${filter}`);
+  const filteredRows = await settledSessionOptions(page, {
+    what: `query "${filter}"`,
+    accept: (rows) => rows.length < allRows.length || allRows.every((row) => row.name.toLowerCase().includes(filter)),
+  });
+  const selected = filteredRows.find((row) => row.selected);
+  if (selected === undefined || !selected.name.includes(` ${expectId} `)) {
+    throw new Error(`query "${filter}": the selected @ option is ${JSON.stringify(selected?.name ?? 'none')}, expected session ${expectId}`);
+  }
+  await input.press('Enter');
+  const expectedValue = `@${expectLabel} `;
+  await waitFor(async () => (await input.inputValue()) === expectedValue, 10_000,
+    async () => `after Enter the composer holds ${JSON.stringify(await input.inputValue())}, expected ${JSON.stringify(expectedValue)}`);
+  const chip = page.locator('[data-reference-appearance="session"]');
+  await waitFor(async () => (await chip.count()) === 1 && (await chip.textContent()) === `@${expectLabel}`, 10_000,
+    async () => `the composer shows no session chip "@${expectLabel}" (chips: ${await chip.count()})`);
+  return { allRows, filteredRows, selected: selected.name };
+}
+
+/**
+ * Type `text` after whatever the composer holds, send it with Enter and wait
+ * for the model's reply to appear. Resolves to the `session.prompt` payload
+ * the page sent.
+ */
+export async function sendAndWaitForReply(page, { text, reply, timeoutMs = 60_000 }) {
+  const input = composer(page);
+  await input.focus();
+  await input.press('End');
+  await input.pressSequentially(text, { delay: 5 });
+  const prompt = page.waitForRequest((request) => request.url().endsWith('/api/session.prompt'), { timeout: 15_000 });
+  await input.press('Enter');
+  const request = await prompt.catch(() => {
+    throw new Error('pressing Enter in the composer sent no session.prompt request');
+  });
+  const payload = JSON.parse(request.postData() ?? '{}').payload;
+  await page.getByText(reply, { exact: true }).first().waitFor({ timeout: timeoutMs }).catch(() => {
+    throw new Error(`the reply "${reply}" did not appear in the conversation within ${timeoutMs / 1000} s`);
+  });
+  return payload;
+}
+
+/** Poll `check` until true (bounded); on timeout throw `describe()`'s text. */
+export async function waitFor(check, timeoutMs, describe) {
+  const started = Date.now();
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() - started > timeoutMs) throw new Error(await describe());
+    await sleep(200);
+  }
+}

@@ -1,0 +1,473 @@
+/**
+ * `npm run test:dsh-app`: the real published `dsh web` (0.1.0-rc.8) as a
+ * test, first with its official session-reference plugin, then with
+ * `@sessref/dsh` installed from the packed tarball through
+ * `dsh plugin --profile web add`, driven in Chromium and compared.
+ *
+ * Per phase: a fresh DSH_HOME seeded by `sessref seed`, a stub model server,
+ * `dsh web` on a loopback port, the Web UI: connect a workspace, type `@`,
+ * record the menu, narrow it to `oauth`, insert with Enter, send, wait for the
+ * reply; then decode the target's log (the readable message, then the
+ * snapshot message), read what the model was sent, call the gateway's
+ * `sessionReferenceResolver/candidates` with good and bad queries, and take a
+ * second plain turn on the same session.
+ *
+ * Flags: --no-build (use the existing builds and tarball), --official-only,
+ * --require-sessref (a missing tarball fails instead of skipping phase 2),
+ * --keep (keep the temporary homes).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { clearTimeout, setTimeout } from 'node:timers';
+import zlib from 'node:zlib';
+import { bootDshWeb, callRemote, dshEnv, dumpConfig, pluginAdd } from './lib/dsh.mjs';
+import { CACHE_DIR, childEnv, ensureInstall, REPO_ROOT } from './lib/install.mjs';
+import { killAllSync, lastLines, run, stopAll } from './lib/proc.mjs';
+import { listSessionLogs, logProblems, messageText, readSessionLog } from './lib/session-log.mjs';
+import { startStubModel } from './lib/stub-model.mjs';
+import { launchBrowser, openApp, pickReference, sendAndWaitForReply, waitFor } from './lib/ui.mjs';
+
+const HARD_TIMEOUT_MS = 10 * 60_000;
+const FLAGS = new Set(process.argv.slice(2));
+const DOCS = join(REPO_ROOT, 'docs');
+const SOURCE = { id: 'oauth-migration', label: 'Migrate auth to OAuth', filter: 'oauth' };
+const FIRST_TEXT = 'what was decided there?';
+const SECOND_TEXT = 'Thanks. One plain follow-up without references.';
+const TITLE_ANSWER = 'Reference check session';
+const REFERENCE_KEYS = ['sessionId', 'label', 'capturedThroughSeq', 'compacted', 'originalMessages', 'retainedMessages',
+  'omittedMessages', 'omittedBytes', 'truncated', 'inputIndex'];
+const SNAPSHOT_KEYS = ['sessionId', 'label', 'cwd', 'capturedThroughSeq', 'conversation'];
+const started = Date.now();
+
+class Failure extends Error {}
+const fail = (message) => { throw new Failure(message); };
+const check = (condition, message) => { if (!condition) fail(message); };
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const log = (line) => process.stderr.write(`[dsh-app ${seconds(Date.now() - started).padStart(7)}] ${line}\n`);
+
+/** Run one step; an unexpected error becomes a Failure naming the step. */
+async function stage(label, fn) {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof Failure) throw error;
+    // eslint-disable-next-line no-control-regex
+    const first = String(error?.message ?? error).replace(/\u001b\[[0-9;]*m/g, '').split('\n')[0];
+    throw new Failure(`${label}: ${first}`);
+  }
+}
+
+// ── the model stub: a fixed title, numbered replies per phase ───────────────
+const replies = { count: 0 };
+const isTitleRequest = (body) => JSON.stringify(body.messages?.[0] ?? '').includes('concise title');
+const stubAnswer = (body) => {
+  if (isTitleRequest(body)) return TITLE_ANSWER;
+  replies.count += 1;
+  return `Stub reply ${replies.count}: noted.`;
+};
+
+// ── build, pack, tarball ─────────────────────────────────────────────────────
+async function buildAndPack() {
+  const scripts = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts ?? {};
+  const version = JSON.parse(readFileSync(join(REPO_ROOT, 'packages/dsh/package.json'), 'utf8')).version;
+  const tarball = join(REPO_ROOT, 'artifacts', `sessref-dsh-${version}.tgz`);
+  if (!FLAGS.has('--no-build')) {
+    // `npm run pack` builds first; without it, build only (phase 1 needs the CLI for `seed`).
+    const script = scripts.pack === undefined ? 'build' : 'pack';
+    log(`npm run ${script}`);
+    const result = await run('npm', ['run', script], { cwd: REPO_ROOT, env: childEnv(), timeoutMs: 5 * 60_000, label: `npm run ${script}` });
+    check(!result.timedOut, `npm run ${script} timed out after 300 s`);
+    check(result.code === 0, `npm run ${script} failed (exit ${result.code}): ${lastLines(`${result.stdout}\n${result.stderr}`)}`);
+  }
+  check(existsSync(join(REPO_ROOT, 'packages/cli/dist/bin.js')), 'packages/cli/dist/bin.js is missing: run npm run build');
+  if (scripts.pack === undefined) return { tarball: undefined, why: 'package.json has no "pack" script yet' };
+  if (!existsSync(tarball)) return { tarball: undefined, why: `${tarball} does not exist after npm run pack`, broken: true };
+  return { tarball };
+}
+
+/** package.json inside a tarball, read with tar. */
+async function tarballManifest(tarball) {
+  const result = await run('tar', ['-xzOf', tarball, 'package/package.json'], { timeoutMs: 30_000, label: 'tar' });
+  check(result.code === 0, `cannot read package/package.json from ${tarball}: ${lastLines(result.stderr)}`);
+  return JSON.parse(result.stdout);
+}
+
+// ── log checks ───────────────────────────────────────────────────────────────
+/** The log of the one session whose cwd is the workspace. */
+function targetLog(home, workspace) {
+  const logs = listSessionLogs(join(home, 'sessions'))
+    .map((entry) => ({ ...entry, log: readSessionLog(entry.path) }))
+    .filter((entry) => entry.log.header?.cwd === workspace);
+  check(logs.length === 1, `expected one session in the workspace ${workspace}, found ${logs.length}`);
+  return logs[0];
+}
+
+/** Events of turn `turn`, from its turn/start through its turn/end. */
+function turnEvents(events, turn) {
+  const start = events.findIndex((event) => event.type === 'turn/start' && event.data?.turn === turn);
+  const end = events.findIndex((event) => event.type === 'turn/end' && event.data?.turn === turn);
+  if (start < 0 || end < 0) return undefined;
+  return events.slice(start, end + 1);
+}
+
+/** The order of the model-relevant events of a turn (titles and request metadata race, so they are left out). */
+function turnShape(events) {
+  return events.flatMap((event) => {
+    switch (event.type) {
+      case 'turn/start': case 'turn/end': case 'step/start': case 'step/end': return [event.type];
+      case 'user/message': return [`user/message(${event.data?.source?.kind}${event.data?.source?.plugin ? `:${event.data.source.plugin}` : ''})`];
+      case 'assistant/message': return ['assistant/message'];
+      default: return [];
+    }
+  });
+}
+
+function checkReferenceTurn(events, phase) {
+  const turn = turnEvents(events, 1);
+  check(turn !== undefined, `${phase}: the target log has no complete turn 1`);
+  const end = turn.at(-1);
+  check(end.data?.reason?.kind === 'completed', `${phase}: turn 1 ended ${JSON.stringify(end.data?.reason)}, not completed`);
+  const users = turn.filter((event) => event.type === 'user/message');
+  const readableIndex = users.findIndex((event) => event.data?.source?.kind === 'user');
+  check(readableIndex >= 0, `${phase}: turn 1 has no user-authored message`);
+  const readable = users[readableIndex];
+  const readableText = messageText(readable.data);
+  const expectedText = `@${SOURCE.label} ${FIRST_TEXT}`;
+  check(readableText === expectedText, `${phase}: the readable message is ${JSON.stringify(readableText)}, expected ${JSON.stringify(expectedText)}`);
+  const snapshot = users[readableIndex + 1];
+  check(snapshot?.data?.source?.kind === 'session-reference',
+    `${phase}: the message after the readable one has source kind ${JSON.stringify(snapshot?.data?.source?.kind)}, expected session-reference`);
+  check(snapshot.seq === readable.seq + 1, `${phase}: the snapshot message (seq ${snapshot.seq}) does not directly follow the readable one (seq ${readable.seq})`);
+  const source = snapshot.data.source;
+  check(source.form === 'recall' && source.version === 1 && Array.isArray(source.references) && source.references.length === 1,
+    `${phase}: the snapshot source is ${JSON.stringify(source).slice(0, 200)}`);
+  const reference = source.references[0];
+  check(isDeepStrictEqual(Object.keys(reference), REFERENCE_KEYS), `${phase}: reference keys are ${Object.keys(reference).join(',')}`);
+  check(reference.sessionId === SOURCE.id && reference.label === SOURCE.label && reference.inputIndex === 0,
+    `${phase}: the reference names ${reference.sessionId} / ${reference.label}`);
+  const text = messageText(snapshot.data);
+  check(text.startsWith('## Referenced sessions'), `${phase}: the snapshot text does not start with "## Referenced sessions"`);
+  const open = text.indexOf('\n<referenced-sessions>\n');
+  const close = text.indexOf('\n</referenced-sessions>');
+  check(open > 0 && close > open, `${phase}: the snapshot text has no <referenced-sessions> … </referenced-sessions> block`);
+  const json = text.slice(open + '\n<referenced-sessions>\n'.length, close);
+  check(!json.includes('<'), `${phase}: the snapshot JSON holds a raw "<"`);
+  let data;
+  try { data = JSON.parse(json); } catch (error) { fail(`${phase}: the snapshot JSON does not parse: ${error.message}`); }
+  check(Array.isArray(data) && data.length === 1 && isDeepStrictEqual(Object.keys(data[0]), SNAPSHOT_KEYS),
+    `${phase}: the snapshot data is not one object with keys ${SNAPSHOT_KEYS.join(',')}`);
+  check(data[0].sessionId === SOURCE.id && data[0].capturedThroughSeq === reference.capturedThroughSeq,
+    `${phase}: snapshot data and source disagree on the session or capturedThroughSeq`);
+  return { shape: turnShape(turn), readableText, source, data, text, messages: data[0].conversation.length };
+}
+
+function checkPlainTurn(events, phase) {
+  const turn = turnEvents(events, 2);
+  check(turn !== undefined, `${phase}: the target log has no complete turn 2`);
+  check(turn.at(-1).data?.reason?.kind === 'completed', `${phase}: turn 2 ended ${JSON.stringify(turn.at(-1).data?.reason)}`);
+  const kinds = turn.filter((event) => event.type === 'user/message').map((event) => event.data?.source?.kind);
+  check(!kinds.includes('session-reference'), `${phase}: turn 2 carries a session-reference message`);
+  const user = turn.find((event) => event.type === 'user/message' && event.data?.source?.kind === 'user');
+  check(messageText(user?.data) === SECOND_TEXT, `${phase}: turn 2's user message is ${JSON.stringify(messageText(user?.data))}`);
+  check(turn.some((event) => event.type === 'assistant/message'), `${phase}: turn 2 has no assistant message`);
+  return turnShape(turn);
+}
+
+/** What the model was sent for the reference turn: the readable message, then the snapshot. */
+function checkModelRequest(requests, phase) {
+  const request = requests.find((body) => !isTitleRequest(body));
+  check(request !== undefined, `${phase}: the stub model received no chat request`);
+  const texts = request.messages.map((message) => (typeof message.content === 'string' ? message.content
+    : (message.content ?? []).map((part) => part.text ?? '').join('')));
+  const readable = texts.findIndex((text) => text === `@${SOURCE.label} ${FIRST_TEXT}`);
+  check(readable >= 0, `${phase}: the model request has no readable message "@${SOURCE.label} ${FIRST_TEXT}"`);
+  check(texts[readable + 1]?.includes('<referenced-sessions>') && request.messages[readable + 1].role === 'user',
+    `${phase}: the model request's message after the readable one is not the snapshot`);
+  return { roles: request.messages.map((message) => message.role), snapshot: texts[readable + 1] };
+}
+
+// ── gateway checks ───────────────────────────────────────────────────────────
+/** Candidates through the gateway: good queries answer, non-string queries are refused at the boundary. */
+async function gatewayChecks(url, agentId, phase) {
+  const normalize = (result) => (result.ok
+    ? { ok: true, value: result.value.map((row) => ({ ...row, createdAt: row.createdAt - Math.max(...result.value.map((r) => r.createdAt)) })) }
+    : { ok: false, code: result.error?.code, message: result.error?.message });
+  const out = {};
+  for (const [name, query] of [['empty', ''], ['oauth', SOURCE.filter]]) {
+    const result = await callRemote(url, 'sessionReferenceResolver/candidates', { agentId, query });
+    check(result.ok === true && Array.isArray(result.value), `${phase}: candidates with query ${JSON.stringify(query)} failed: ${JSON.stringify(result.error ?? result).slice(0, 200)}`);
+    out[name] = normalize(result);
+  }
+  for (const [name, query] of [['number', 42], ['array', ['oauth']]]) {
+    const result = await callRemote(url, 'sessionReferenceResolver/candidates', { agentId, query });
+    check(result.ok === false, `${phase}: candidates with query ${JSON.stringify(query)} was accepted (strict descriptor missing?)`);
+    check(/wire field "query" failed boundary validation/.test(result.error?.message ?? ''),
+      `${phase}: candidates with query ${JSON.stringify(query)} was refused, but not at the gateway boundary: ${result.error?.message}`);
+    out[name] = normalize(result);
+  }
+  return out;
+}
+
+// ── one phase ────────────────────────────────────────────────────────────────
+async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
+  const phaseStarted = Date.now();
+  const record = { name, timings: {} };
+  const home = join(runRoot, name, 'home');
+  mkdirSync(join(runRoot, name, 'agents'), { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const env = dshEnv({ home, modelUrl: stub.url, agentsHome: join(runRoot, name, 'agents') });
+  const cwd = join(runRoot, name);
+
+  log(`${name}: seed ${home}/sessions`);
+  const seed = await run(process.execPath, [join(REPO_ROOT, 'packages/cli/dist/bin.js'), 'seed', '--root', join(home, 'sessions')], {
+    cwd, env: childEnv({ NO_COLOR: '1' }), timeoutMs: 60_000, label: 'sessref seed',
+  });
+  check(seed.code === 0, `${name}: sessref seed failed: ${lastLines(seed.stderr || seed.stdout)}`);
+
+  let pkg;
+  if (tarball !== undefined) {
+    pkg = await tarballManifest(tarball);
+    check(typeof pkg.dsh?.bundle?.patch === 'string',
+      `${name}: ${pkg.name} declares no "dsh": { "bundle": { "patch": … } }, so dsh plugin add would install it as a plain dependency`);
+    log(`${name}: dsh plugin --profile web add ${tarball}`);
+    const addStarted = Date.now();
+    await stage(`${name}: dsh plugin add`, () => pluginAdd({ env, cwd, spec: tarball }));
+    record.timings.pluginAdd = Date.now() - addStarted;
+    const profile = JSON.parse(readFileSync(join(home, 'profiles/web/package.json'), 'utf8'));
+    check(profile.dsh?.profile?.bundles?.includes(pkg.name), `${name}: dsh plugin add did not list ${pkg.name} in dsh.profile.bundles`);
+    record.bundles = profile.dsh.profile.bundles;
+  }
+
+  const dump = await stage(`${name}: dsh web --dump-config`, () => dumpConfig({ env, cwd }));
+  const official = dump.rows.find((row) => row.id === 'session-reference');
+  check(official?.name === '@deepseek-ai/dsh-session-reference', `${name}: --dump-config has no official session-reference row`);
+  if (pkg === undefined) {
+    check(official.disabled !== true, `${name}: the official session-reference row is disabled without any plugin`);
+    record.rows = [`session-reference (${official.name}) active`];
+  } else {
+    check(official.disabled === true, `${name}: --dump-config shows the official session-reference row still active`);
+    check(official.origin.includes(`patched by ${pkg.name}`), `${name}: the official row is not patched by ${pkg.name} (provenance: ${official.origin})`);
+    const ours = dump.rows.filter((row) => row.name === pkg.name || row.name?.startsWith(`${pkg.name}/`));
+    check(ours.length > 0, `${name}: --dump-config has no row of ${pkg.name}`);
+    check(ours.every((row) => row.disabled !== true), `${name}: a row of ${pkg.name} is disabled`);
+    record.rows = ['session-reference disabled', ...ours.map((row) => `${row.id} (${row.name}) active`)];
+  }
+
+  log(`${name}: boot dsh web`);
+  const web = await stage(`${name}: booting dsh web`, () => bootDshWeb({ env, cwd, label: `${name}: dsh web` }));
+  record.timings.boot = web.ms;
+  const inventory = await stage(`${name}: pluginInventory/list`, () => callRemote(web.url, 'pluginInventory/list', {}));
+  check(inventory.ok === true, `${name}: pluginInventory/list failed: ${inventory.error?.message}`);
+  const entries = inventory.value.entries;
+  const officialEntry = entries.find((entry) => entry.moduleName === '@deepseek-ai/dsh-session-reference');
+  const moduleNames = pkg === undefined ? ['@deepseek-ai/dsh-session-reference'] : [pkg.name];
+  const live = entries.filter((entry) => moduleNames.some((m) => entry.moduleName === m || entry.moduleName.startsWith(`${m}/`)));
+  check(live.length > 0 && live.every((entry) => entry.enabled && entry.fiberPhase === 'active'),
+    `${name}: the running tree does not have ${moduleNames.join(', ')} active: ${JSON.stringify(live)}`);
+  if (pkg !== undefined) {
+    check(officialEntry === undefined || !(officialEntry.enabled && officialEntry.fiberPhase === 'active'),
+      `${name}: the official plugin is still active in the running tree`);
+  }
+  record.inventory = live.map((entry) => `${entry.entryId}=${entry.fiberPhase}`);
+
+  replies.count = 0;
+  const firstRequest = stub.requests.length;
+  let opened;
+  try {
+    log(`${name}: open the Web UI, connect the workspace`);
+    opened = await stage(`${name}: opening the Web UI`, () => openApp(browser, { url: web.url, workspace }));
+  } catch (error) {
+    await web.handle.stop();
+    throw error;
+  }
+  const { page, context, problems } = opened;
+  try {
+    log(`${name}: @ menu`);
+    const picked = await stage(`${name}: @ menu`, () => pickReference(page, {
+      filter: SOURCE.filter, expectId: SOURCE.id, expectLabel: SOURCE.label, shot: join(DOCS, `dsh-app-${name}-picker.png`),
+    }));
+    record.picker = picked;
+    log(`${name}: send, wait for the reply`);
+    const prompt = await stage(`${name}: first send`, () => sendAndWaitForReply(page, { text: FIRST_TEXT, reply: 'Stub reply 1: noted.' }));
+    record.promptText = prompt.content?.map((part) => part.text).join('');
+    check(/^@\[Migrate auth to OAuth\]\(dsh-session:[A-Za-z0-9_-]+\) what was decided there\?$/.test(record.promptText ?? ''),
+      `${name}: the page sent ${JSON.stringify(record.promptText)} instead of a mention plus the text`);
+    let target;
+    await waitFor(() => {
+      target = targetLog(home, workspace);
+      return turnEvents(target.log.events, 1) !== undefined;
+    }, 30_000, () => `${name}: turn 1 did not end in the target log within 30 s`);
+    await page.getByRole('button', { name: `Session recall ${SOURCE.label}` }).waitFor({ timeout: 15_000 }).catch(() => {
+      fail(`${name}: the conversation shows no "Session recall ${SOURCE.label}" row`);
+    });
+    await page.screenshot({ path: join(DOCS, `dsh-app-${name}-sent.png`) });
+    record.turn1 = checkReferenceTurn(target.log.events, name);
+    record.sessionId = target.log.header.id;
+    record.model = checkModelRequest(stub.requests.slice(firstRequest), name);
+
+    log(`${name}: gateway candidates (good and non-string queries)`);
+    record.gateway = await stage(`${name}: gateway`, () => gatewayChecks(web.url, record.sessionId, name));
+
+    log(`${name}: a second, plain turn on the same session`);
+    await stage(`${name}: second send`, () => sendAndWaitForReply(page, { text: SECOND_TEXT, reply: 'Stub reply 2: noted.' }));
+    await waitFor(() => {
+      target = targetLog(home, workspace);
+      return turnEvents(target.log.events, 2) !== undefined;
+    }, 30_000, () => `${name}: turn 2 did not end in the target log within 30 s`);
+    record.turn2 = checkPlainTurn(target.log.events, name);
+    const problemsInLog = logProblems(target.log);
+    check(problemsInLog.length === 0, `${name}: the target log is not clean: ${problemsInLog.join('; ')}`);
+    record.log = { frames: target.log.frames, events: target.log.events.length, folder: target.folder };
+    check(problems.pageErrors.length === 0, `${name}: the page threw: ${problems.pageErrors[0]}`);
+    record.consoleErrors = problems.consoleErrors.length;
+  } catch (error) {
+    await page.screenshot({ path: join(runRoot, `${name}-failure.png`) }).catch(() => {});
+    log(`${name}: failure screenshot ${join(runRoot, `${name}-failure.png`)}`);
+    throw error;
+  } finally {
+    await context.close().catch(() => {});
+    await web.handle.stop();
+  }
+  record.timings.total = Date.now() - phaseStarted;
+  log(`${name}: passed in ${seconds(record.timings.total)}`);
+  return record;
+}
+
+// ── comparison and summary ───────────────────────────────────────────────────
+const withoutTime = (rows) => rows.map((row) => row.name.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '{{time}}'));
+
+function compare(a, b) {
+  const results = [];
+  const same = (what, x, y) => {
+    const equal = isDeepStrictEqual(x, y);
+    results.push({ what, equal });
+    return equal;
+  };
+  same('@ menu rows and order (empty query)', withoutTime(a.picker.allRows), withoutTime(b.picker.allRows));
+  same(`@ menu rows (query "${SOURCE.filter}")`, withoutTime(a.picker.filteredRows), withoutTime(b.picker.filteredRows));
+  same('mention text sent by the page', a.promptText, b.promptText);
+  same('turn 1 event order', a.turn1.shape, b.turn1.shape);
+  same('readable message', a.turn1.readableText, b.turn1.readableText);
+  same('snapshot source (context message)', a.turn1.source, b.turn1.source);
+  same('snapshot data (JSON array)', a.turn1.data, b.turn1.data);
+  same('gateway candidates, good queries', [a.gateway.empty, a.gateway.oauth], [b.gateway.empty, b.gateway.oauth]);
+  same('gateway refusal of non-string queries', [a.gateway.number, a.gateway.array], [b.gateway.number, b.gateway.array]);
+  same('turn 2 event order', a.turn2, b.turn2);
+  same('model request roles', a.model.roles, b.model.roles);
+  const textSame = a.turn1.text === b.turn1.text;
+  let firstDifference;
+  if (!textSame) {
+    const left = a.turn1.text.split('\n');
+    const right = b.turn1.text.split('\n');
+    const line = left.findIndex((text, index) => text !== right[index]);
+    const at = line < 0 ? left.length : line;
+    firstDifference = { line: at + 1, [a.name]: left[at] ?? '(end)', [b.name]: right[at] ?? '(end)' };
+  }
+  return { results, textSame, firstDifference };
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
+  return rows.map((row) => row.map((cell, column) => String(cell).padEnd(widths[column])).join('  ').trimEnd()).join('\n');
+}
+
+function summary(phases, comparison, install, skipped) {
+  const lines = [];
+  const [a, b] = phases;
+  const col = (fn) => phases.map((phase) => fn(phase));
+  const rows = [['', ...phases.map((phase) => phase.name)]];
+  rows.push(['plugin rows', ...col((p) => p.rows.join('; '))]);
+  rows.push(['running entries', ...col((p) => p.inventory.join(', '))]);
+  rows.push(['@ menu (empty query)', ...col((p) => `${p.picker.allRows.length} sessions, first ${p.picker.allRows[0].name.split(' · ')[1]}`)]);
+  rows.push([`@ menu (query "${SOURCE.filter}")`, ...col((p) => `${p.picker.filteredRows.length}: ${p.picker.selected.split(' · ')[1]}`)]);
+  rows.push(['turn 1 in the log', ...col((p) => p.turn1.shape.join(' ').replace(/user\/message\(/g, 'msg(').replace(/assistant\/message/g, 'reply'))]);
+  rows.push(['snapshot', ...col((p) => `${p.turn1.messages} messages, capturedThroughSeq ${p.turn1.source.references[0].capturedThroughSeq}, ${p.turn1.text.length} chars`)]);
+  rows.push(['model saw', ...col((p) => `readable then snapshot (${p.model.roles.length} messages)`)]);
+  rows.push(['gateway query 42', ...col((p) => `refused: ${p.gateway.number.message}`)]);
+  rows.push(['turn 2 (plain)', ...col((p) => `completed; log ${p.log.events} events in ${p.log.frames} frames, clean`)]);
+  rows.push(['browser console errors', ...col((p) => p.consoleErrors)]);
+  rows.push(['timings', ...col((p) => `boot ${seconds(p.timings.boot)}${p.timings.pluginAdd ? `, plugin add ${seconds(p.timings.pluginAdd)}` : ''}, phase ${seconds(p.timings.total)}`)]);
+  lines.push(table(rows));
+  if (comparison !== undefined) {
+    lines.push('', `${a.name} vs ${b.name}:`);
+    lines.push(table(comparison.results.map((result) => [result.equal ? 'same' : 'DIFFERENT', result.what])));
+    lines.push(`${comparison.textSame ? 'same' : 'differs'}  snapshot message text, byte for byte (wording is free; informational)`);
+    if (comparison.firstDifference !== undefined) {
+      const { line, ...texts } = comparison.firstDifference;
+      lines.push(`      first different line (${line}): ${Object.entries(texts).map(([name, text]) => `${name} ${JSON.stringify(text.slice(0, 90))}`).join(' / ')}`);
+    }
+  }
+  if (skipped !== undefined) lines.push('', `phase 2 (sessref) SKIPPED: ${skipped}`);
+  lines.push('', `install: ${install.installed ? `made in ${seconds(install.ms)}` : 'cached'} (${CACHE_DIR}); total ${seconds(Date.now() - started)}`);
+  lines.push(`screenshots: ${phases.map((p) => `docs/dsh-app-${p.name}-picker.png, docs/dsh-app-${p.name}-sent.png`).join(', ')}`);
+  return lines.join('\n');
+}
+
+// ── main ─────────────────────────────────────────────────────────────────────
+async function main() {
+  const major = Number(process.versions.node.split('.')[0]);
+  check(major >= 22 && typeof zlib.zstdDecompressSync === 'function',
+    `Node ${process.version} cannot run this test: run it as npm run test:dsh-app (Node 22 from the node@22 devDependency)`);
+  const install = await ensureInstall({ log });
+  if (install.installed) log(`install: done in ${seconds(install.ms)}`);
+  const deadline = Date.now() + HARD_TIMEOUT_MS;
+  const hardTimer = setTimeout(() => {
+    process.stdout.write(`dsh-app: FAIL hard timeout: the run took longer than ${HARD_TIMEOUT_MS / 60_000} minutes (install excluded)\n`);
+    killAllSync();
+    process.exit(1);
+  }, HARD_TIMEOUT_MS);
+
+  const runRoot = mkdtempSync(join(tmpdir(), 'sessref-dsh-app-'));
+  const workspace = join(runRoot, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(DOCS, { recursive: true });
+  let stub;
+  let browser;
+  let ok = false;
+  try {
+    const built = await buildAndPack();
+    let skipped;
+    if (built.tarball === undefined && !FLAGS.has('--official-only')) {
+      check(!built.broken && !FLAGS.has('--require-sessref'), `phase 2 cannot run: ${built.why}`);
+      skipped = built.why;
+    }
+    if (FLAGS.has('--official-only')) skipped = '--official-only';
+    stub = await startStubModel({ answer: stubAnswer });
+    browser = await launchBrowser();
+    const context = { runRoot, workspace, stub, browser };
+    const phases = [await runPhase('official', context)];
+    if (skipped === undefined) phases.push(await runPhase('sessref', { ...context, tarball: built.tarball }));
+    const comparison = phases.length === 2 ? compare(phases[0], phases[1]) : undefined;
+    process.stdout.write(`\n${summary(phases, comparison, install, skipped)}\n`);
+    const different = comparison?.results.filter((result) => !result.equal) ?? [];
+    check(different.length === 0, `sessref differs from the official plugin in: ${different.map((result) => result.what).join('; ')}`);
+    check(Date.now() < deadline, 'hard timeout');
+    process.stdout.write(`dsh-app: PASS${skipped === undefined ? '' : ' (official phase only)'}\n`);
+    ok = true;
+  } finally {
+    clearTimeout(hardTimer);
+    await browser?.close().catch(() => {});
+    await stub?.close();
+    await stopAll();
+    if (ok && !FLAGS.has('--keep')) rmSync(runRoot, { recursive: true, force: true });
+    else log(`kept ${runRoot}`);
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    process.stdout.write(`dsh-app: FAIL interrupted by ${signal}\n`);
+    killAllSync();
+    process.exit(130);
+  });
+}
+process.on('exit', () => killAllSync());
+
+main().then(() => process.exit(0), (error) => {
+  const reason = error instanceof Failure ? error.message : `${error?.name ?? 'Error'}: ${String(error?.message ?? error).split('\n')[0]}`;
+  process.stdout.write(`dsh-app: FAIL ${reason}\n`);
+  if (!(error instanceof Failure) && error?.stack) log(error.stack.split('\n').slice(0, 6).join('\n'));
+  process.exit(1);
+});

@@ -43,6 +43,8 @@ const REFERENCE_HINTS: Record<SessionReferenceErrorCode, string> = {
   SESSION_REFERENCE_READ_FAILED: 'check that the session exists and its log is readable (`sessref show ID`)',
   SESSION_REFERENCE_BUDGET_EXCEEDED: 'raise --max-bytes',
   SESSION_REFERENCE_CANCELLED: 'run the command again',
+  SESSION_REFERENCE_INVALID_QUERY: 'search for plain text without NUL, at most 256 characters',
+  SESSION_REFERENCE_SEARCH_DISABLED: 'content search needs full-text search on the session-query backend',
 };
 
 const QUERY_INPUT_CODES = new Set(['SESSION_QUERY_SESSION_NOT_FOUND']);

@@ -46,7 +46,7 @@ describe('SessionReferenceError', () => {
     expect([error.name, error.code, error.message, error.cause]).toEqual(['SessionReferenceError', 'SESSION_REFERENCE_TOO_MANY', 'message', 'why']);
   });
 
-  it('lists the contract’s seven codes', () => {
+  it('lists the contract’s seven codes, then the two of content discovery', () => {
     expect(SESSION_REFERENCE_ERROR_CODES).toEqual([
       'SESSION_REFERENCE_INVALID_CONFIG',
       'SESSION_REFERENCE_INVALID_REFERENCE',
@@ -55,6 +55,8 @@ describe('SessionReferenceError', () => {
       'SESSION_REFERENCE_READ_FAILED',
       'SESSION_REFERENCE_BUDGET_EXCEEDED',
       'SESSION_REFERENCE_CANCELLED',
+      'SESSION_REFERENCE_INVALID_QUERY',
+      'SESSION_REFERENCE_SEARCH_DISABLED',
     ]);
   });
 });

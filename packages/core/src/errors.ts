@@ -7,6 +7,10 @@ export const SESSION_REFERENCE_ERROR_CODES = [
   'SESSION_REFERENCE_READ_FAILED',
   'SESSION_REFERENCE_BUDGET_EXCEEDED',
   'SESSION_REFERENCE_CANCELLED',
+  // Content discovery (opt-in): a query that is not searchable text, and a
+  // host or configuration that has full-text search turned off.
+  'SESSION_REFERENCE_INVALID_QUERY',
+  'SESSION_REFERENCE_SEARCH_DISABLED',
 ] as const;
 
 export type SessionReferenceErrorCode = (typeof SESSION_REFERENCE_ERROR_CODES)[number];

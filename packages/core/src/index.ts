@@ -36,3 +36,13 @@ export { checkCandidateLimit, rankByCwd } from './discovery.js';
 export { createSessionReferenceResolver, type SessionReferenceResolver } from './resolver.js';
 export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
 export { utf8Length } from './utf8.js';
+export {
+  MAX_CONTENT_QUERY_LENGTH,
+  MAX_SNIPPET_LENGTH,
+  boundSnippet,
+  findPhrase,
+  normalizeContentQuery,
+  phraseTokens,
+  snippetAround,
+  type TextRange,
+} from './content.js';

@@ -78,6 +78,19 @@ export interface SessionReferenceMentionCandidate extends SessionReferenceCandid
   mention: string;
 }
 
+/**
+ * A session whose conversation matches a content query: the candidate with
+ * its canonical mention, then the matching message (its raw-log `seq`, its
+ * role, whether it is a compaction checkpoint) and a bounded plain-text
+ * excerpt of its projected text around the match.
+ */
+export interface SessionReferenceContentHit extends SessionReferenceMentionCandidate {
+  seq: number;
+  role: 'user' | 'assistant';
+  checkpoint: boolean;
+  snippet: string;
+}
+
 /** One projected conversation item. */
 export interface ReferencedConversationItem {
   role: 'user' | 'assistant';

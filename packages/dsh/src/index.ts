@@ -8,8 +8,14 @@ import type { Agent, PreStepDecision } from '@deepseek-ai/dsh-agent';
 import type { ContentBlock } from '@deepseek-ai/dsh-llm';
 import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol';
 import {
+  SessionReferenceError,
+  checkCandidateLimit,
   createSessionReferenceResolver,
+  formatSessionReferenceMention,
+  isSessionReferenceError,
+  normalizeContentQuery,
   type SessionReferenceCandidate,
+  type SessionReferenceContentHit,
   type SessionReferenceInput,
   type SessionReferenceMentionCandidate,
   type SessionReferenceResolver as CoreResolver,
@@ -18,12 +24,14 @@ import { Config } from './config.js';
 import { contextMessage, expandStepMessages, targetOf } from './messages.js';
 import { sessionQueryStorage } from './storage.js';
 import type { SessionReferenceCatalog } from './catalog.js';
+import { ContentSearch } from './search.js';
 import type { PreparedReferencedMessage } from './types.js';
 
 export type * from './types.js';
 export { Config } from './config.js';
 export { sessionQueryStorage, toSurfaceMessage } from './storage.js';
 export type { SessionReferenceCatalog } from './catalog.js';
+export { SNAPSHOT_EVENT_FILTERS } from './search.js';
 
 export { contextMessage, expandStepMessages } from './messages.js';
 export {
@@ -36,6 +44,9 @@ export {
   encodeSessionReferenceUri,
   formatSessionReferenceMention,
   parseSessionReferenceText,
+  MAX_CONTENT_QUERY_LENGTH,
+  MAX_SNIPPET_LENGTH,
+  normalizeContentQuery,
   type SessionReferenceErrorCode,
 } from '@sessref/core';
 
@@ -52,18 +63,27 @@ export class SessionReferenceResolver extends TypertRemoteService {
   static Config = Config;
 
   private readonly core: CoreResolver;
+  private readonly content: ContentSearch;
+  private readonly contentEnabled: boolean;
 
   constructor(ctx: Context, config: Config = {}) {
     // Validate first: an invalid configuration must never publish the service.
-    const core = createSessionReferenceResolver(
-      sessionQueryStorage(
-        () => ctx.sessionQuery,
-        () => ctx.get('sessionReferenceCatalog'),
-      ),
-      config,
+    const storage = sessionQueryStorage(
+      () => ctx.sessionQuery,
+      () => ctx.get('sessionReferenceCatalog'),
     );
+    const core = createSessionReferenceResolver(storage, config);
+    const contentSearch = config.contentSearch ?? false;
+    if (typeof contentSearch !== 'boolean') {
+      throw new SessionReferenceError(
+        `invalid session reference configuration: contentSearch must be a boolean, got ${String(contentSearch)}`,
+        'SESSION_REFERENCE_INVALID_CONFIG',
+      );
+    }
     super(ctx, 'sessionReferenceResolver');
     this.core = core;
+    this.contentEnabled = contentSearch;
+    this.content = new ContentSearch(() => ctx.sessionQuery, storage);
     // Prepended, so this listener is the outermost: it sees the decision the
     // rest of the chain returns and post-processes only an entered step.
     ctx.on(
@@ -83,6 +103,11 @@ export class SessionReferenceResolver extends TypertRemoteService {
     return this.core.config;
   }
 
+  /** Whether content discovery is on (the `contentSearch` key). */
+  get contentSearch(): boolean {
+    return this.contentEnabled;
+  }
+
   /**
    * Sessions other than `agent`, ranked same cwd, no cwd, other cwd; labels
    * are latest titles, falling back to ids.
@@ -91,10 +116,76 @@ export class SessionReferenceResolver extends TypertRemoteService {
     return this.core.listCandidates(targetOf(agent), query, limit, signal);
   }
 
-  /** Remote face of {@link listCandidates}: configured limit, canonical mention attached. */
+  /**
+   * Remote face of {@link listCandidates}: configured limit, canonical mention
+   * attached. With `contentSearch` on, a non-empty query that leaves room
+   * under the limit also gets sessions whose conversation matches it (see
+   * {@link searchContent}), after the title matches and without repeating
+   * them; a host whose search is off, or a query that is not searchable text,
+   * simply adds none.
+   */
   @Remote('candidates')
-  remoteExportCandidates(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
-    return this.core.listMentionCandidates(targetOf(agent), query, signal);
+  async remoteExportCandidates(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
+    const candidates = await this.core.listMentionCandidates(targetOf(agent), query, signal);
+    const limit = this.core.config.candidateLimit;
+    if (!this.contentEnabled || candidates.length >= limit) return candidates;
+    let hits: SessionReferenceContentHit[];
+    try {
+      hits = await this.searchContent(agent, query, limit, signal);
+    } catch (error) {
+      if (isSessionReferenceError(error) && (error.code === 'SESSION_REFERENCE_SEARCH_DISABLED' || error.code === 'SESSION_REFERENCE_INVALID_QUERY')) {
+        return candidates;
+      }
+      throw error;
+    }
+    const seen = new Set(candidates.map((candidate) => candidate.sessionId));
+    for (const hit of hits) {
+      if (candidates.length >= limit) break;
+      if (seen.has(hit.sessionId)) continue;
+      seen.add(hit.sessionId);
+      const { sessionId, label, cwd, createdAt } = hit;
+      // The candidates' own shape and key order: sessionId, label, cwd, createdAt, mention.
+      const candidate = cwd === undefined ? { sessionId, label, createdAt } : { sessionId, label, cwd, createdAt };
+      candidates.push({ ...candidate, mention: formatSessionReferenceMention({ sessionId, label }) });
+    }
+    return candidates;
+  }
+
+  /**
+   * Sessions other than `agent`'s (all of them when `agent` is undefined)
+   * whose conversation, as a snapshot would carry it, contains `query` as a
+   * literal phrase: direct user text, assistant text and compaction
+   * checkpoints of the current surface, never tool traffic, reasoning,
+   * injected context or referenced snapshots. Ranked by the backend's
+   * relevance; each hit carries its canonical mention, label, cwd, the
+   * matching message's seq and role and a bounded plain-text snippet.
+   * Goes through `ctx.sessionQuery.searchSessions()`, so any backend with
+   * full-text search works.
+   *
+   * An empty (or separator-only) query finds nothing. Refusals:
+   * `SESSION_REFERENCE_SEARCH_DISABLED` when `contentSearch` is off or the
+   * host's search is disabled, `SESSION_REFERENCE_INVALID_QUERY` for a query
+   * with NUL or over `MAX_CONTENT_QUERY_LENGTH`, `SESSION_REFERENCE_CANCELLED`,
+   * `SESSION_REFERENCE_READ_FAILED`.
+   */
+  async searchContent(agent: Agent | undefined, query: string, limit = this.core.config.candidateLimit, signal?: AbortSignal): Promise<SessionReferenceContentHit[]> {
+    if (!this.contentEnabled) {
+      throw new SessionReferenceError(
+        'content search is off: mount @sessref/dsh with contentSearch: true',
+        'SESSION_REFERENCE_SEARCH_DISABLED',
+      );
+    }
+    const normalized = normalizeContentQuery(query);
+    checkCandidateLimit(limit);
+    if (signal?.aborted) throw new SessionReferenceError('content search was cancelled', 'SESSION_REFERENCE_CANCELLED', { cause: signal.reason });
+    if (normalized === '') return [];
+    return this.content.search({ query: normalized, limit, ...(agent === undefined ? {} : { exclude: agent.id }), ...(signal === undefined ? {} : { signal }) });
+  }
+
+  /** Remote face of {@link searchContent} under the configured candidate limit. */
+  @Remote('search')
+  remoteExportSearch(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceContentHit[]> {
+    return this.searchContent(agent, query, undefined, signal);
   }
 
   /** Snapshot every distinct reference of one message into zero or one context. */

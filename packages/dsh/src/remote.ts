@@ -1,7 +1,7 @@
 /**
  * Client face of `@sessref/dsh`: the Remote contribution a browser assembly
  * mounts with `ctx.remote.$mount(TYPERT_REMOTE)` to call the resolver's
- * `candidates` method through the dsh API gateway.
+ * `candidates` and `search` methods through the dsh API gateway.
  *
  * The same invocation descriptor is the host's strict definition (see
  * `@sessref/dsh/typert`), so both ends validate one wire contract:
@@ -15,19 +15,25 @@
  * - cancellation travels beside the arguments, never inside them;
  * - the result: an array of `{ mention, sessionId, label, cwd?, createdAt }`.
  *
+ * and `sessionReferenceResolver/search` (content discovery, served by
+ * `remoteExportSearch`), with the same `agentId` and `query` fields and
+ * cancellation, answering an array of `{ mention, sessionId, label, cwd?,
+ * createdAt, seq, role, checkpoint, snippet }`.
+ *
  * This module only imports `zod` at run time, so it is safe in a browser.
  * @module @sessref/dsh/remote
  */
 import { z } from 'zod';
 import type { InvocationDescriptor, RemoteResult, TypertRemoteContribution } from '@deepseek-ai/dsh-typert-protocol';
 import type { SessionId } from '@deepseek-ai/dsh-session/types';
-import type { SessionReferenceMentionCandidate } from './types.js';
+import type { SessionReferenceContentHit, SessionReferenceMentionCandidate } from './types.js';
 
 declare module '@deepseek-ai/dsh-typert-protocol' {
   // Names follow the dsh generator's convention (the namespace's UTF-8 bytes
   // in hex), so consumers index the maps below exactly as for generated faces.
   interface TypertRemoteNamespace$73657373696f6e5265666572656e63655265736f6c766572 {
     candidates: (agentId: SessionId, query: string, signal?: AbortSignal) => Promise<RemoteResult<SessionReferenceMentionCandidate[]>>;
+    search: (agentId: SessionId, query: string, signal?: AbortSignal) => Promise<RemoteResult<SessionReferenceContentHit[]>>;
   }
   interface TypertRemoteMap {
     'sessionReferenceResolver/candidates': (
@@ -35,6 +41,11 @@ declare module '@deepseek-ai/dsh-typert-protocol' {
       query: string,
       signal?: AbortSignal,
     ) => Promise<RemoteResult<SessionReferenceMentionCandidate[]>>;
+    'sessionReferenceResolver/search': (
+      agentId: SessionId,
+      query: string,
+      signal?: AbortSignal,
+    ) => Promise<RemoteResult<SessionReferenceContentHit[]>>;
   }
   interface TypertRemoteNamespaceMap {
     sessionReferenceResolver: TypertRemoteNamespace$73657373696f6e5265666572656e63655265736f6c766572;
@@ -44,6 +55,7 @@ declare module '@deepseek-ai/dsh-typert-protocol' {
       query: string,
       signal?: AbortSignal,
     ) => Promise<RemoteResult<SessionReferenceMentionCandidate[]>>;
+    'agent:sessionReferenceResolver/search': (query: string, signal?: AbortSignal) => Promise<RemoteResult<SessionReferenceContentHit[]>>;
   }
 }
 
@@ -56,6 +68,8 @@ const SESSION_ID_SYMBOL = '@deepseek-ai/dsh-session/types#SessionId';
 const SERVICE = 'sessionReferenceResolver';
 const METHOD = 'candidates';
 const ENDPOINT = `${SERVICE}/${METHOD}`;
+const SEARCH_METHOD = 'search';
+const SEARCH_ENDPOINT = `${SERVICE}/${SEARCH_METHOD}`;
 
 /** A branded dsh `SessionId`: any string on the wire (the brand has no run-time shape). */
 const sessionId = () => z.intersection(z.string(), z.unknown());
@@ -101,10 +115,55 @@ export const CANDIDATES_DESCRIPTOR: InvocationDescriptor = {
   result: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${ENDPOINT}:result`, schema: z.array(candidateSchema) },
 };
 
+/**
+ * One content hit as it crosses the boundary: the candidate's keys, then the
+ * matching message's `seq`, `role` and `checkpoint` flag and the bounded
+ * plain-text `snippet`. Unknown keys are dropped.
+ */
+const contentHitSchema = z.object({
+  mention: z.string(),
+  sessionId: sessionId(),
+  label: z.string(),
+  cwd: z.string().optional(),
+  createdAt: z.number(),
+  seq: z.number().int().nonnegative(),
+  role: z.enum(['user', 'assistant']),
+  checkpoint: z.boolean(),
+  snippet: z.string(),
+});
+
+/** `sessionReferenceResolver/search`: content discovery, strict on the same fields as `candidates`. */
+export const SEARCH_DESCRIPTOR: InvocationDescriptor = {
+  id: `${PACKAGE_NAME}#${SEARCH_ENDPOINT}`,
+  service: SERVICE,
+  namespace: SERVICE,
+  method: SEARCH_METHOD,
+  implementation: 'remoteExportSearch',
+  invocation: { kind: 'direct' },
+  scope: { context: 'agent', wire: 'agentId' },
+  parameters: [
+    {
+      name: 'agent',
+      wire: 'agentId',
+      source: 'lookup',
+      lookup: 'agent',
+      codec: { mode: 'strict', typeSymbol: SESSION_ID_SYMBOL, schema: sessionId() },
+    },
+    {
+      name: 'query',
+      wire: 'query',
+      source: 'json',
+      codec: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${SEARCH_ENDPOINT}:query`, schema: z.string() },
+    },
+  ],
+  cancellation: { parameter: 'signal' },
+  result: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${SEARCH_ENDPOINT}:result`, schema: z.array(contentHitSchema) },
+};
+
 /** The contribution to mount on a client's `ctx.remote`. */
 export const TYPERT_REMOTE: TypertRemoteContribution = {
   package: PACKAGE_NAME,
-  descriptors: [CANDIDATES_DESCRIPTOR],
+  descriptors: [CANDIDATES_DESCRIPTOR, SEARCH_DESCRIPTOR],
 };
 
 export default TYPERT_REMOTE;

@@ -4,19 +4,20 @@
  * The dsh Typert loader imports this module for a Loader entry named
  * `@sessref/dsh` (it reads the `./typert` export of the package's
  * `package.json`), checks `TYPERT` and registers it with `ctx.typert`. From
- * then on the API gateway serves `sessionReferenceResolver/candidates` from
- * this strict definition: it validates `agentId` and `query` before the
- * resolver runs and validates the candidates on the way out, and it never
- * falls back to reading the method's source again.
+ * then on the API gateway serves `sessionReferenceResolver/candidates` and
+ * `sessionReferenceResolver/search` from this strict definition: it validates
+ * `agentId` and `query` before the resolver runs and validates the candidates
+ * (or content hits) on the way out, and it never falls back to reading the
+ * method's source again.
  *
  * Written by hand in the shape the dsh generator emits (a package, a face,
- * named schemas, a reflection model and the invocations); the invocation is
- * the one the client face exports, so host and client agree by construction.
+ * named schemas, a reflection model and the invocations); the invocations are
+ * the ones the client face exports, so host and client agree by construction.
  * Declared `unknown`, like generated faces: the loader narrows it.
  * @module @sessref/dsh/typert
  */
 import type { TypertContribution, TypertServiceModel } from '@deepseek-ai/dsh-typert-registry/types';
-import { CANDIDATES_DESCRIPTOR, PACKAGE_NAME } from './remote.js';
+import { CANDIDATES_DESCRIPTOR, PACKAGE_NAME, SEARCH_DESCRIPTOR } from './remote.js';
 
 /** Reflection of the service: its public members and the data types they name. */
 const service: TypertServiceModel = {
@@ -47,6 +48,25 @@ const service: TypertServiceModel = {
       summary: 'The Remote `candidates` method: listCandidates under the configured limit, each with its canonical mention.',
     },
     {
+      kind: 'getter',
+      name: 'contentSearch',
+      signature: 'get contentSearch(): boolean',
+      summary: 'Whether content discovery is on (the contentSearch configuration key).',
+    },
+    {
+      kind: 'method',
+      name: 'searchContent',
+      signature:
+        'searchContent(agent: Agent | undefined, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceContentHit[]>',
+      summary: 'Sessions whose carried conversation (user, assistant and checkpoint text of the current surface) contains the query as a literal phrase.',
+    },
+    {
+      kind: 'method',
+      name: 'remoteExportSearch',
+      signature: "@Remote('search') remoteExportSearch(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceContentHit[]>",
+      summary: 'The Remote `search` method: searchContent under the configured candidate limit.',
+    },
+    {
       kind: 'method',
       name: 'prepare',
       signature:
@@ -65,6 +85,11 @@ const service: TypertServiceModel = {
         'export interface SessionReferenceCandidate {\n    sessionId: string;\n    label: string;\n    cwd?: string;\n    createdAt: number;\n}',
     },
     {
+      name: 'SessionReferenceContentHit',
+      declaration:
+        "export interface SessionReferenceContentHit extends SessionReferenceMentionCandidate {\n    seq: number;\n    role: 'user' | 'assistant';\n    checkpoint: boolean;\n    snippet: string;\n}",
+    },
+    {
       name: 'SessionReferenceInput',
       declaration: 'export interface SessionReferenceInput {\n    sessionId: string;\n    label?: string;\n}',
     },
@@ -80,7 +105,7 @@ const contribution: TypertContribution = {
   face: 'host',
   schemas: [],
   model: { services: [service], events: [], objects: [] },
-  invocations: [CANDIDATES_DESCRIPTOR],
+  invocations: [CANDIDATES_DESCRIPTOR, SEARCH_DESCRIPTOR],
 };
 
 /** The host manifest the Typert loader registers. */

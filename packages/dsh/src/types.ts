@@ -10,6 +10,7 @@ import type { SessionReferenceSource } from '@sessref/core';
 
 export type {
   SessionReferenceCandidate,
+  SessionReferenceContentHit,
   SessionReferenceInput,
   SessionReferenceMentionCandidate,
   SessionReferenceSource,

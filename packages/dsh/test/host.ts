@@ -33,6 +33,7 @@ import type {
   SessionSearchPage,
 } from '@deepseek-ai/dsh-session-query';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
+import { SqliteSessionQueryEngine, type Config as SqliteSessionQueryConfig } from '@deepseek-ai/dsh-session-query-sqlite';
 import type { JsonlCompression } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import type { SessionPersistence } from '@deepseek-ai/dsh-session-persistence';
 import { AgentRegistry, Inbox, agentEvents, emitAgentEvent } from '@deepseek-ai/dsh-agent';
@@ -81,6 +82,12 @@ export interface HostOptions {
   invariants?: boolean;
   /** Configuration forwarded to the session-query engine. */
   sessionQuery?: SessionQueryConfig;
+  /**
+   * Mount dsh's own full-text backend, `SqliteSessionQueryEngine` with this
+   * configuration, as `ctx.sessionQuery` instead of {@link HarnessSessionQuery}
+   * (whose search is disabled). `sessionQuery` is merged into it.
+   */
+  search?: SqliteSessionQueryConfig;
 }
 
 /** A booted host: the root context plus typed shortcuts to its services. */
@@ -154,7 +161,8 @@ export async function createHost(options: HostOptions = {}): Promise<Host> {
         ...(options.writeBatchMaxDelayMs === undefined ? {} : { writeBatchMaxDelayMs: options.writeBatchMaxDelayMs }),
       });
     }
-    await ctx.plugin(HarnessSessionQuery, options.sessionQuery ?? {});
+    if (options.search === undefined) await ctx.plugin(HarnessSessionQuery, options.sessionQuery ?? {});
+    else await ctx.plugin(SqliteSessionQueryEngine, { ...options.sessionQuery, ...options.search });
   } catch (error) {
     await dispose();
     throw error;

@@ -186,9 +186,12 @@ describe('the Remote face', () => {
     expect(candidates[0]!.mention).toBe('@[Fix \\] the \\\\ parser](dsh-session:ImEi)');
   });
 
-  it('is declared as the `candidates` export', async () => {
+  it('is declared as the `candidates` export, beside the `search` export of content discovery', async () => {
     const { resolver } = await world();
-    expect(remoteMethods(resolver)).toEqual([{ method: 'remoteExportCandidates', exportName: 'candidates', invocation: { kind: 'direct' } }]);
+    expect(remoteMethods(resolver)).toEqual([
+      { method: 'remoteExportCandidates', exportName: 'candidates', invocation: { kind: 'direct' } },
+      { method: 'remoteExportSearch', exportName: 'search', invocation: { kind: 'direct' } },
+    ]);
   });
 });
 

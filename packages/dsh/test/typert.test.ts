@@ -27,7 +27,7 @@ import * as OurInvariant from '@sessref/dsh/invariant';
 import { TYPERT } from '@sessref/dsh/typert';
 import OUR_REMOTE from '@sessref/dsh/remote';
 import SessionReferenceResolver from '@sessref/dsh';
-import { createSession, makeAgent, setTitle, type HarnessAgent, type Host } from './host';
+import { appendExchange, createSession, makeAgent, setTitle, type HarnessAgent, type Host, type HostOptions } from './host';
 import { useScratch } from './support';
 
 const scratch = useScratch();
@@ -35,7 +35,9 @@ const scratch = useScratch();
 const OURS = '@sessref/dsh';
 const OFFICIAL = '@deepseek-ai/dsh-session-reference';
 const ENDPOINT = 'sessionReferenceResolver/candidates';
+const SEARCH_ENDPOINT = 'sessionReferenceResolver/search';
 const REQUEST = { namespace: 'sessionReferenceResolver', method: 'candidates' } as const;
+const SEARCH_REQUEST = { namespace: 'sessionReferenceResolver', method: 'search' } as const;
 
 // ---------------------------------------------------------------------------
 // A host serving one implementation
@@ -83,8 +85,8 @@ function seed(host: Host): HarnessAgent {
  * gateway's `/api` interceptor, the cordis Loader, and as Loader entries the
  * Typert registry, the gateway, the Typert loader and `packageName`.
  */
-async function serve(packageName: string): Promise<Served> {
-  const host = await scratch.host();
+async function serve(packageName: string, options: { config?: object; host?: HostOptions } = {}): Promise<Served> {
+  const host = await scratch.host(options.host);
   const agent = seed(host);
   let interceptor: Interceptor | undefined;
   await host.ctx.plugin({
@@ -109,7 +111,7 @@ async function serve(packageName: string): Promise<Served> {
   for (const name of ['@deepseek-ai/dsh-typert-registry', '@deepseek-ai/dsh-api-gateway', '@deepseek-ai/dsh-typert-loader']) {
     await loader.create({ name, config: {} });
   }
-  const entry = await loader.create({ name: packageName, config: {} });
+  const entry = await loader.create({ name: packageName, config: options.config ?? {} });
   await loader.await();
   await vi.waitFor(() => expect(host.ctx.typert.local.get(ENDPOINT)?.id).toBe(`${packageName}#${ENDPOINT}`));
   const resolver = host.ctx.get('sessionReferenceResolver') as unknown as SessionReferenceResolver;
@@ -189,19 +191,38 @@ describe('the ./typert and ./remote descriptors', () => {
     expect(() => validateTypertManifest(OFFICIAL, TYPERT)).toThrow(/must be owned by the package that exports it/);
   });
 
-  it('describe the same endpoint, wire fields, lookups, cancellation and schemas as the official ones', () => {
+  it('describe the same candidates endpoint, wire fields, lookups, cancellation and schemas as the official ones', () => {
     const ours = TYPERT as TypertContribution;
     const official = OFFICIAL_TYPERT as TypertContribution;
-    expect(ours.invocations).toHaveLength(1);
-    expect(ours.invocations.map((descriptor) => plain(descriptor, OURS))).toEqual(
+    // Ours adds content discovery after the official endpoint.
+    expect(ours.invocations.map((descriptor) => descriptor.id)).toEqual([`${OURS}#${ENDPOINT}`, `${OURS}#${SEARCH_ENDPOINT}`]);
+    expect(ours.invocations.slice(0, 1).map((descriptor) => plain(descriptor, OURS))).toEqual(
       official.invocations.map((descriptor) => plain(descriptor, OFFICIAL)),
     );
     expect(OUR_REMOTE.package).toBe(OURS);
-    expect(OUR_REMOTE.descriptors.map((descriptor) => plain(descriptor, OURS))).toEqual(
+    expect(OUR_REMOTE.descriptors.slice(0, 1).map((descriptor) => plain(descriptor, OURS))).toEqual(
       OFFICIAL_REMOTE.descriptors.map((descriptor) => plain(descriptor, OFFICIAL)),
     );
     // The host and client faces carry one contract.
     expect(OUR_REMOTE.descriptors).toEqual(ours.invocations);
+  });
+
+  it('describe search like candidates (same lookup, query codec and cancellation), answering content hits', () => {
+    const [candidates, search] = (TYPERT as TypertContribution).invocations as [InvocationDescriptor, InvocationDescriptor];
+    const { id: _a, method: _m, implementation: _i, parameters: _p, result: _r, ...shared } = candidates;
+    expect(search).toMatchObject({ ...shared, method: 'search', implementation: 'remoteExportSearch' });
+    expect(plain(search, OURS)).toMatchObject({
+      parameters: [
+        { name: 'agent', wire: 'agentId', source: 'lookup', lookup: 'agent', codec: { mode: 'strict', typeSymbol: '@deepseek-ai/dsh-session/types#SessionId' } },
+        { name: 'query', wire: 'query', source: 'json', codec: { mode: 'strict', typeSymbol: `${OURS}#${SEARCH_ENDPOINT}:query`, schema: { type: 'string' } } },
+      ],
+      result: { mode: 'strict', typeSymbol: `${OURS}#${SEARCH_ENDPOINT}:result` },
+    });
+    const item = (plain(search, OURS) as { result: { schema: { items: { required: string[]; properties: Record<string, unknown> } } } }).result.schema.items;
+    expect(Object.keys(item.properties)).toEqual(['mention', 'sessionId', 'label', 'cwd', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet']);
+    expect(item.required).toEqual(['mention', 'sessionId', 'label', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet']);
+    const implementation = search.implementation as string;
+    expect(typeof (SessionReferenceResolver.prototype as unknown as Record<string, unknown>)[implementation]).toBe('function');
   });
 
   it('reflect the service under its key, with every member the official reflects', () => {
@@ -234,11 +255,12 @@ describe('registration by the Typert loader', () => {
     const record = host.ctx.typert.getPackage(OURS);
     expect(record?.model.services.map((service) => service.key)).toEqual(['sessionReferenceResolver']);
     const local = host.ctx.typert.local.list().filter((descriptor) => descriptor.namespace === 'sessionReferenceResolver');
-    expect(local.map((descriptor) => descriptor.id)).toEqual([`${OURS}#${ENDPOINT}`]);
+    expect(local.map((descriptor) => descriptor.id)).toEqual([`${OURS}#${ENDPOINT}`, `${OURS}#${SEARCH_ENDPOINT}`]);
 
     host.ctx.loader.remove(entry);
     await host.ctx.loader.await();
     await vi.waitFor(() => expect(host.ctx.typert.local.get(ENDPOINT)).toBeUndefined());
+    expect(host.ctx.typert.local.get(SEARCH_ENDPOINT)).toBeUndefined();
     expect(host.ctx.typert.getPackage(OURS)).toBeUndefined();
     expect(host.ctx.get('sessionReferenceResolver')).toBeUndefined();
   });
@@ -361,10 +383,61 @@ function loadClientGateway(): Promise<Plugin> {
   return clientGateway;
 }
 
+describe('sessionReferenceResolver/search served strictly', () => {
+  /** Ours with content search on, over the sqlite backend, with conversations in `a` and `c`. */
+  async function searching(): Promise<Served> {
+    const served = await serve(OURS, { config: { contentSearch: true }, host: { search: { path: ':memory:', openAt: 'first-search' } } });
+    appendExchange(served.host.sessions.get('a' as never)!, { user: 'The parser drops the quokkafactor.', assistant: 'Fixed the quokkafactor.' });
+    appendExchange(served.host.sessions.get('c' as never)!, { user: 'Unrelated work.', assistant: 'Fine.' });
+    return served;
+  }
+
+  it('answers a valid call with exactly what remoteExportSearch returns, checked on the way out', async () => {
+    const served = await searching();
+    const direct = await served.resolver.remoteExportSearch(served.agent, 'quokkafactor', new AbortController().signal);
+    expect(direct.map((hit) => hit.sessionId)).toEqual(['a']);
+    expect(await served.host.ctx.typertGateway.invoke({ ...SEARCH_REQUEST, args: { agentId: 'target', query: 'quokkafactor' } })).toEqual(direct);
+    expect(await served.rpc(SEARCH_ENDPOINT, { agentId: 'target', query: 'quokkafactor' })).toEqual({ ok: true, value: direct });
+    expect(await served.rpc(SEARCH_ENDPOINT, { agentId: 'target', query: 'nothing like it' })).toEqual({ ok: true, value: [] });
+  });
+
+  it.each(Object.entries(REFUSED))('refuses a request whose %s at the boundary, before the resolver runs', async (_case, args) => {
+    const served = await searching();
+    const spy = vi.spyOn(served.resolver, 'remoteExportSearch');
+    const error = await served.host.ctx.typertGateway.invoke({ ...SEARCH_REQUEST, args }).then(
+      () => expect.fail('expected a refusal'),
+      (thrown: unknown) => thrown as Error & { code?: string; endpoint?: string },
+    );
+    expect(spy).not.toHaveBeenCalled();
+    spy.mockRestore();
+    expect(error.name).toBe('TypertGatewayError');
+    expect(error.endpoint).toBe(SEARCH_ENDPOINT);
+    expect(await served.rpc(SEARCH_ENDPOINT, args)).toMatchObject({ ok: false });
+  });
+
+  it('passes a coded refusal of the resolver through: search disabled on the host', async () => {
+    const served = await serve(OURS, { config: { contentSearch: true } });
+    const error = await served.host.ctx.typertGateway.invoke({ ...SEARCH_REQUEST, args: { agentId: 'target', query: 'x' } }).then(
+      () => expect.fail('expected a refusal'),
+      (thrown: unknown) => thrown as Error & { code?: string; cause?: unknown },
+    );
+    const coded = [error, error.cause].find((value) => (value as { code?: string } | undefined)?.code === 'SESSION_REFERENCE_SEARCH_DISABLED');
+    expect(coded).toBeDefined();
+  });
+
+  it('is callable from a client through the ./remote contribution', async () => {
+    const served = await searching();
+    const search = await client(served, OUR_REMOTE, 'search');
+    const answer = (await search('target', 'quokkafactor')) as unknown as { ok: true; value: { sessionId: string; snippet: string }[] };
+    expect(answer.value.map((hit) => hit.sessionId)).toEqual(['a']);
+    expect(answer.value[0]!.snippet).toContain('quokkafactor');
+  });
+});
+
 type Candidates = (agentId: string, query: unknown, signal?: AbortSignal) => Promise<RpcResult>;
 
 /** A client root whose Connection carries every call, as JSON, to `served`'s gateway. */
-async function client(served: Served, contribution: TypertRemoteContribution): Promise<Candidates> {
+async function client(served: Served, contribution: TypertRemoteContribution, method: 'candidates' | 'search' = 'candidates'): Promise<Candidates> {
   const ctx = new Context();
   await ctx.plugin(TypertRegistry);
   await ctx.plugin({
@@ -384,8 +457,8 @@ async function client(served: Served, contribution: TypertRemoteContribution): P
   await ctx.plugin(await loadClientGateway());
   const remote = ctx.get('remote') as { $mount(contribution: TypertRemoteContribution): Promise<unknown> };
   await remote.$mount(contribution);
-  const namespace = ctx.get('remote.sessionReferenceResolver') as { candidates: Candidates };
-  return (...args) => namespace.candidates(...args);
+  const namespace = ctx.get('remote.sessionReferenceResolver') as Record<'candidates' | 'search', Candidates>;
+  return (...args) => namespace[method](...args);
 }
 
 describe('the ./remote contribution on a client', () => {

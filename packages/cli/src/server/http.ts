@@ -28,6 +28,8 @@ const REFERENCE_STATUS: Record<SessionReferenceErrorCode, number> = {
   SESSION_REFERENCE_BUDGET_EXCEEDED: 422,
   // nginx's "client closed request": only ever seen by a client that is gone.
   SESSION_REFERENCE_CANCELLED: 499,
+  SESSION_REFERENCE_INVALID_QUERY: 400,
+  SESSION_REFERENCE_SEARCH_DISABLED: 503,
 };
 
 function codeOf(error: unknown): string | undefined {

@@ -26,9 +26,24 @@ const INDEX_VERSION = 1;
  * else `$XDG_CACHE_HOME/sessref`, else `~/.cache/sessref`.
  */
 export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.SESSREF_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sessref');
-  const key = createHash('sha256').update(root).digest('hex').slice(0, 16);
-  return join(base, `titles-${key}.json`);
+  return join(cacheDirectory(env), `titles-${rootKey(root)}.json`);
+}
+
+/**
+ * The per-root derived full-text index (dsh's SQLite FTS5 backend) a sessref
+ * host keeps beside the title index, in the same cache directory.
+ */
+export function defaultSearchIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(cacheDirectory(env), `search-${rootKey(root)}.sqlite`);
+}
+
+/** `$SESSREF_CACHE_DIR`, else `$XDG_CACHE_HOME/sessref`, else `~/.cache/sessref`. */
+function cacheDirectory(env: NodeJS.ProcessEnv): string {
+  return env.SESSREF_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sessref');
+}
+
+function rootKey(root: string): string {
+  return createHash('sha256').update(root).digest('hex').slice(0, 16);
 }
 
 /** The entries saved for `root`; none when the file is absent, unreadable, of another version or another root. */

@@ -7,7 +7,7 @@
 import { SessionTitleIndex } from './title-index.js';
 
 export { SessionTitleIndex, TitleIndexConfig } from './title-index.js';
-export { defaultIndexFile } from './index-file.js';
+export { defaultIndexFile, defaultSearchIndexFile } from './index-file.js';
 export { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, listSubdirectories } from './layout.js';
 export { LogFileTracker } from './log-files.js';
 

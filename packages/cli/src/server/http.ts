@@ -2,6 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
+import { SessionLogError } from '../engine/storage.js';
+import { RootFormatError } from '../engine/root-shape.js';
 import type { ApiError } from './protocol.js';
 
 /** Request bodies above this many bytes are refused with 413. */
@@ -32,6 +34,13 @@ const REFERENCE_STATUS: Record<SessionReferenceErrorCode, number> = {
   SESSION_REFERENCE_SEARCH_DISABLED: 503,
 };
 
+function findCause<T extends Error>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 16; current = current.cause, depth++) {
+    if (current instanceof type) return current;
+  }
+  return undefined;
+}
+
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null | undefined)?.code;
   return typeof code === 'string' ? code : undefined;
@@ -50,6 +59,11 @@ function queryStatus(code: string): number {
  */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
+  // A damaged log, or a root in a shape sessref does not read, is reported as itself (the CLI's code and line): 502.
+  const damaged = findCause(error, SessionLogError);
+  if (damaged !== undefined) return new HttpError(502, damaged.code, `session "${damaged.sessionId}": ${damaged.message}`);
+  const shape = findCause(error, RootFormatError);
+  if (shape !== undefined) return new HttpError(502, shape.code, shape.message);
   if (error instanceof SessionReferenceError) {
     const cause = codeOf(error.cause);
     const status = cause !== undefined && cause.startsWith('SESSION_QUERY_') ? queryStatus(cause) : REFERENCE_STATUS[error.code];
@@ -63,30 +77,63 @@ export function toHttpError(error: unknown): HttpError {
 }
 
 /**
- * Read the whole body, refusing more than `limit` bytes with 413. The rest of
- * a refused body is drained, not read, so the 413 can still be answered.
+ * A refused body is drained (read and dropped) up to this many bytes before
+ * the 413 goes out: a client still writing its body when the server answers
+ * and closes would see a reset instead of the answer.
  */
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(tooLarge(limit));
-  return new Promise((resolve, reject) => {
+export const MAX_DRAIN_BYTES = 8 * MAX_BODY_BYTES;
+/** ...and for at most this long, so a slow sender cannot hold the answer back. */
+export const MAX_DRAIN_MS = 2_000;
+
+/**
+ * Read the whole body, refusing more than `limit` bytes with 413. A client
+ * that stops sending midway (an abort, a dropped connection) is a client
+ * error, never an internal one.
+ */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
+    await drain(req);
+    throw tooLarge(limit);
+  }
+  const body = await new Promise<Buffer | 'too large'>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const settle = (error?: Error) => {
-      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-      if (error) {
-        req.resume();
-        reject(error);
-      } else resolve(Buffer.concat(chunks));
+    const settle = (outcome: Buffer | 'too large' | HttpError) => {
+      req.off('data', onData).off('end', onEnd).off('error', onCutShort).off('close', onCutShort);
+      if (outcome instanceof HttpError) reject(outcome);
+      else resolve(outcome);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) settle(tooLarge(limit));
+      if (size > limit) settle('too large');
       else chunks.push(chunk);
     };
-    const onEnd = () => settle();
-    const onError = (error: Error) => settle(error);
-    const onClose = () => settle(new HttpError(400, 'INCOMPLETE_BODY', 'the request body was cut short'));
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    const onEnd = () => settle(Buffer.concat(chunks));
+    const onCutShort = () => settle(new HttpError(400, 'INCOMPLETE_BODY', 'the request body was cut short'));
+    req.on('data', onData).on('end', onEnd).on('error', onCutShort).on('close', onCutShort);
+  });
+  if (body !== 'too large') return body;
+  await drain(req);
+  throw tooLarge(limit);
+}
+
+/** Read and drop what is left of a request body, within {@link MAX_DRAIN_BYTES} and {@link MAX_DRAIN_MS}. */
+function drain(req: IncomingMessage): Promise<void> {
+  if (req.complete) return Promise.resolve();
+  return new Promise((resolve) => {
+    let drained = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', done).off('close', done).off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > MAX_DRAIN_BYTES) done();
+    };
+    const timer = setTimeout(done, MAX_DRAIN_MS);
+    req.on('data', onData).on('end', done).on('close', done).on('error', done);
+    req.resume();
   });
 }
 
@@ -127,4 +174,22 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 export function sendError(res: ServerResponse, error: HttpError): void {
   const body: ApiError = { error: { code: error.code, message: error.message } };
   sendJson(res, error.status, body, error.headers);
+}
+
+/** An absolute POSIX path inside a message, up to a quote, a space or closing punctuation. */
+const ABSOLUTE_PATH = /(?<![\w.~])\/[^\s'"`,;)\]]+/g;
+
+/**
+ * The error as the client may see it: files inside the session root named
+ * relative to it, and any other absolute path by its last segment. The full
+ * layout of the machine is not the browser's business.
+ */
+export function withRelativePaths(error: HttpError, root: string): HttpError {
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  const message = error.message.replace(ABSOLUTE_PATH, (path) => {
+    if (path === root || path === prefix) return '.';
+    if (path.startsWith(prefix)) return path.slice(prefix.length);
+    return `…/${path.split('/').filter(Boolean).pop() ?? ''}`;
+  });
+  return message === error.message ? error : new HttpError(error.status, error.code, message, error.headers);
 }

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine.js';
 import { API_ROUTES } from './api.js';
-import { HttpError, sendError, sendJson, toHttpError } from './http.js';
+import { HttpError, sendError, sendJson, toHttpError, withRelativePaths } from './http.js';
 import { SECURITY_HEADERS, allowedHosts, checkCredentials, checkOrigin, hostPort, newToken, pageCookie } from './security.js';
 import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, signInPage, type StaticFile } from './static.js';
 
@@ -23,7 +23,14 @@ export interface ServerOptions {
   webRoot?: string;
   /** Where failures are reported: method, path, status and code only. */
   log?: (line: string) => void;
+  /** Time a client has to send its request headers (default 10 s). */
+  headersTimeoutMs?: number;
+  /** Time a client has to send its whole request, body included (default 30 s). */
+  requestTimeoutMs?: number;
 }
+
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface RunningServer {
   /** The URL to open, token included. */
@@ -52,7 +59,10 @@ interface State {
 export async function startServer(engine: Engine, options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? newToken();
-  const server = createServer();
+  // Explicit bounds, so a client that trickles headers or a body cannot hold a connection open.
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
+  const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) });
   const port = await listen(server, host, options.port ?? 0);
   const state: State = {
     engine,
@@ -112,7 +122,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: State): 
     const failure = toHttpError(error);
     // Method, path, status and code only: never a body, a query string or a token.
     if (failure.status >= 500) state.log(`${req.method} ${path} ${failure.status} ${failure.code}${failure.code === 'INTERNAL' ? ` (${errorName(error)})` : ''}`);
-    if (!res.headersSent && !res.destroyed) sendError(res, failure);
+    if (!res.headersSent && !res.destroyed) sendError(res, withRelativePaths(failure, state.engine.root));
   } finally {
     // A refused body is not read to its end; do not leave it half-parsed on a kept-alive socket.
     if (!req.complete) req.resume();

@@ -12,13 +12,13 @@
  * `sessionReferenceResolver/candidates` with good and bad queries, and take a
  * second plain turn on the same session.
  *
- * Flags: --no-build (use the existing builds and tarball), --official-only,
+ * Flags: --install-only, --no-build (use the existing builds and tarball), --official-only,
  * --require-sessref (a missing tarball fails instead of skipping phase 2),
- * --keep (keep the temporary homes).
+ * --tarball=<path> (phase 2 with another tarball), --keep (keep the temporary homes).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { clearTimeout, setTimeout } from 'node:timers';
 import zlib from 'node:zlib';
@@ -30,7 +30,8 @@ import { startStubModel } from './lib/stub-model.mjs';
 import { launchBrowser, openApp, pickReference, sendAndWaitForReply, waitFor } from './lib/ui.mjs';
 
 const HARD_TIMEOUT_MS = 10 * 60_000;
-const FLAGS = new Set(process.argv.slice(2));
+const FLAGS = new Set(process.argv.slice(2).filter((arg) => !arg.startsWith('--tarball=')));
+const TARBALL_OVERRIDE = process.argv.slice(2).find((arg) => arg.startsWith('--tarball='))?.slice('--tarball='.length);
 const DOCS = join(REPO_ROOT, 'docs');
 const SOURCE = { id: 'oauth-migration', label: 'Migrate auth to OAuth', filter: 'oauth' };
 const FIRST_TEXT = 'what was decided there?';
@@ -82,6 +83,11 @@ async function buildAndPack() {
     check(result.code === 0, `npm run ${script} failed (exit ${result.code}): ${lastLines(`${result.stdout}\n${result.stderr}`)}`);
   }
   check(existsSync(join(REPO_ROOT, 'packages/cli/dist/bin.js')), 'packages/cli/dist/bin.js is missing: run npm run build');
+  if (TARBALL_OVERRIDE !== undefined) {
+    const path = resolve(TARBALL_OVERRIDE);
+    check(existsSync(path), `--tarball: ${path} does not exist`);
+    return { tarball: path };
+  }
   if (scripts.pack === undefined) return { tarball: undefined, why: 'package.json has no "pack" script yet' };
   if (!existsSync(tarball)) return { tarball: undefined, why: `${tarball} does not exist after npm run pack`, broken: true };
   return { tarball };
@@ -235,6 +241,12 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
     const addStarted = Date.now();
     await stage(`${name}: dsh plugin add`, () => pluginAdd({ env, cwd, spec: tarball }));
     record.timings.pluginAdd = Date.now() - addStarted;
+    const installed = join(home, 'profiles/web/node_modules', pkg.name);
+    for (const file of ['package.json', pkg.dsh.bundle.patch, pkg.main ?? 'dist/index.js']) {
+      const packed = await run('tar', ['-xzOf', tarball, join('package', file)], { timeoutMs: 30_000, label: 'tar' });
+      check(packed.code === 0 && existsSync(join(installed, file)) && readFileSync(join(installed, file), 'utf8') === packed.stdout,
+        `${name}: the installed ${pkg.name}/${file} is not the one in ${tarball}`);
+    }
     const profile = JSON.parse(readFileSync(join(home, 'profiles/web/package.json'), 'utf8'));
     check(profile.dsh?.profile?.bundles?.includes(pkg.name), `${name}: dsh plugin add did not list ${pkg.name} in dsh.profile.bundles`);
     record.bundles = profile.dsh.profile.bundles;
@@ -245,14 +257,14 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
   check(official?.name === '@deepseek-ai/dsh-session-reference', `${name}: --dump-config has no official session-reference row`);
   if (pkg === undefined) {
     check(official.disabled !== true, `${name}: the official session-reference row is disabled without any plugin`);
-    record.rows = [`session-reference (${official.name}) active`];
+    record.rows = ['session-reference active'];
   } else {
     check(official.disabled === true, `${name}: --dump-config shows the official session-reference row still active`);
     check(official.origin.includes(`patched by ${pkg.name}`), `${name}: the official row is not patched by ${pkg.name} (provenance: ${official.origin})`);
     const ours = dump.rows.filter((row) => row.name === pkg.name || row.name?.startsWith(`${pkg.name}/`));
     check(ours.length > 0, `${name}: --dump-config has no row of ${pkg.name}`);
     check(ours.every((row) => row.disabled !== true), `${name}: a row of ${pkg.name} is disabled`);
-    record.rows = ['session-reference disabled', ...ours.map((row) => `${row.id} (${row.name}) active`)];
+    record.rows = ['session-reference disabled', `${ours.map((row) => row.id).join(', ')} active`];
   }
 
   log(`${name}: boot dsh web`);
@@ -286,7 +298,7 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
   try {
     log(`${name}: @ menu`);
     const picked = await stage(`${name}: @ menu`, () => pickReference(page, {
-      filter: SOURCE.filter, expectId: SOURCE.id, expectLabel: SOURCE.label, shot: join(DOCS, `dsh-app-${name}-picker.png`),
+      filter: SOURCE.filter, expectId: SOURCE.id, expectLabel: SOURCE.label, shot: join(runRoot, `dsh-app-${name}-picker.png`),
     }));
     record.picker = picked;
     log(`${name}: send, wait for the reply`);
@@ -302,7 +314,7 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
     await page.getByRole('button', { name: `Session recall ${SOURCE.label}` }).waitFor({ timeout: 15_000 }).catch(() => {
       fail(`${name}: the conversation shows no "Session recall ${SOURCE.label}" row`);
     });
-    await page.screenshot({ path: join(DOCS, `dsh-app-${name}-sent.png`) });
+    await page.screenshot({ path: join(runRoot, `dsh-app-${name}-sent.png`) });
     record.turn1 = checkReferenceTurn(target.log.events, name);
     record.sessionId = target.log.header.id;
     record.model = checkModelRequest(stub.requests.slice(firstRequest), name);
@@ -378,15 +390,17 @@ function summary(phases, comparison, install, skipped) {
   const [a, b] = phases;
   const col = (fn) => phases.map((phase) => fn(phase));
   const rows = [['', ...phases.map((phase) => phase.name)]];
-  rows.push(['plugin rows', ...col((p) => p.rows.join('; '))]);
+  rows.push(['--dump-config rows', ...col((p) => p.rows.join('; '))]);
   rows.push(['running entries', ...col((p) => p.inventory.join(', '))]);
   rows.push(['@ menu (empty query)', ...col((p) => `${p.picker.allRows.length} sessions, first ${p.picker.allRows[0].name.split(' · ')[1]}`)]);
   rows.push([`@ menu (query "${SOURCE.filter}")`, ...col((p) => `${p.picker.filteredRows.length}: ${p.picker.selected.split(' · ')[1]}`)]);
-  rows.push(['turn 1 in the log', ...col((p) => p.turn1.shape.join(' ').replace(/user\/message\(/g, 'msg(').replace(/assistant\/message/g, 'reply'))]);
+  const messages = (shape) => shape.filter((type) => /message/.test(type))
+    .map((type) => type.replace(/^user\/message\((.*)\)$/, '$1').replace(/^plugin:.*/, 'plugin').replace('assistant/message', 'reply')).join(' > ');
+  rows.push(['turn 1 messages (log)', ...col((p) => messages(p.turn1.shape))]);
   rows.push(['snapshot', ...col((p) => `${p.turn1.messages} messages, capturedThroughSeq ${p.turn1.source.references[0].capturedThroughSeq}, ${p.turn1.text.length} chars`)]);
-  rows.push(['model saw', ...col((p) => `readable then snapshot (${p.model.roles.length} messages)`)]);
-  rows.push(['gateway query 42', ...col((p) => `refused: ${p.gateway.number.message}`)]);
-  rows.push(['turn 2 (plain)', ...col((p) => `completed; log ${p.log.events} events in ${p.log.frames} frames, clean`)]);
+  rows.push(['model request', ...col((p) => `readable, then snapshot (${p.model.roles.join(',')})`)]);
+  rows.push(['gateway, query 42 / ["oauth"]', ...col((p) => (p.gateway.number.message === p.gateway.array.message ? 'both refused at the boundary' : 'refused'))]);
+  rows.push(['turn 2 (plain)', ...col((p) => `${messages(p.turn2)}; log clean (${p.log.events} events)`)]);
   rows.push(['browser console errors', ...col((p) => p.consoleErrors)]);
   rows.push(['timings', ...col((p) => `boot ${seconds(p.timings.boot)}${p.timings.pluginAdd ? `, plugin add ${seconds(p.timings.pluginAdd)}` : ''}, phase ${seconds(p.timings.total)}`)]);
   lines.push(table(rows));
@@ -411,7 +425,11 @@ async function main() {
   check(major >= 22 && typeof zlib.zstdDecompressSync === 'function',
     `Node ${process.version} cannot run this test: run it as npm run test:dsh-app (Node 22 from the node@22 devDependency)`);
   const install = await ensureInstall({ log });
-  if (install.installed) log(`install: done in ${seconds(install.ms)}`);
+  if (install.installed) log(`install: done in ${seconds(install.ms)}${install.addedPeers.length ? ` (added peers: ${install.addedPeers.join(', ')})` : ''}`);
+  if (FLAGS.has('--install-only')) {
+    process.stdout.write(`dsh-app: install ${install.installed ? `made in ${seconds(install.ms)}` : 'already current'} (${CACHE_DIR})\n`);
+    return;
+  }
   const deadline = Date.now() + HARD_TIMEOUT_MS;
   const hardTimer = setTimeout(() => {
     process.stdout.write(`dsh-app: FAIL hard timeout: the run took longer than ${HARD_TIMEOUT_MS / 60_000} minutes (install excluded)\n`);
@@ -444,6 +462,10 @@ async function main() {
     const different = comparison?.results.filter((result) => !result.equal) ?? [];
     check(different.length === 0, `sessref differs from the official plugin in: ${different.map((result) => result.what).join('; ')}`);
     check(Date.now() < deadline, 'hard timeout');
+    // Screenshots reach docs/ only from a passing run.
+    for (const phase of phases) {
+      for (const shot of ['picker', 'sent']) copyFileSync(join(runRoot, `dsh-app-${phase.name}-${shot}.png`), join(DOCS, `dsh-app-${phase.name}-${shot}.png`));
+    }
     process.stdout.write(`dsh-app: PASS${skipped === undefined ? '' : ' (official phase only)'}\n`);
     ok = true;
   } finally {

@@ -1,6 +1,7 @@
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
 import { SessionLogError } from './engine/storage.js';
+import { RootFormatError } from './engine/root-shape.js';
 import type { Style } from './output.js';
 
 /** Exit codes: 1 for usage or input errors, 2 for storage errors. */
@@ -53,6 +54,7 @@ const LOG_HINTS: Record<SessionLogError['code'], string> = {
   SESSION_LOG_CORRUPT: 'restore the file from a backup, or move it out of the root',
   SESSION_LOG_UNREADABLE: 'make the log a readable file again, or move it out of the root',
   SESSION_LOG_TRUNCATED: 'if dsh is writing this session, retry; otherwise resume it in dsh to repair the tail, or restore it from a backup',
+  SESSION_LOG_UNSUPPORTED: 'open this session with the dsh release that wrote it',
 };
 
 /**
@@ -67,6 +69,9 @@ export function toCliError(error: unknown, sessionId?: string): CliError {
   if (damaged !== undefined) {
     return new CliError(`session "${damaged.sessionId}": ${damaged.message}`, EXIT_STORAGE, damaged.code, LOG_HINTS[damaged.code], { cause: error });
   }
+  // A root in an on-disk shape sessref does not read: refused before anything was read.
+  const shape = findCause(error, RootFormatError);
+  if (shape !== undefined) return new CliError(shape.message, EXIT_STORAGE, shape.code, shape.hint, { cause: error });
   const named = error instanceof Error && /\bsession "/.test(error.message);
   const subject = sessionId === undefined || named ? '' : `session "${sessionId}": `;
   if (error instanceof SessionReferenceError) {
@@ -84,8 +89,11 @@ export function toCliError(error: unknown, sessionId?: string): CliError {
       cause: error,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new CliError(`${subject}${message}`, EXIT_STORAGE, errorCode(error) ?? 'STORAGE', 'check the session root and its files', { cause: error });
+  const code = errorCode(error);
+  // Node's system errors start with their code; the line names it once.
+  const raw = error instanceof Error ? error.message : String(error);
+  const message = code !== undefined && raw.startsWith(`${code}: `) ? raw.slice(code.length + 2) : raw;
+  return new CliError(`${subject}${message}`, EXIT_STORAGE, code ?? 'STORAGE', 'check the session root and its files', { cause: error });
 }
 
 function findCause<T extends Error>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {

@@ -37,6 +37,8 @@ export interface RunOptions {
 
 /** Caches the binary keeps outside the root stay out of the user's home. */
 const CACHE_DIR = join(tmpdir(), `sessref-cli-test-cache-${process.pid}`);
+/** A dsh home that is never created. */
+export const NO_DSH_HOME = join(tmpdir(), `sessref-cli-test-no-dsh-home-${process.pid}`);
 
 /** Run `sessref ...args` to completion and capture its output and exit code. */
 export function sessref(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
@@ -45,6 +47,8 @@ export function sessref(args: readonly string[], options: RunOptions = {}): Prom
     NO_COLOR: '1',
     SESSREF_ROOT: undefined,
     SESSREF_CACHE_DIR: CACHE_DIR,
+    // Never the machine's own dsh sessions: a dsh home that does not exist, unless a test sets one.
+    DSH_HOME: NO_DSH_HOME,
     ...options.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
@@ -61,10 +65,18 @@ export function sessref(args: readonly string[], options: RunOptions = {}): Prom
   });
 }
 
-/** Run and require success with nothing on stderr; returns stdout. */
+/** The line `list` and `serve` start stderr with: which root, and why (a JSON object under --json). */
+export const ROOT_LINE = /^(?:root \/.* \((?:--root|\$SESSREF_ROOT|dsh's sessions, .+|the demo root: .+)\)|\{"root":\{"path":.*\}\})\n/;
+
+/** stderr without its leading root line. */
+export function withoutRootLine(stderr: string): string {
+  return stderr.replace(ROOT_LINE, '');
+}
+
+/** Run and require success with nothing on stderr but the root line; returns stdout. */
 export async function ok(args: readonly string[], options?: RunOptions): Promise<string> {
   const result = await sessref(args, options);
-  expect(result, `sessref ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
+  expect({ ...result, stderr: withoutRootLine(result.stderr) }, `sessref ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' });
   return result.stdout;
 }
 
@@ -81,7 +93,7 @@ export async function json<T = unknown>(args: readonly string[], options?: RunOp
 export function expectFailure(result: RunResult, exit: number, code: string): string {
   expect(result.code, result.stderr).toBe(exit);
   expect(result.stdout).toBe('');
-  const lines = result.stderr.split('\n');
+  const lines = withoutRootLine(result.stderr).split('\n');
   expect(lines, result.stderr).toHaveLength(2);
   expect(lines[1]).toBe('');
   const match = /^error ([A-Z_]+): (.+) \(fix: (.+)\)$/.exec(lines[0]!);

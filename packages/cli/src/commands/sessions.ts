@@ -1,30 +1,36 @@
 import { table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
 import type { Engine } from '../engine/engine.js';
+import { listSessions } from '../engine/listing.js';
 import { checkLimit } from './args.js';
-import { formatError, toCliError } from '../errors.js';
+import { formatError, toCliError, type CliError } from '../errors.js';
 
 /** `sessref list [QUERY] [--target ID] [--limit N] [--json]` */
 export async function listCommand(engine: Engine, io: Io, options: { query: string; target?: string; limit?: string; json: boolean }): Promise<void> {
   const style = styleFor(io.stdout, io.env);
   const limit = options.limit === undefined ? undefined : checkLimit(options.limit);
   if (options.target === undefined) {
-    const sessions = await engine.sessions();
+    const sessions = await listSessions(engine);
     const needle = options.query.toLowerCase();
     const matching = sessions
       .filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)))
       .slice(0, limit);
-    // Listing reads only headers: a session whose log fails to read is still
-    // listed, marked as unreadable, and named in a warning on stderr.
+    // A session whose log cannot be read is still listed (by its directory when
+    // even its header is damaged), marked as unreadable, and named in a warning
+    // on stderr; every healthy session is listed as usual.
     const rows = matching.map(({ readError, ...summary }) => ({
       summary,
       ...(readError === undefined ? {} : { error: toCliError(readError, summary.sessionId) }),
     }));
     const warn = styleFor(io.stderr, io.env);
-    for (const { error } of rows) if (error) writeLine(io.stderr, formatError(error, warn, 'warning'));
+    for (const { error } of rows) {
+      if (!error) continue;
+      if (options.json) writeLine(io.stderr, JSON.stringify({ warning: readErrorJson(error) }));
+      else writeLine(io.stderr, formatError(error, warn, 'warning'));
+    }
     if (options.json) {
       return writeJson(
         io.stdout,
-        rows.map(({ summary, error }) => (error ? { ...summary, readError: { code: error.code, message: error.message } } : summary)),
+        rows.map(({ summary, error }) => (error ? { ...summary, readError: readErrorJson(error) } : summary)),
       );
     }
     if (rows.length === 0) return writeLine(io.stdout, style.dim('no sessions'));
@@ -34,7 +40,7 @@ export async function listCommand(engine: Engine, io: Io, options: { query: stri
       io.stdout,
       table([
         ['ID', 'TITLE', 'CWD', 'AGE'].map(style.bold),
-        ...rows.map((row) => [row.summary.sessionId, title(row), row.summary.cwd ?? '-', formatAge(row.summary.createdAt)]),
+        ...rows.map((row) => [row.summary.sessionId, title(row), row.summary.cwd ?? '-', row.summary.createdAt === undefined ? '-' : formatAge(row.summary.createdAt)]),
       ]),
     );
     return;
@@ -97,4 +103,8 @@ export async function showCommand(engine: Engine, io: Io, options: { id: string;
       `${stats.retainedMessages}/${stats.originalMessages} messages kept, ${stats.omittedMessages} dropped, ${formatBytes(stats.omittedBytes)} omitted` +
       (stats.compacted ? ', compacted' : ''),
   );
+}
+
+function readErrorJson(error: CliError): { code: string; message: string; hint?: string } {
+  return { code: error.code, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) };
 }

@@ -1,15 +1,16 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
-import type { SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
+import { SessionFormatUnsupportedError, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { decodeSessionDirectory, listSubdirectories } from '@sessref/dsh/title-index';
+import { assertSupportedRoot, assertSupportedSession } from './root-shape.js';
 
 /** A session log that cannot be read as a whole, named by its session. */
 export class SessionLogError extends Error {
   constructor(
     readonly sessionId: string,
-    readonly code: 'SESSION_LOG_CORRUPT' | 'SESSION_LOG_TRUNCATED' | 'SESSION_LOG_UNREADABLE',
+    readonly code: 'SESSION_LOG_CORRUPT' | 'SESSION_LOG_TRUNCATED' | 'SESSION_LOG_UNREADABLE' | 'SESSION_LOG_UNSUPPORTED',
     message: string,
     options?: ErrorOptions,
   ) {
@@ -29,29 +30,52 @@ interface LogFile {
 /**
  * The dsh JSONL backend, stricter for a process that does not own the logs it
  * reads. dsh treats an incomplete final frame as a crash to repair on resume,
- * skips a log whose header frame is incomplete when listing, and reports a
- * damaged header without naming its file. sessref refuses all three, naming
- * the session, so nothing is ever shown, cited or repaired from a partial log.
+ * skips a log whose header frame is incomplete when listing, stops listing at
+ * a damaged header without naming its file, and reads the superseded log kept
+ * beside a newer generation. sessref refuses to read a partial or damaged log,
+ * naming the session, so nothing is ever shown, cited or repaired from one;
+ * lists every readable session past the damaged ones ({@link damagedLogs}
+ * names those); and refuses a root in a shape it does not read (see
+ * root-shape.ts) before reading anything from it.
  */
 export class CheckedJsonlPersistence extends JsonlSessionPersistence {
+  /** The last log-by-log listing, valid while every log keeps the file revision it was read at. */
+  private slowListing: { revisions: string; entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] } | undefined;
+
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
-    const headers = await this.checkListing(() => super.list(signal));
-    await this.checkUnlisted(new Set(headers.map((header) => header.id)));
-    return headers;
+    return this.listReadable(() => super.list(signal), (stored) => stored.meta, signal);
   }
 
   override async listSnapshots(signal?: AbortSignal): Promise<SessionPersistenceSnapshot[]> {
-    const snapshots = await this.checkListing(() => super.listSnapshots(signal));
-    await this.checkUnlisted(new Set(snapshots.map((snapshot) => snapshot.header.id)));
-    return snapshots;
+    return this.listReadable(() => super.listSnapshots(signal), (stored) => ({ header: stored.meta, revision: stored.revision }), signal);
+  }
+
+  /** Why the log of `sessionId` cannot be read, when there is one that cannot: a listing leaves such a log out. */
+  async damageOf(sessionId: string): Promise<SessionLogError | undefined> {
+    const file = this.logFiles().find((candidate) => candidate.sessionId === sessionId);
+    return file === undefined ? undefined : this.inspectFile(file);
+  }
+
+  /** The logs under the root that no listing shows, with why: a header that is cut, damaged or unreadable. */
+  async damagedLogs(listed: ReadonlySet<string>): Promise<SessionLogError[]> {
+    const damaged: SessionLogError[] = [];
+    for (const file of this.logFiles()) {
+      if (listed.has(file.sessionId)) continue;
+      const damage = await this.inspectFile(file);
+      if (damage !== undefined) damaged.push(damage);
+    }
+    return damaged;
   }
 
   override async loadStored(id: SessionId, signal?: AbortSignal): Promise<Stored> {
+    assertSupportedSession(this.config.root, id);
     let stored: Stored;
     try {
       stored = await super.loadStored(id, signal);
     } catch (error) {
-      throw isCorruption(error) && !signal?.aborted ? this.damaged(id, error) : error;
+      if (signal?.aborted) throw error;
+      if (error instanceof SessionFormatUnsupportedError) throw this.unsupported(id, error);
+      throw isCorruption(error) ? this.damaged(id, error) : error;
     }
     if (stored?.tornMarker !== undefined) {
       throw new SessionLogError(
@@ -63,28 +87,45 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return stored;
   }
 
-  /** Run a listing; when it fails, name the first session whose log is damaged. */
-  private async checkListing<T>(listing: () => Promise<T>): Promise<T> {
+  /**
+   * The backend's header-only listing, after the root's shape is checked.
+   * The backend stops at the first log whose header it cannot read; then the
+   * logs are listed one by one (each read whole, as a title read does), and
+   * the damaged ones left out for {@link damagedLogs} to name.
+   */
+  private async listReadable<T>(
+    listing: () => Promise<T[]>,
+    fromStored: (stored: Pick<NonNullable<Stored>, 'meta' | 'revision'>) => T,
+    signal?: AbortSignal,
+  ): Promise<T[]> {
+    assertSupportedRoot(this.config.root);
     try {
       return await listing();
     } catch (error) {
-      for (const file of this.logFiles()) {
-        const damage = await this.inspectFile(file);
-        if (damage !== undefined) throw damage;
+      if (signal?.aborted) throw error;
+      const files = this.logFiles();
+      // Every read lists the root first: the slow listing is redone only when a log changed.
+      const revisions = files.map((file) => `${file.path}\0${fileRevision(file.path)}`).join('\n');
+      if (this.slowListing?.revisions !== revisions) {
+        const entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] = [];
+        let damaged = 0;
+        for (const file of files) {
+          let stored: Stored;
+          try {
+            // The backend's own read: a log that only lost its tail still lists, as it does in dsh.
+            stored = await super.loadStored(file.sessionId as SessionId, signal);
+          } catch (failure) {
+            if (signal?.aborted || !isUnreadableLog(failure, file.path)) throw failure;
+            damaged++;
+            continue;
+          }
+          if (stored !== undefined) entries.push({ header: stored.meta, revision: stored.revision });
+        }
+        // Every log reads on its own: the listing failed for another reason.
+        if (damaged === 0) throw error;
+        this.slowListing = { revisions, entries };
       }
-      throw error;
-    }
-  }
-
-  /**
-   * A log file the listing left out has a header dsh cannot read. (One that
-   * reads fine was published after the listing looked, and is left alone.)
-   */
-  private async checkUnlisted(listed: ReadonlySet<string>): Promise<void> {
-    for (const file of this.logFiles()) {
-      if (listed.has(file.sessionId)) continue;
-      const damage = await this.inspectFile(file);
-      if (damage !== undefined) throw damage;
+      return this.slowListing.entries.map((entry) => fromStored({ meta: structuredClone(entry.header), revision: entry.revision }));
     }
   }
 
@@ -101,8 +142,19 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     }
   }
 
+  private unsupported(id: string, error: SessionFormatUnsupportedError): SessionLogError {
+    const version = /log format (v\d+)/.exec(error.message)?.[1] ?? 'another version';
+    return new SessionLogError(
+      id,
+      'SESSION_LOG_UNSUPPORTED',
+      `log ${this.describe(id)} is log format ${version}, which dsh 0.1.0-rc.8 does not write; sessref reads log format v0`,
+      { cause: error },
+    );
+  }
+
   private damaged(id: string, error: unknown): SessionLogError {
-    const detail = error instanceof Error ? error.message : String(error);
+    // The backend names the file by its absolute path; the message names it relative to the root.
+    const detail = (error instanceof Error ? error.message : String(error)).replaceAll(`${this.config.root}/`, '');
     return new SessionLogError(id, 'SESSION_LOG_CORRUPT', `log ${this.describe(id)} is damaged: ${detail}`, { cause: error });
   }
 
@@ -137,6 +189,17 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
  */
 function isCorruption(error: unknown): boolean {
   return error instanceof Error && /^(?:corrupt |empty or header-less )/.test(error.message);
+}
+
+/** Size, times and inode of the file at `path`: any append or replacement changes it. */
+function fileRevision(path: string): string {
+  const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return stat === undefined ? 'gone' : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
+/** Whether `error` is the backend refusing the log at `path` itself, rather than the root or the runtime. */
+function isUnreadableLog(error: unknown, path: string): boolean {
+  return isCorruption(error) || error instanceof SessionFormatUnsupportedError || readFailure(path) !== undefined;
 }
 
 /** Why the file at `path` cannot be read (a directory in its place, no permission, …), or `undefined`. */

@@ -176,8 +176,8 @@ export function sendError(res: ServerResponse, error: HttpError): void {
   sendJson(res, error.status, body, error.headers);
 }
 
-/** An absolute POSIX path inside a message, up to a quote, a space or closing punctuation. */
-const ABSOLUTE_PATH = /(?<![\w.~])\/[^\s'"`,;)\]]+/g;
+/** An absolute POSIX path inside a message, up to a quote, a space or closing punctuation; `--project--/id` and `<project>/<session>` are relative. */
+const ABSOLUTE_PATH = /(?<![\w.~>-])\/[^\s'"`,;)\]]+/g;
 
 /**
  * The error as the client may see it: files inside the session root named

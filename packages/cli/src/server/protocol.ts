@@ -8,6 +8,7 @@
  *   GET  /api/sessions    → SessionsResponse
  *   POST /api/messages    MessagesRequest   → MessagesResponse
  *   POST /api/candidates  CandidatesRequest → CandidatesResponse
+ *   POST /api/search      SearchRequest     → SearchResponse
  *   POST /api/preview     ComposeRequest    → PreviewResponse
  *   POST /api/send        ComposeRequest    → SendResponse
  *
@@ -25,9 +26,12 @@ export interface SessionItem {
   sessionId: string;
   title?: string;
   cwd?: string;
-  createdAt: number;
+  /** Absent only for a session whose log header cannot be read (it then has `readError`). */
+  createdAt?: number;
   live: boolean;
   persisted: boolean;
+  /** Why this session's log cannot be read: the CLI's stable code and one-line message. Healthy sessions have none. */
+  readError?: { code: string; message: string };
 }
 
 export interface SessionsResponse {
@@ -81,6 +85,29 @@ export interface Candidate {
 
 export interface CandidatesResponse {
   candidates: Candidate[];
+}
+
+/** Content search for the `@` menu: sessions other than `target` whose conversation contains `query`. */
+export interface SearchRequest {
+  target: string;
+  query: string;
+}
+
+/** A session found by what its conversation says, with the matching message's excerpt. */
+export interface SearchHit extends Candidate {
+  /** Raw-log seq of the matching message. */
+  seq: number;
+  role: 'user' | 'assistant';
+  /** The match is in a compaction checkpoint. */
+  checkpoint: boolean;
+  /** Bounded plain text around the match: render it as text, never as HTML. */
+  snippet: string;
+  /** UTF-16 `[start, end)` spans of the phrase in `snippet`. */
+  highlights: [number, number][];
+}
+
+export interface SearchResponse {
+  hits: SearchHit[];
 }
 
 export interface ComposeRequest {

@@ -8,17 +8,31 @@ export function renderSessions(list: HTMLElement, sessions: readonly SessionItem
     list.replaceChildren(h('li', { class: 'empty-note' }, 'No sessions yet. Run `sessref seed` to write demo sessions.'));
     return;
   }
-  const newest = [...sessions].sort((a, b) => b.createdAt - a.createdAt);
+  const newest = [...sessions].sort((a, b) => (b.createdAt ?? -Infinity) - (a.createdAt ?? -Infinity));
   list.replaceChildren(...newest.map((session) => sessionRow(session, session.sessionId === target, select)));
 }
 
 function sessionRow(session: SessionItem, active: boolean, select: (id: string) => void): HTMLElement {
+  // A session whose log cannot be read is listed with its code; the full reason is its tooltip.
+  const unreadable = session.readError ? h('span', { class: 'badge unreadable', title: session.readError.message }, `unreadable: ${session.readError.code}`) : null;
   const button = h(
     'button',
-    { type: 'button', class: `session${active ? ' active' : ''}`, 'aria-current': active ? 'true' : undefined, 'data-session-id': session.sessionId },
+    {
+      type: 'button',
+      class: `session${active ? ' active' : ''}${session.readError ? ' damaged' : ''}`,
+      'aria-current': active ? 'true' : undefined,
+      'data-session-id': session.sessionId,
+      title: session.readError?.message,
+    },
     h('span', { class: 'session-title' }, session.title ?? session.sessionId),
     h('span', { class: 'session-cwd', title: session.cwd ?? '' }, session.cwd ?? 'no cwd'),
-    h('span', { class: 'session-age' }, formatAge(session.createdAt), session.live ? h('span', { class: 'badge live' }, 'live') : null),
+    h(
+      'span',
+      { class: 'session-age' },
+      session.createdAt === undefined ? 'unknown age' : formatAge(session.createdAt),
+      session.live ? h('span', { class: 'badge live' }, 'live') : null,
+      unreadable,
+    ),
   );
   button.addEventListener('click', () => select(session.sessionId));
   return h('li', {}, button);

@@ -1,0 +1,43 @@
+import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
+import type { Engine, SessionSummary } from './engine.js';
+import { CheckedJsonlPersistence } from './storage.js';
+
+/** A listed session; one whose log header cannot be read has only its id (from its directory) and why. */
+export type ListedSession = Omit<SessionSummary, 'createdAt'> & { createdAt?: number };
+
+/**
+ * Every session in the root for `list` and the inspector: the readable ones
+ * newest first (a failed title read marks one with `readError`), then one
+ * entry per log whose header cannot be read, named by its directory and
+ * carrying the reason. A damaged log never hides the healthy ones.
+ */
+export async function listSessions(engine: Engine, signal?: AbortSignal): Promise<ListedSession[]> {
+  const sessions: ListedSession[] = await engine.sessions(signal);
+  const persistence = engine.ctx.sessionPersistence;
+  if (!(persistence instanceof CheckedJsonlPersistence)) return sessions;
+  const damaged = await persistence.damagedLogs(new Set(sessions.map((session) => session.sessionId)));
+  damaged.sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
+  return [...sessions, ...damaged.map((error) => ({ sessionId: error.sessionId, live: false, persisted: true, readError: error }))];
+}
+
+/**
+ * A session whose log header cannot be read is left out of every listing, so
+ * the host answers a read of it with "not found". When its log is there, the
+ * answer is that log's damage instead: `error` otherwise.
+ */
+export async function explainMissing(engine: Engine, error: unknown): Promise<unknown> {
+  const sessionId = missingSessionId(error);
+  const persistence = engine.ctx.sessionPersistence;
+  if (sessionId === undefined || !(persistence instanceof CheckedJsonlPersistence)) return error;
+  return (await persistence.damageOf(sessionId)) ?? error;
+}
+
+/** The id in a host "session not found", as thrown or as the cause of a failed reference read. */
+function missingSessionId(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+    if (current instanceof SessionQueryError && current.code === 'SESSION_QUERY_SESSION_NOT_FOUND') {
+      return /^session "(.*)" not found$/s.exec(current.message)?.[1];
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,138 @@
+/**
+ * Which on-disk shapes of a session root sessref reads, and a clear refusal
+ * for the others.
+ *
+ * sessref reads what dsh 0.1.0-rc.8 writes with its default settings:
+ * `<root>/<project>/<session>/session.jsonl.zstd`, log format v0. Three other
+ * shapes exist in the wild, and dsh's own backend either refuses them with a
+ * message that names an absolute path and a config key the user never set,
+ * or, for a newer generation, silently reads the older file kept beside it:
+ *
+ * - a newer generation, `session.v<N>.jsonl[.zstd]`, written by a later dsh
+ *   release, which keeps the superseded `session.jsonl.zstd` beside it;
+ * - an uncompressed root (`compression: 'none'`), `session.jsonl`;
+ * - the flat pre-release layout, `<project>/<id>.jsonl[.zstd]`.
+ *
+ * Each is refused for the whole root, before anything is read, in one line
+ * that names the file found and what is supported. Transient `*.tmp` files
+ * dsh stages beside a log, and lock files, are not logs and are ignored.
+ */
+import { readdirSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { decodeSessionDirectory } from '@sessref/dsh/title-index';
+
+/** What sessref reads, as the refusals say it. */
+export const SUPPORTED_FORMAT = 'dsh 0.1.0-rc.8 logs, <project>/<session>/session.jsonl.zstd (zstd, log format v0)';
+
+export type RootFormatCode = 'ROOT_NEWER_FORMAT' | 'ROOT_UNCOMPRESSED' | 'ROOT_FLAT_LAYOUT';
+
+/** A root (or one session of it) in an on-disk shape sessref does not read. Nothing was read from it. */
+export class RootFormatError extends Error {
+  constructor(
+    readonly code: RootFormatCode,
+    /** The offending file, relative to the root. */
+    readonly found: string,
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'RootFormatError';
+  }
+}
+
+const NEWER_GENERATION = /^session\.v(\d+)\.jsonl(?:\.zstd)?$/;
+const UNCOMPRESSED = 'session.jsonl';
+const FLAT_LOG = /\.jsonl(?:\.zstd)?$/;
+
+interface Findings {
+  newer: { path: string; version: number }[];
+  uncompressed?: string;
+  flat?: string;
+}
+
+/** Throw a {@link RootFormatError} when the root holds a shape sessref does not read. */
+export function assertSupportedRoot(root: string): void {
+  const findings: Findings = { newer: [] };
+  for (const project of entries(root)) {
+    if (isLogFile(project)) findings.flat ??= project.name;
+    if (!project.isDirectory()) continue;
+    for (const session of entries(join(root, project.name))) {
+      if (isLogFile(session)) findings.flat ??= join(project.name, session.name);
+      if (session.isDirectory()) inspectSessionDirectory(root, join(project.name, session.name), findings);
+    }
+  }
+  const error = refusal(findings);
+  if (error !== undefined) throw error;
+}
+
+/**
+ * The same check for one session: cheap enough for every read, so a newer
+ * generation written while a long-lived process runs is never read stale.
+ */
+export function assertSupportedSession(root: string, sessionId: string): void {
+  const findings: Findings = { newer: [] };
+  for (const project of entries(root)) {
+    if (!project.isDirectory()) continue;
+    for (const session of entries(join(root, project.name))) {
+      if (session.isDirectory() && decodeSessionDirectory(session.name) === sessionId) {
+        inspectSessionDirectory(root, join(project.name, session.name), findings);
+      } else if (isLogFile(session) && decodeSessionDirectory(session.name.replace(FLAT_LOG, '')) === sessionId) {
+        findings.flat ??= join(project.name, session.name);
+      }
+    }
+  }
+  const error = refusal(findings);
+  if (error !== undefined) throw error;
+}
+
+function inspectSessionDirectory(root: string, directory: string, findings: Findings): void {
+  for (const file of entries(join(root, directory))) {
+    if (file.isDirectory()) continue;
+    const newer = NEWER_GENERATION.exec(file.name);
+    if (newer !== null) findings.newer.push({ path: join(directory, file.name), version: Number(newer[1]) });
+    else if (file.name === UNCOMPRESSED) findings.uncompressed ??= join(directory, file.name);
+  }
+}
+
+function refusal(findings: Findings): RootFormatError | undefined {
+  const [first, ...rest] = findings.newer;
+  if (first !== undefined) {
+    const more = rest.length === 0 ? '' : ` (and ${rest.length} more)`;
+    return new RootFormatError(
+      'ROOT_NEWER_FORMAT',
+      first.path,
+      `${first.path}${more} holds log format v${first.version}, written by a dsh release newer than 0.1.0-rc.8; sessref reads ${SUPPORTED_FORMAT}`,
+      'open this root with the dsh release that wrote it; sessref never reads the superseded session.jsonl.zstd kept beside a newer log',
+    );
+  }
+  if (findings.uncompressed !== undefined) {
+    return new RootFormatError(
+      'ROOT_UNCOMPRESSED',
+      findings.uncompressed,
+      `${findings.uncompressed} is an uncompressed log (dsh's compression: 'none'); sessref reads ${SUPPORTED_FORMAT}`,
+      "point sessref at a root dsh writes with its default zstd compression",
+    );
+  }
+  if (findings.flat !== undefined) {
+    return new RootFormatError(
+      'ROOT_FLAT_LAYOUT',
+      findings.flat,
+      `${findings.flat} is a flat log file of dsh's pre-release layout; sessref reads ${SUPPORTED_FORMAT}`,
+      'use a root written by dsh 0.1.0-rc.8, or move each log into <project>/<session>/ yourself',
+    );
+  }
+  return undefined;
+}
+
+function isLogFile(entry: Dirent): boolean {
+  return !entry.isDirectory() && FLAT_LOG.test(entry.name);
+}
+
+/** A directory's entries; none when it cannot be listed (the backend reports that in its own words). */
+function entries(path: string): Dirent[] {
+  try {
+    return readdirSync(path, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}

@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { Engine } from './engine/engine.js';
-import { CliError, formatError, toCliError, usageError } from './errors.js';
+import { formatError, toCliError, usageError, type CliError } from './errors.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { progress, styleFor, writeLine, type Io } from './output.js';
-import { isEmptyRoot, resolveRoot } from './root.js';
+import { checkRoot, describeRoot, noSessions, resolveRoot, type SessionRoot } from './root.js';
+import { assertSupportedRoot } from './engine/root-shape.js';
+import { explainMissing } from './engine/listing.js';
 import { checkBytes } from './commands/args.js';
 import { listCommand, showCommand } from './commands/sessions.js';
 import { stepCommand } from './commands/step.js';
@@ -42,19 +44,21 @@ function parse(argv: string[]) {
 /** Run one command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
   let debug = argv.includes('--debug');
+  let json = argv.includes('--json');
   let subject: string | undefined;
   try {
     const { values, positionals } = parse(argv);
     debug = values.debug;
+    json = values.json;
     const [command, ...rest] = positionals;
     if (command === undefined || (values.help && command === undefined)) {
-      writeLine(io.stdout, MAIN_HELP);
+      writeLine(io.stdout, `${MAIN_HELP}\n${helpRoot(values, io)}`);
       return command === undefined && !values.help ? 1 : 0;
     }
     const help = COMMAND_HELP[command];
     if (help === undefined) throw usageError(`unknown command "${command}"`);
     if (values.help) {
-      writeLine(io.stdout, help);
+      writeLine(io.stdout, `${help}\n${helpRoot(values, io)}`);
       return 0;
     }
     subject = values.target ?? (command === 'show' || command === 'mention' ? rest[0] : undefined);
@@ -62,26 +66,32 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   } catch (thrown) {
     const error = toCliError(thrown, subject);
-    report(io, error, debug);
+    report(io, error, debug, json);
     return error.exitCode;
   }
 }
 
 async function run(command: string, args: string[], flags: Flags, io: Io): Promise<void> {
-  const root = resolveRoot(flags.root, io.env);
   const json = flags.json;
+  if (command === 'uri') return uriCommand(io, { action: args[0] ?? '', value: required(args[1], 'uri needs an action and a value'), json });
+  // Demo sessions never go into dsh's own root unless the user names it.
+  const writesDemo = command === 'seed' || (command === 'serve' && flags['seed-if-empty']);
+  const sessionRoot = resolveRoot(flags.root, io.env, { dsh: !writesDemo });
+  const root = sessionRoot.path;
+  const state = checkRoot(sessionRoot);
+  // A root in a shape sessref does not read is refused before anything is read or written.
+  if (state === 'sessions') assertSupportedRoot(root);
+  if (command === 'list' || command === 'serve') announceRoot(io, sessionRoot, json);
   switch (command) {
-    case 'uri':
-      return uriCommand(io, { action: args[0] ?? '', value: required(args[1], 'uri needs an action and a value'), json });
     case 'mention':
-      return withEngine(root, io, {}, (engine) => mentionCommand(engine, io, { id: required(args[0], 'mention needs a session id'), ...optional('label', flags.label), json }), true);
+      return withEngine(root, io, {}, (engine) => mentionCommand(engine, io, { id: required(args[0], 'mention needs a session id'), ...optional('label', flags.label), json }), state !== 'sessions');
     case 'seed':
       return seedCommand(root, io, { force: flags.force });
     case 'serve':
       return serveCommand({ root, host: flags.host ?? '127.0.0.1', port: flags.port === undefined ? 7317 : Number(flags.port), seedIfEmpty: flags['seed-if-empty'] }, io);
   }
   // `new` may start a root; every other command needs sessions to work on.
-  if (command !== 'new') requireRoot(root);
+  if (command !== 'new' && state !== 'sessions') throw noSessions(sessionRoot, state);
   const resolver = flags['max-bytes'] === undefined ? {} : { maxReferenceBytes: checkBytes(flags['max-bytes']) };
   await withEngine(root, io, resolver, async (engine) => {
     switch (command) {
@@ -108,21 +118,34 @@ async function withEngine(
   io: Io,
   resolver: { maxReferenceBytes?: number },
   work: (engine: Engine) => Promise<void>,
-  optionalRoot = false,
+  /** The root holds no sessions and the command can do without them (`mention`). */
+  withoutSessions = false,
 ): Promise<void> {
-  if (optionalRoot && isEmptyRoot(root)) return work(undefined as unknown as Engine);
+  if (withoutSessions) return work(undefined as unknown as Engine);
   const spinner = progress(io, `loading ${root}`);
   const engine = await Engine.open({ root, resolver }).finally(() => spinner.stop());
   try {
     await work(engine);
+  } catch (error) {
+    throw await explainMissing(engine, error);
   } finally {
     await engine.close();
   }
 }
 
-function requireRoot(root: string): void {
-  if (isEmptyRoot(root)) {
-    throw new CliError(`no sessions at ${root}`, 1, 'NO_ROOT', 'pass --root DIR, set SESSREF_ROOT, or run `sessref seed`');
+/** Which root `list` and `serve` use, and why: one line on stderr, JSON under `--json`. */
+function announceRoot(io: Io, root: SessionRoot, json: boolean): void {
+  if (json) writeLine(io.stderr, JSON.stringify({ root: { path: root.path, source: root.source, reason: root.reason } }));
+  else writeLine(io.stderr, styleFor(io.stderr, io.env).dim(describeRoot(root)));
+}
+
+/** The help's last line: the root a command would use now, and why. */
+function helpRoot(flags: Flags, io: Io): string {
+  try {
+    const root = resolveRoot(flags.root, io.env);
+    return `Session root: ${root.path} (${root.reason})`;
+  } catch (error) {
+    return `Session root: none (${toCliError(error).message})`;
   }
 }
 
@@ -135,7 +158,14 @@ function optional<K extends string>(key: K, value: string | undefined): { [P in 
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
-function report(io: Io, error: CliError, debug: boolean): void {
+/** One line on stderr: `error CODE: message (fix: hint)`, or under `--json` the same facts as one JSON object. */
+function report(io: Io, error: CliError, debug: boolean, json: boolean): void {
+  const stack = debug ? ((error.cause instanceof Error ? error.cause.stack : undefined) ?? error.stack ?? '') : undefined;
+  if (json) {
+    const body = { code: error.code, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }), exitCode: error.exitCode };
+    writeLine(io.stderr, JSON.stringify({ error: stack === undefined ? body : { ...body, stack } }));
+    return;
+  }
   writeLine(io.stderr, formatError(error, styleFor(io.stderr, io.env)));
-  if (debug) writeLine(io.stderr, (error.cause instanceof Error ? error.cause.stack : undefined) ?? error.stack ?? '');
+  if (stack !== undefined) writeLine(io.stderr, stack);
 }

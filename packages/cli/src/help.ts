@@ -44,14 +44,20 @@ export const COMMAND_HELP: Record<string, string> = {
   seed: `sessref seed [--force]
   Write a demo root: sessions across cwds, titled and untitled, a compacted
   one, a long unicode one (4,000 messages) and one with hostile text.
-  Refuses a non-empty root unless --force.
+  Refuses a non-empty root unless --force. Never writes into dsh's own
+  sessions unless --root names them: without --root or SESSREF_ROOT it
+  seeds ./.sessref/sessions.
   Example:
     sessref seed --root /tmp/demo`,
   serve: `sessref serve [--port N] [--host H] [--seed-if-empty]
   Serve the web inspector (composer with @-mentions and a preview of what the
   model sees). Binds 127.0.0.1 by default and prints the URL with its token.
-  Example:
-    sessref serve --port 7317`,
+  --port 0 picks a free port. --seed-if-empty (what npm start passes) serves
+  the demo root ./.sessref/sessions unless --root or SESSREF_ROOT names
+  another, and writes the demo sessions into it when it is empty.
+  Examples:
+    sessref serve --port 7317
+    npm start -- --port 0`,
 };
 
 export const MAIN_HELP = `sessref: cross-session references over dsh session logs
@@ -70,8 +76,10 @@ Commands:
   serve     serve the web inspector
 
 Global options:
-  --root DIR   session root (default: $SESSREF_ROOT, else ./.sessref/sessions)
-  --json       machine-readable output
+  --root DIR   session root; else $SESSREF_ROOT, else dsh's sessions
+               ($DSH_HOME/sessions, else ~/.dsh/sessions) when they exist,
+               else the demo root ./.sessref/sessions
+  --json       machine-readable output (errors too, as JSON on stderr)
   --debug      print stack traces on errors
   -h, --help   help for a command (sessref <command> --help)
 

@@ -34,6 +34,7 @@ import {
   requireBuild,
   sessref,
   tempDir,
+  withoutRootLine,
 } from './support';
 
 /** The canonical URI, computed here from the wire format: base64url of the JSON-encoded id. */
@@ -431,7 +432,7 @@ describe.concurrent('errors', () => {
     const missing = join(await tempDir(), 'missing');
     const empty = await tempDir();
     for (const args of [['list'], ['show', 'flaky-ci'], ['prepare', '--target', 'scratchpad', 'hi'], ['send', '--target', 'scratchpad', 'hi']]) {
-      expect(expectFailure(await sessref([...args, '--root', missing]), 1, 'NO_ROOT')).toBe(`no sessions at ${missing}`);
+      expect(expectFailure(await sessref([...args, '--root', missing]), 1, 'NO_ROOT')).toBe(`no sessions at ${missing} (--root): it does not exist`);
       expectFailure(await sessref([...args, '--root', empty]), 1, 'NO_ROOT');
     }
     expectFailure(await sessref(['list'], { env: { SESSREF_ROOT: missing } }), 1, 'NO_ROOT');
@@ -632,7 +633,39 @@ describe('damaged logs', () => {
     return { root, hashes: await hashTree(root) };
   };
 
-  it('a truncated log is exit 2 for every command that reads it, and is never repaired', async () => {
+  /**
+   * `list` exits 0 with every healthy session, and flags the damaged one in the
+   * table, in a stderr warning and in `--json` (`readError`); the inspector's
+   * listing is checked in inspector/server.test.ts.
+   */
+  const expectFlagged = async (root: string, code: string, message: RegExp, header: 'readable' | 'damaged') => {
+    const listed = await sessref(['list', '--root', root]);
+    expect(listed.code).toBe(0);
+    const ids = listed.stdout.trimEnd().split('\n').slice(1).map((line) => line.split(' ')[0]);
+    expect(ids.slice().sort()).toEqual(DEMO.map((demo) => demo.id).sort());
+    const age = header === 'readable' ? '\\d+d ago' : '-';
+    const cwd = header === 'readable' ? '/home/dev/webapp' : '-';
+    expect(listed.stdout).toMatch(new RegExp(`^flaky-ci +\\(unreadable: ${code}\\) +${cwd.replace(/\//g, '\\/')} +${age}$`, 'm'));
+    const warnings = withoutRootLine(listed.stderr).split('\n').filter(Boolean);
+    expect(warnings).toHaveLength(1);
+    const warning = /^warning ([A-Z_]+): (.+) \(fix: .+\)$/.exec(warnings[0]!);
+    expect(warning?.[1]).toBe(code);
+    expect(warning?.[2]).toMatch(message);
+    const listedJson = await sessref(['list', '--root', root, '--json']);
+    expect(listedJson.code).toBe(0);
+    // Under --json the warning is JSON too.
+    expect(JSON.parse(withoutRootLine(listedJson.stderr))).toEqual({ warning: { code, message: expect.stringMatching(message), hint: expect.any(String) } });
+    const rows = JSON.parse(listedJson.stdout) as { sessionId: string; createdAt?: number; readError?: { code: string; message: string; hint: string } }[];
+    const flagged = rows.filter((row) => row.readError !== undefined);
+    expect(flagged.map((row) => row.sessionId)).toEqual(['flaky-ci']);
+    expect(flagged[0]!.readError).toEqual({ code, message: expect.stringMatching(message), hint: expect.any(String) });
+    expect('createdAt' in flagged[0]!).toBe(header === 'readable');
+    // The healthy sessions are listed exactly as on the undamaged root.
+    const healthy = await json<Record<string, unknown>[]>(['list', '--root', seeded]);
+    expect(rows.filter((row) => row.readError === undefined)).toEqual(healthy.filter((row) => row.sessionId !== 'flaky-ci'));
+  };
+
+  it('a truncated log is exit 2 for every command that reads it, flagged by list, and never repaired', async () => {
     const { root, hashes } = await damage(async (path) => truncate(path, (await readFile(path)).length - 40));
     const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd ends in an incomplete write after byte \d+$/;
     expect(expectFailure(await sessref(['show', 'flaky-ci', '--root', root]), 2, 'SESSION_LOG_TRUNCATED')).toMatch(message);
@@ -641,13 +674,8 @@ describe('damaged logs', () => {
     expect(expectFailure(await sessref(['send', '--root', root, '--target', 'flaky-ci', 'hi']), 2, 'SESSION_LOG_TRUNCATED')).toMatch(message);
     expect(expectFailure(await sessref(['mention', 'flaky-ci', '--root', root]), 2, 'SESSION_LOG_TRUNCATED')).toMatch(message);
 
-    // Listing reads headers only: the session is listed, marked, and named in a warning.
-    const listed = await sessref(['list', '--root', root]);
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^flaky-ci +\(unreadable: SESSION_LOG_TRUNCATED\) +\/home\/dev\/webapp /m);
-    expect(listed.stderr).toMatch(/^warning SESSION_LOG_TRUNCATED: session "flaky-ci": log .* \(fix: .*\)\n$/);
-    const rows = JSON.parse((await sessref(['list', '--root', root, '--json'])).stdout) as { sessionId: string; readError?: { code: string } }[];
-    expect(rows.find((row) => row.sessionId === 'flaky-ci')!.readError).toMatchObject({ code: 'SESSION_LOG_TRUNCATED' });
+    // Its header is intact: listed with its cwd and age, marked, and named in a warning.
+    await expectFlagged(root, 'SESSION_LOG_TRUNCATED', message, 'readable');
     // An empty query ranks and cuts before any title is read: the damaged log is not even opened.
     const top = await json<Candidate[]>(['list', '--root', root, '--target', 'scratchpad', '--limit', '2']);
     expect(top.map((c) => c.sessionId)).toEqual(['pasted-issue', 'billing-schema']);
@@ -660,16 +688,16 @@ describe('damaged logs', () => {
     expect(await hashTree(root)).toEqual(hashes);
   });
 
-  it('a log cut inside its header is exit 2 for every command, naming the session', async () => {
+  it('a log cut inside its header is listed by its directory and flagged; only commands that read it fail', async () => {
     const { root, hashes } = await damage((path) => truncate(path, 20));
     const message = 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd is damaged: empty or header-less Zstandard session log';
-    expect(expectFailure(await sessref(['list', '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toBe(message);
+    await expectFlagged(root, 'SESSION_LOG_CORRUPT', new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`), 'damaged');
     expect(expectFailure(await sessref(['show', 'flaky-ci', '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toBe(message);
-    expect(expectFailure(await sessref(['show', 'scratchpad', '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toBe(message);
+    await ok(['show', 'scratchpad', '--root', root]);
     expect(await hashTree(root)).toEqual(hashes);
   });
 
-  it('a log damaged after its header is exit 2 for every command that reads it', async () => {
+  it('a log damaged after its header is exit 2 for every command that reads it, flagged by list', async () => {
     const { root, hashes } = await damage(async (path) => {
       const bytes = await readFile(path);
       bytes.fill(0xff, 600, 608); // inside the compressed events, well past the header frame
@@ -679,53 +707,57 @@ describe('damaged logs', () => {
     expect(expectFailure(await sessref(['show', 'flaky-ci', '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);
     expect(expectFailure(await sessref(['prepare', '--root', root, '--target', 'scratchpad', uri('flaky-ci')]), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);
     expect(expectFailure(await sessref(['send', '--root', root, '--target', 'flaky-ci', 'hi']), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);
-    const listed = await sessref(['list', '--root', root]);
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^flaky-ci +\(unreadable: SESSION_LOG_CORRUPT\) /m);
+    await expectFlagged(root, 'SESSION_LOG_CORRUPT', message, 'readable');
     expect(await hashTree(root)).toEqual(hashes);
   });
 
-  it('a log of garbage bytes is exit 2 for every command, naming the session, stack only with --debug', async () => {
+  it('a log of garbage bytes: the rest of the root works, commands that read it are exit 2, stack only with --debug', async () => {
     const { root, hashes } = await damage(async (path) => {
       const size = (await readFile(path)).length;
       await writeFile(path, Buffer.from(Array.from({ length: size }, (_, index) => (index * 7919 + 13) % 256)));
     });
     const message = 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd is damaged: corrupt Zstandard session log: invalid frame magic at byte 0';
-    for (const args of [
-      ['list'],
-      ['list', '--target', 'scratchpad'],
-      ['show', 'flaky-ci'],
-      ['prepare', '--target', 'scratchpad', uri('flaky-ci')],
-      ['prepare', '--target', 'scratchpad', uri('billing-schema')],
-      ['send', '--target', 'scratchpad', 'hi'],
-    ]) {
+    await expectFlagged(root, 'SESSION_LOG_CORRUPT', /invalid frame magic at byte 0$/, 'damaged');
+    for (const args of [['show', 'flaky-ci'], ['prepare', '--target', 'scratchpad', uri('flaky-ci')], ['mention', 'flaky-ci']]) {
       expect(expectFailure(await sessref([...args, '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toBe(message);
     }
+    // Discovery leaves out a session whose header cannot be read; citing the others works.
+    const candidates = await json<Candidate[]>(['list', '--root', root, '--target', 'scratchpad']);
+    expect(candidates.map((c) => c.sessionId)).toEqual(['pasted-issue', 'billing-schema', 'quick-question', 'research-log', 'terraform-cleanup', 'oauth-migration']);
+    await ok(['prepare', '--root', root, '--target', 'scratchpad', uri('billing-schema')]);
     const debug = await sessref(['show', 'flaky-ci', '--root', root, '--debug']);
     expect(debug.code).toBe(2);
     expect(debug.stderr.split('\n')[0]).toBe(`error SESSION_LOG_CORRUPT: ${message} (fix: restore the file from a backup, or move it out of the root)`);
     expect(debug.stderr).toMatch(/\n\s+at /);
     expect(await hashTree(root)).toEqual(hashes);
+    // A send to a healthy session appends to that session only; the damaged log keeps every byte.
+    await ok(['send', '--root', root, '--target', 'scratchpad', `hi ${uri('billing-schema')}`]);
+    const after = await hashTree(root);
+    for (const [path, hash] of Object.entries(hashes)) if (!path.includes('/scratchpad/')) expect(after[path], path).toBe(hash);
   });
-  it('a log carrying another session\'s header is exit 2 for every command, naming the session', async () => {
+
+  it("a log carrying another session's header is flagged by list; commands that read it are exit 2", async () => {
     const { root, hashes } = await damage((path) => cp(logPath(seeded, 'billing-schema', WEBAPP), path));
     const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd is damaged: .*does not match header id "billing-schema"$/;
-    for (const args of [['list'], ['show', 'flaky-ci'], ['list', '--target', 'scratchpad'], ['prepare', '--target', 'scratchpad', uri('flaky-ci')]]) {
+    await expectFlagged(root, 'SESSION_LOG_CORRUPT', message, 'damaged');
+    for (const args of [['show', 'flaky-ci'], ['prepare', '--target', 'scratchpad', uri('flaky-ci')]]) {
       expect(expectFailure(await sessref([...args, '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);
     }
+    await ok(['list', '--root', root, '--target', 'scratchpad']);
     expect(await hashTree(root)).toEqual(hashes);
   });
 
-  it('a log that cannot be read at all is exit 2 for every command, naming the session', async () => {
+  it('a log that cannot be read at all is flagged by list; commands that read it are exit 2', async () => {
     const { root, hashes } = await damage(async (path) => {
       // Root reads any file whatever its mode, so a directory stands in for an unreadable log.
       await rm(path);
       await mkdir(path);
     });
     const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd cannot be read: EISDIR/;
-    for (const args of [['list'], ['show', 'flaky-ci'], ['list', '--target', 'scratchpad'], ['show', 'scratchpad']]) {
-      expect(expectFailure(await sessref([...args, '--root', root]), 2, 'SESSION_LOG_UNREADABLE')).toMatch(message);
-    }
+    await expectFlagged(root, 'SESSION_LOG_UNREADABLE', message, 'damaged');
+    expect(expectFailure(await sessref(['show', 'flaky-ci', '--root', root]), 2, 'SESSION_LOG_UNREADABLE')).toMatch(message);
+    await ok(['show', 'scratchpad', '--root', root]);
+    await ok(['list', '--root', root, '--target', 'scratchpad']);
     expect(await hashTree(root)).toEqual(hashes);
   });
 });

@@ -10,10 +10,11 @@
  * the root is empty, prints the URL with the per-launch token on stdout (as
  * Jupyter does) and a short banner on stderr, and resolves once SIGINT or
  * SIGTERM (or `options.signal`) has closed the server and the engine. A busy
- * port or a bad address rejects with a usage error. `--port 0` picks a free port.
+ * port rejects with PORT_IN_USE, a bad address with a usage error. `--port 0`
+ * picks a free port.
  */
 import { Engine } from '../engine/engine.js';
-import { usageError } from '../errors.js';
+import { CliError, EXIT_USAGE, usageError } from '../errors.js';
 import { isEmptyRoot } from '../root.js';
 import { seedDemo } from '../seed/demo.js';
 import { startServer } from '../server/server.js';
@@ -62,7 +63,16 @@ async function listenOrExplain(engine: Engine, options: ServeOptions, io: ServeI
     return await startServer(engine, { host: options.host, port: options.port, log: (line) => io.stderr.write(`${line}\n`) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw usageError(`port ${options.port} is in use`, 'pick another with --port N (0 picks a free one)');
+    if (code === 'EADDRINUSE') {
+      // Not a usage error: the command was right, the port is taken (often by another inspector).
+      throw new CliError(
+        `port ${options.port} on ${options.host} is in use`,
+        EXIT_USAGE,
+        'PORT_IN_USE',
+        'pass --port N, or --port 0 for a free one; through npm start: npm start -- --port 0',
+        { cause: error },
+      );
+    }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw usageError(`cannot listen on ${options.host}`, 'use an address of this machine, e.g. --host 127.0.0.1');
     throw error;
   }

@@ -1,6 +1,8 @@
 /** The inspector's JSON endpoints over an {@link Engine}. See protocol.ts for the shapes. */
 import type { IncomingMessage } from 'node:http';
 import type { Engine } from '../engine/engine.js';
+import { explainMissing, listSessions } from '../engine/listing.js';
+import { toCliError } from '../errors.js';
 import { readJsonObject, stringField } from './http.js';
 import type { CandidatesResponse, MessagesResponse, PreviewResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
 import { conversationView, previewView } from './view.js';
@@ -18,16 +20,20 @@ export interface Route {
 }
 
 async function sessions({ engine, signal }: ApiRequest): Promise<SessionsResponse> {
-  const summaries = await engine.sessions(signal);
-  // Only listing facts go out: a failed title read is shown as a missing title, its error stays here.
-  const items = summaries.map(({ sessionId, title, cwd, createdAt, live, persisted }): SessionItem => ({
-    sessionId,
-    ...(title === undefined ? {} : { title }),
-    ...(cwd === undefined ? {} : { cwd }),
-    createdAt,
-    live,
-    persisted,
-  }));
+  const summaries = await listSessions(engine, signal);
+  // Listing facts, and for a session whose log cannot be read its code and one-line reason (never a stack).
+  const items = summaries.map(({ sessionId, title, cwd, createdAt, live, persisted, readError }): SessionItem => {
+    const failure = readError === undefined ? undefined : toCliError(readError, sessionId);
+    return {
+      sessionId,
+      ...(title === undefined ? {} : { title }),
+      ...(cwd === undefined ? {} : { cwd }),
+      ...(createdAt === undefined ? {} : { createdAt }),
+      live,
+      persisted,
+      ...(failure === undefined ? {} : { readError: { code: failure.code, message: failure.message } }),
+    };
+  });
   return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, sessions: items };
 }
 
@@ -60,10 +66,21 @@ async function send({ engine, req, signal }: ApiRequest): Promise<SendResponse> 
   return { ...previewView(result), appendedSeqs: result.appendedSeqs, conversation: await conversationView(engine, target) };
 }
 
+/** A read of a session whose log is there but cannot be read fails with that log's damage, never "not found". */
+function explained(handle: Route['handle']): Route['handle'] {
+  return async (request) => {
+    try {
+      return await handle(request);
+    } catch (error) {
+      throw await explainMissing(request.engine, error);
+    }
+  };
+}
+
 export const API_ROUTES: Readonly<Record<string, Route>> = {
   '/api/sessions': { method: 'GET', handle: sessions },
-  '/api/messages': { method: 'POST', handle: messages },
-  '/api/candidates': { method: 'POST', handle: candidates },
-  '/api/preview': { method: 'POST', handle: preview },
-  '/api/send': { method: 'POST', handle: send },
+  '/api/messages': { method: 'POST', handle: explained(messages) },
+  '/api/candidates': { method: 'POST', handle: explained(candidates) },
+  '/api/preview': { method: 'POST', handle: explained(preview) },
+  '/api/send': { method: 'POST', handle: explained(send) },
 };

@@ -40,13 +40,18 @@ it('prints the tokened URL on stdout, serves until stopped, then closes', async 
   await expect(httpRequest(Number(url.port), { path: '/api/sessions' })).rejects.toThrow();
 });
 
-it('explains a busy port', async () => {
+it('explains a busy port: not a usage error, and how to pass --port 0 through npm start', async () => {
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const port = (blocker.address() as { port: number }).port;
   try {
     const { io } = capture();
-    await expect(serveCommand({ root, host: '127.0.0.1', port }, io)).rejects.toMatchObject({ code: 'USAGE', message: `port ${port} is in use` });
+    await expect(serveCommand({ root, host: '127.0.0.1', port }, io)).rejects.toMatchObject({
+      code: 'PORT_IN_USE',
+      exitCode: 1,
+      message: `port ${port} on 127.0.0.1 is in use`,
+      hint: 'pass --port N, or --port 0 for a free one; through npm start: npm start -- --port 0',
+    });
   } finally {
     blocker.close();
   }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { Engine } from './engine/engine.js';
+import { Engine, type EngineOptions } from './engine/engine.js';
 import { formatError, toCliError, usageError, type CliError } from './errors.js';
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { progress, styleFor, writeLine, type Io } from './output.js';
@@ -88,12 +88,15 @@ async function run(command: string, args: string[], flags: Flags, io: Io): Promi
     case 'seed':
       return seedCommand(root, io, { force: flags.force });
     case 'serve':
-      return serveCommand({ root, host: flags.host ?? '127.0.0.1', port: flags.port === undefined ? 7317 : Number(flags.port), seedIfEmpty: flags['seed-if-empty'] }, io);
+      return serveCommand(
+        { root, host: flags.host ?? '127.0.0.1', port: flags.port === undefined ? 7317 : Number(flags.port), seedIfEmpty: flags['seed-if-empty'], ...lockWait(io.env) },
+        io,
+      );
   }
   // `new` may start a root; every other command needs sessions to work on.
   if (command !== 'new' && state !== 'sessions') throw noSessions(sessionRoot, state);
   const resolver = flags['max-bytes'] === undefined ? {} : { maxReferenceBytes: checkBytes(flags['max-bytes']) };
-  await withEngine(root, io, resolver, async (engine) => {
+  await withEngine(root, io, { resolver, ...(command === 'send' ? lockWait(io.env) : {}) }, async (engine) => {
     switch (command) {
       case 'list':
         return listCommand(engine, io, { query: args[0] ?? '', ...optional('target', flags.target), ...optional('limit', flags.limit), json });
@@ -116,14 +119,14 @@ async function run(command: string, args: string[], flags: Flags, io: Io): Promi
 async function withEngine(
   root: string,
   io: Io,
-  resolver: { maxReferenceBytes?: number },
+  options: Omit<EngineOptions, 'root'>,
   work: (engine: Engine) => Promise<void>,
   /** The root holds no sessions and the command can do without them (`mention`). */
   withoutSessions = false,
 ): Promise<void> {
   if (withoutSessions) return work(undefined as unknown as Engine);
   const spinner = progress(io, `loading ${root}`);
-  const engine = await Engine.open({ root, resolver }).finally(() => spinner.stop());
+  const engine = await Engine.open({ root, ...options }).finally(() => spinner.stop());
   try {
     await work(engine);
   } catch (error) {
@@ -131,6 +134,16 @@ async function withEngine(
   } finally {
     await engine.close();
   }
+}
+
+/** `SESSREF_LOCK_WAIT_MS`: how long a send waits for another sessref process writing the same session. */
+function lockWait(env: NodeJS.ProcessEnv): { lockWaitMs?: number } {
+  const raw = env.SESSREF_LOCK_WAIT_MS;
+  if (raw === undefined) return {};
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw usageError(`SESSREF_LOCK_WAIT_MS must be a whole number of milliseconds, got "${raw}"`, 'unset it, or set a number such as 10000');
+  }
+  return { lockWaitMs: Number(raw) };
 }
 
 /** Which root `list` and `serve` use, and why: one line on stderr, JSON under `--json`. */

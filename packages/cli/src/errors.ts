@@ -2,6 +2,7 @@ import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
 import { SessionLogError } from './engine/storage.js';
 import { RootFormatError } from './engine/root-shape.js';
+import { SessionWriteError } from './engine/session-writes.js';
 import type { Style } from './output.js';
 
 /** Exit codes: 1 for usage or input errors, 2 for storage errors. */
@@ -72,6 +73,11 @@ export function toCliError(error: unknown, sessionId?: string): CliError {
   // A root in an on-disk shape sessref does not read: refused before anything was read.
   const shape = findCause(error, RootFormatError);
   if (shape !== undefined) return new CliError(shape.message, EXIT_STORAGE, shape.code, shape.hint, { cause: error });
+  // A refused write: someone else is writing the session (input: retry later), or the root's layout would lead it outside.
+  if (error instanceof SessionWriteError) {
+    const exit = error.code === 'SESSION_LOG_SYMLINK' ? EXIT_STORAGE : EXIT_USAGE;
+    return new CliError(`session "${error.sessionId}": ${error.message}`, exit, error.code, error.hint, { cause: error });
+  }
   const named = error instanceof Error && /\bsession "/.test(error.message);
   const subject = sessionId === undefined || named ? '' : `session "${sessionId}": `;
   if (error instanceof SessionReferenceError) {
@@ -93,7 +99,8 @@ export function toCliError(error: unknown, sessionId?: string): CliError {
   // Node's system errors start with their code; the line names it once.
   const raw = error instanceof Error ? error.message : String(error);
   const message = code !== undefined && raw.startsWith(`${code}: `) ? raw.slice(code.length + 2) : raw;
-  return new CliError(`${subject}${message}`, EXIT_STORAGE, code ?? 'STORAGE', 'check the session root and its files', { cause: error });
+  const hint = code === 'ENOSPC' || code === 'EDQUOT' ? 'free space on the disk that holds the root, then retry' : 'check the session root and its files';
+  return new CliError(`${subject}${message}`, EXIT_STORAGE, code ?? 'STORAGE', hint, { cause: error });
 }
 
 function findCause<T extends Error>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {

@@ -6,7 +6,7 @@
  * copy. A last group runs the CLI on a root written directly by the real dsh
  * JSONL persistence, and reads what `send` wrote back through a dsh host.
  */
-import { cp, mkdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, truncate, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
@@ -594,7 +594,14 @@ describe('send', () => {
     expectFailure(await sessref(['send', '--root', root, '--target', 'open-turn', '@[x](dsh-session:zz)']), 1, 'SESSION_REFERENCE_INVALID_REFERENCE');
     expect(await hashTree(root)).toEqual(before);
 
-    // A send that succeeds first closes the interrupted turn, as resuming in dsh does.
+    // Written a moment ago, the open turn may be one dsh is still running: refused.
+    const log = logPath(root, 'open-turn', WEBAPP);
+    expect(expectFailure(await sessref(['send', '--root', root, '--target', 'open-turn', 'hi']), 1, 'SESSION_IN_USE')).toMatch(/last turn is still open/);
+    expect(await hashTree(root)).toEqual(before);
+
+    // Quiet for longer, it is a crash: a send that succeeds first closes the interrupted turn, as resuming in dsh does.
+    const quiet = new Date(Date.now() - 11 * 60_000);
+    await utimes(log, quiet, quiet);
     await ok(['send', '--root', root, '--target', 'open-turn', `now ${uri('flaky-ci')}`]);
     const types = (await logLines(root, 'open-turn')).slice(1).map((line) => `${line.type as string}${line.type === 'turn/start' || line.type === 'turn/end' ? ` ${(line.data as { turn: number }).turn}` : ''}`);
     expect(types).toEqual(['turn/start 1', 'user/message', 'turn/end 1', 'session/end-seed', 'turn/start 2', 'user/message', 'user/message', 'turn/end 2']);

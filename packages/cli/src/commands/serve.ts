@@ -32,6 +32,8 @@ export interface ServeOptions {
   engine?: Engine;
   /** Stops the server, like Ctrl+C (for tests and embedding). */
   signal?: AbortSignal;
+  /** How long a send waits for another sessref process writing the same session. */
+  lockWaitMs?: number;
 }
 
 /** Just the writes serve needs; the CLI's `Io` fits. */
@@ -42,10 +44,9 @@ export interface ServeIo {
 
 export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<void> {
   if (!Number.isSafeInteger(options.port) || options.port < 0 || options.port > 65535) throw usageError(`--port must be 0..65535, got ${options.port}`);
-  const empty = options.seedIfEmpty === true && isEmptyRoot(options.root);
-  const engine = options.engine ?? (await Engine.open({ root: options.root, watchLogs: true }));
+  if (options.seedIfEmpty === true && isEmptyRoot(options.root)) io.stderr.write(`seeded ${await seed(options.root)} demo sessions into ${options.root}\n`);
+  const engine = options.engine ?? (await Engine.open({ root: options.root, watchLogs: true, ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }) }));
   try {
-    if (empty) io.stderr.write(`seeded ${(await seedDemo(engine.ctx)).length} demo sessions into ${options.root}\n`);
     const server = await listenOrExplain(engine, options, io);
     io.stderr.write(`sessref inspector over ${options.root}\n`);
     if (!isLoopback(options.host)) io.stderr.write(`warning: listening on ${options.host}; anyone who can reach it and has the token can read these sessions\n`);
@@ -75,6 +76,20 @@ async function listenOrExplain(engine: Engine, options: ServeOptions, io: ServeI
     }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw usageError(`cannot listen on ${options.host}`, 'use an address of this machine, e.g. --host 127.0.0.1');
     throw error;
+  }
+}
+
+/**
+ * Seed through an engine of its own, closed before serving: the sessions it
+ * writes must not stay live in the serving engine, which reads and appends
+ * through the root like any other process.
+ */
+async function seed(root: string): Promise<number> {
+  const engine = await Engine.open({ root });
+  try {
+    return (await seedDemo(engine.ctx)).length;
+  } finally {
+    await engine.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from '@deepseek-ai/cordis';
 import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm';
-import { Session, SessionId, type SessionHeader, type SessionEvent } from '@deepseek-ai/dsh-session';
+import { Session, SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import type {} from '@deepseek-ai/dsh-session-title';
 import {
@@ -20,6 +20,7 @@ import { toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
 import { runPreStep } from './agent.js';
 import { defaultIndexFile } from '@sessref/dsh/title-index';
 import { bootHost } from './host.js';
+import { appendTurn, createSession, nextTurn } from './session-writes.js';
 
 /** A session as listings show it. */
 export interface SessionSummary {
@@ -63,18 +64,26 @@ export interface EngineOptions {
   indexFile?: string;
   /** Keep the title index current from file-system events; for long-lived processes such as `serve`. */
   watchLogs?: boolean;
+  /** How long `send` waits for another sessref process writing the same session; default {@link DEFAULT_LOCK_WAIT_MS}. */
+  lockWaitMs?: number;
 }
+
+export const DEFAULT_LOCK_WAIT_MS = 10_000;
 
 /** sessref's operations over one session root, on the real dsh host. */
 export class Engine {
+  /** The last write queued for each session: this process appends to one session at a time. */
+  private readonly writes = new Map<string, Promise<unknown>>();
+
   private constructor(
     readonly ctx: Context,
     readonly root: string,
+    private readonly lockWaitMs: number,
   ) {}
 
   static async open(options: EngineOptions): Promise<Engine> {
     const indexFile = options.indexFile ?? defaultIndexFile(options.root);
-    return new Engine(await bootHost({ ...options, indexFile }), options.root);
+    return new Engine(await bootHost({ ...options, indexFile }), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
   }
 
   get maxReferenceBytes(): number {
@@ -144,31 +153,26 @@ export class Engine {
   }
 
   /**
-   * Like {@link preview}, then append the turn to the target's log and flush
-   * it. The step runs before the target is resumed, because resuming may
-   * durably close an interrupted turn: a failed step leaves every log
-   * untouched. Sources are only ever read.
+   * Like {@link preview}, then append the turn to the target's log. The step
+   * runs before anything is written, so a failing message changes no log; the
+   * append itself is all or nothing, one at a time per session across
+   * processes (see {@link appendTurn}). Sources are only ever read.
    */
   async send(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview & { appendedSeqs: number[] }> {
-    const preview = await this.preview(targetId, text, signal);
+    const target = await this.detachedSession(targetId);
+    const preview = await this.step(target, text, signal);
     signal.throwIfAborted();
-    const session = await this.liveSession(targetId);
-    const turn = nextTurn(session.events);
-    const appended: number[] = [];
-    session.append('turn/start', { turn });
-    for (const message of preview.messages) appended.push(session.append('user/message', message, { surfaceOp: 'append' }).seq);
-    // No model runs here: the turn ends before any step, as an interrupted one.
-    session.append('turn/end', { turn, reason: { kind: 'interrupted' } });
-    await this.ctx.sessions.flush(session);
-    return { ...preview, appendedSeqs: appended };
+    const turn = { root: this.root, header: target.header, messages: preview.messages, lockWaitMs: this.lockWaitMs, signal };
+    const appendedSeqs = await this.oneWriteAtATime(target.id, () => appendTurn(this.ctx, turn));
+    return { ...preview, appendedSeqs };
   }
 
-  /** Create and persist a new session (a title makes it durable at once). */
+  /** Create and persist a new session (a title makes it durable at once); a failed write leaves nothing behind. */
   async create(options: { cwd?: string; title?: string; id?: string } = {}): Promise<string> {
     const id = SessionId(options.id ?? randomUUID());
-    const session = this.ctx.sessions.create(id, { meta: options.cwd === undefined ? {} : { cwd: options.cwd } });
+    const session = this.ctx.sessions.prepare(id, { meta: options.cwd === undefined ? {} : { cwd: options.cwd } });
     session.append('session/title', { title: options.title ?? `Untitled ${id.slice(0, 8)}`, messageSeqs: [], source: { kind: 'user' } });
-    await this.ctx.sessions.flush(session);
+    await createSession(this.ctx, this.root, session);
     return id;
   }
 
@@ -200,17 +204,18 @@ export class Engine {
     return { id: session.id, session } as Agent;
   }
 
-  /** The live session, resuming it from the root through the host's persistence. */
-  private async liveSession(sessionId: string): Promise<Session> {
-    const id = SessionId(sessionId);
-    const live = this.ctx.sessions.get(id);
-    if (live) return live;
-    const preparation = await this.ctx.sessionPersistence.prepare(id);
-    const session = preparation.session;
-    this.ctx.sessions.enter(session);
-    this.ctx.sessions.announce(session);
-    preparation[Symbol.dispose]();
-    return session;
+  /** Run `write` after every earlier write to the same session in this process; the session lock orders processes. */
+  private oneWriteAtATime<T>(sessionId: string, write: () => Promise<T>): Promise<T> {
+    const queued = (this.writes.get(sessionId) ?? Promise.resolve()).then(write, write);
+    const settled = queued.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writes.set(sessionId, settled);
+    void settled.then(() => {
+      if (this.writes.get(sessionId) === settled) this.writes.delete(sessionId);
+    });
+    return queued;
   }
 }
 
@@ -225,11 +230,3 @@ function serializedSourceBytes(context: UserMessage): number[] {
   return (JSON.parse(json) as unknown[]).map((data) => utf8Length(stringifyTagSafeJson(data)));
 }
 
-/** The turn number the next `turn/start` takes. */
-function nextTurn(events: readonly SessionEvent[]): number {
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index]!;
-    if (event.type === 'turn/start' || event.type === 'turn/end') return event.data.turn + 1;
-  }
-  return 1;
-}

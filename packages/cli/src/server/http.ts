@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
+import { SessionWriteError } from '../engine/session-writes.js';
 import { SessionLogError } from '../engine/storage.js';
 import { RootFormatError } from '../engine/root-shape.js';
 import type { ApiError } from './protocol.js';
@@ -55,7 +56,8 @@ function queryStatus(code: string): number {
 
 /**
  * Map anything a handler throws to an {@link HttpError}: bad references are
- * 4xx, a missing session 404, storage failures 502, anything else 500.
+ * 4xx, a missing session 404, a session another writer has 409, storage
+ * failures 502, anything else 500.
  */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
@@ -73,6 +75,8 @@ export function toHttpError(error: unknown): HttpError {
     const status = queryStatus(error.code);
     return new HttpError(status, error.code, status === 404 ? 'no such session' : error.message);
   }
+  // Another writer has the session (409: retry later), or its log's path leaves the root (a storage fault).
+  if (error instanceof SessionWriteError) return new HttpError(error.code === 'SESSION_LOG_SYMLINK' ? 502 : 409, error.code, error.message);
   return new HttpError(500, 'INTERNAL', 'internal error; see the server log');
 }
 

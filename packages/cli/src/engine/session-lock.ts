@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, linkSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Who holds a lock: enough to tell, on the same host, whether that process still runs. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  /** When the process started (Linux: clock ticks since boot), so a reused pid is not taken for the owner; `''` where unknown. */
+  start: string;
+  /** Unique per acquisition: names this generation of the lock. */
+  nonce: string;
+}
+
+/** The lock could not be taken in time; `owner` is who holds it, when its file says so. */
+export class LockBusyError extends Error {
+  constructor(
+    readonly path: string,
+    readonly owner: LockOwner | undefined,
+  ) {
+    super(owner === undefined ? `${path} is held` : `${path} is held by process ${owner.pid} on ${owner.host}`);
+    this.name = 'LockBusyError';
+  }
+}
+
+export interface LockOptions {
+  /** How long to wait for a holder to finish; 0 tries once. */
+  waitMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * An exclusive lock file that a crashed holder cannot keep forever.
+ *
+ * The owner record is written to a private file first and published with
+ * `link()`, which fails when the lock exists: the lock is never seen empty or
+ * half-written. A lock whose owner process has died (same host, same pid and
+ * start time) is stale and is taken over; see {@link removeStale}. An owner on
+ * another host cannot be checked from here, so its lock is only ever waited for.
+ */
+export class FileLock {
+  private constructor(
+    readonly path: string,
+    readonly owner: LockOwner,
+  ) {}
+
+  static async acquire(path: string, options: LockOptions): Promise<FileLock> {
+    const me = currentOwner();
+    const candidate = `${path}.${me.nonce}.new`;
+    try {
+      writeFileSync(candidate, JSON.stringify(me), { flag: 'wx', mode: 0o600 });
+      const deadline = Date.now() + options.waitMs;
+      for (let attempt = 0; ; attempt++) {
+        if (tryLink(candidate, path)) {
+          removeOrphans(path, candidate);
+          return new FileLock(path, me);
+        }
+        const content = readIfPresent(path);
+        if (content === undefined) continue; // released meanwhile
+        const owner = parseOwner(content);
+        if (owner !== undefined && !isRunning(owner) && removeStale(path, owner, candidate)) continue;
+        if (Date.now() >= deadline) throw new LockBusyError(path, owner);
+        await sleep(Math.min(5 * 2 ** attempt, 100) * (0.5 + Math.random()), undefined, { signal: options.signal });
+      }
+    } finally {
+      unlinkIfPresent(candidate);
+    }
+  }
+
+  /** Remove the lock, unless it is no longer this generation (it then is not ours to remove). */
+  release(): void {
+    if (parseOwner(readIfPresent(this.path))?.nonce === this.owner.nonce) unlinkIfPresent(this.path);
+  }
+}
+
+/**
+ * Delete the lock file at `path` if it still holds the dead `owner`'s
+ * generation. Every contender that saw the same dead owner races to create
+ * one claim file named after that generation's nonce; only the one that
+ * creates it may delete the lock, and it re-reads the lock first, so a lock
+ * that a faster contender has already taken over again is never deleted. A
+ * claimant that dies mid-way leaves a claim owned by a dead process: that
+ * claim is taken over the same way. Returns whether that generation is gone.
+ */
+function removeStale(path: string, owner: LockOwner, candidate: string): boolean {
+  const claim = `${path}.${owner.nonce}.claim`;
+  if (tryLink(candidate, claim)) {
+    try {
+      if (parseOwner(readIfPresent(path))?.nonce === owner.nonce) unlinkIfPresent(path);
+    } finally {
+      unlinkIfPresent(claim);
+    }
+    return true;
+  }
+  // Another contender is removing it, or died doing so: then its claim goes the same way, and this one is tried again.
+  const claimant = parseOwner(readIfPresent(claim));
+  return claimant !== undefined && !isRunning(claimant) && removeStale(claim, claimant, candidate) && removeStale(path, owner, candidate);
+}
+
+/** Owner files that dead processes left next to the lock (a crash inside `acquire`): never part of the lock any more. */
+function removeOrphans(path: string, candidate: string): void {
+  const prefix = `${basename(path)}.`;
+  for (const name of readdirSync(dirname(path))) {
+    const file = join(dirname(path), name);
+    if (!name.startsWith(prefix) || file === candidate) continue;
+    const owner = parseOwner(readIfPresent(file));
+    if (owner === undefined || isRunning(owner)) continue;
+    if (name.endsWith('.claim')) removeStale(file, owner, candidate);
+    else if (name.endsWith('.new')) unlinkIfPresent(file);
+  }
+}
+
+/** Linux exposes a process's start time; elsewhere only whether its pid exists. */
+const HAS_PROC = existsSync('/proc/self/stat');
+
+function currentOwner(): LockOwner {
+  return { pid: process.pid, host: hostname(), start: processStart(process.pid) ?? '', nonce: randomUUID() };
+}
+
+function isRunning(owner: LockOwner): boolean {
+  if (owner.host !== hostname()) return true; // a process on another machine cannot be checked from here
+  const start = processStart(owner.pid);
+  return start !== undefined && (start === '' || owner.start === '' || start === owner.start);
+}
+
+/** The start time of a running process, `''` when it runs but the time is unknown, `undefined` when it does not run. */
+function processStart(pid: number): string | undefined {
+  if (HAS_PROC) {
+    const stat = readIfPresent(`/proc/${pid}/stat`);
+    if (stat === undefined) return undefined;
+    // Fields after the parenthesised command name: state is the 1st, start time the 20th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : (fields[19] ?? '');
+  }
+  try {
+    process.kill(pid, 0);
+    return '';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? '' : undefined;
+  }
+}
+
+function parseOwner(content: string | undefined): LockOwner | undefined {
+  try {
+    const value = JSON.parse(content ?? '') as Partial<LockOwner>;
+    const valid =
+      Number.isSafeInteger(value.pid) && typeof value.host === 'string' && typeof value.start === 'string' && typeof value.nonce === 'string';
+    return valid ? (value as LockOwner) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function tryLink(existing: string, target: string): boolean {
+  try {
+    linkSync(existing, target);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function readIfPresent(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function unlinkIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

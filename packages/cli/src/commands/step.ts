@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/engine.js';
 import { formatBytes, styleFor, writeJson, writeLine, type Io } from '../output.js';
+import { printPlainMentionHints } from './hints.js';
 
 /** `sessref prepare --target ID MESSAGE` and `sessref send --target ID MESSAGE`. */
 export async function stepCommand(
@@ -8,6 +9,8 @@ export async function stepCommand(
   options: { target: string; message: string; json: boolean; send: boolean },
 ): Promise<void> {
   const result = options.send ? await engine.send(options.target, options.message) : await engine.preview(options.target, options.message);
+  // `@flaky-ci` as typed in a chat cites nothing; say which sessions it matches and how to cite one.
+  await printPlainMentionHints(engine, io, { target: options.target, message: options.message, json: options.json });
   if (options.json) return writeJson(io.stdout, result);
   const style = styleFor(io.stdout, io.env);
   result.messages.forEach((message, index) => {

@@ -4,7 +4,10 @@ import type { Engine } from '../engine/engine.js';
 import { explainMissing, listSessions } from '../engine/listing.js';
 import { toCliError } from '../errors.js';
 import { readJsonObject, stringField } from './http.js';
-import type { CandidatesResponse, MessagesResponse, PreviewResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
+import type { CandidatesResponse, MessagesResponse, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
+import { findPhrase, formatSessionReferenceMention } from '@sessref/core';
+import { sessionsInUse } from '../engine/in-use.js';
+import { newSession } from './new-session.js';
 import { conversationView, previewView } from './view.js';
 
 export interface ApiRequest {
@@ -21,6 +24,7 @@ export interface Route {
 
 async function sessions({ engine, signal }: ApiRequest): Promise<SessionsResponse> {
   const summaries = await listSessions(engine, signal);
+  const inUse = sessionsInUse(engine, summaries.filter((summary) => summary.readError === undefined));
   // Listing facts, and for a session whose log cannot be read its code and one-line reason (never a stack).
   const items = summaries.map(({ sessionId, title, cwd, createdAt, live, persisted, readError }): SessionItem => {
     const failure = readError === undefined ? undefined : toCliError(readError, sessionId);
@@ -32,9 +36,13 @@ async function sessions({ engine, signal }: ApiRequest): Promise<SessionsRespons
       live,
       persisted,
       ...(failure === undefined ? {} : { readError: { code: failure.code, message: failure.message } }),
+      // A session that cannot be read cannot be referenced either: no mention to copy.
+      ...(failure === undefined ? { mention: formatSessionReferenceMention({ sessionId, label: title ?? sessionId }) } : {}),
+      ...(inUse.has(sessionId) ? { inUse: inUse.get(sessionId)! } : {}),
     };
   });
-  return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, sessions: items };
+  const { maxReferences } = engine.ctx.sessionReferenceResolver.config;
+  return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, maxReferences, sessions: items };
 }
 
 async function messages({ engine, req }: ApiRequest): Promise<MessagesResponse> {
@@ -46,8 +54,20 @@ async function candidates({ engine, req, signal }: ApiRequest): Promise<Candidat
   const body = await readJsonObject(req);
   const target = stringField(body, 'target');
   const query = stringField(body, 'query', { allowEmpty: true });
-  // No limit: the plugin's Remote `candidates` face, under the configured candidate limit.
+  // No limit: the configured candidate limit. Title matches only; content matches come from /api/search.
   return { candidates: await engine.candidates(target, query, undefined, signal) };
+}
+
+/** Content hits the `@` menu shows under its title matches. */
+export const MENU_SEARCH_LIMIT = 8;
+
+async function search({ engine, req, signal }: ApiRequest): Promise<SearchResponse> {
+  const body = await readJsonObject(req);
+  const target = stringField(body, 'target');
+  const query = stringField(body, 'query', { allowEmpty: true });
+  const hits = await engine.search(query, { target, limit: MENU_SEARCH_LIMIT, signal });
+  // Where the phrase is in each snippet, so the client marks it up without matching text itself.
+  return { hits: hits.map((hit) => ({ ...hit, highlights: findPhrase(hit.snippet, query).map(([start, end]) => [start, end]) })) };
 }
 
 async function compose(req: IncomingMessage): Promise<{ target: string; text: string }> {
@@ -81,6 +101,8 @@ export const API_ROUTES: Readonly<Record<string, Route>> = {
   '/api/sessions': { method: 'GET', handle: sessions },
   '/api/messages': { method: 'POST', handle: explained(messages) },
   '/api/candidates': { method: 'POST', handle: explained(candidates) },
+  '/api/search': { method: 'POST', handle: explained(search) },
   '/api/preview': { method: 'POST', handle: explained(preview) },
   '/api/send': { method: 'POST', handle: explained(send) },
+  '/api/new': { method: 'POST', handle: newSession },
 };

@@ -11,6 +11,7 @@
  *   POST /api/search      SearchRequest     → SearchResponse
  *   POST /api/preview     ComposeRequest    → PreviewResponse
  *   POST /api/send        ComposeRequest    → SendResponse
+ *   POST /api/new         NewSessionRequest → NewSessionResponse
  *
  * Failures answer `ApiError` with a 4xx/5xx status.
  */
@@ -32,11 +33,17 @@ export interface SessionItem {
   persisted: boolean;
   /** Why this session's log cannot be read: the CLI's stable code and one-line message. Healthy sessions have none. */
   readError?: { code: string; message: string };
+  /** Canonical `@[label](dsh-session:…)` mention (label: the title, else the id), to paste into dsh; absent with `readError`. */
+  mention?: string;
+  /** Another program is writing this session right now (Send is refused until it lets go): one such process. */
+  inUse?: { pid: number; command?: string; how: 'open for writing' | 'locked' };
 }
 
 export interface SessionsResponse {
   root: string;
   maxReferenceBytes: number;
+  /** Distinct sessions one message may reference (the resolver's `maxReferences`). */
+  maxReferences: number;
   sessions: SessionItem[];
 }
 
@@ -139,4 +146,15 @@ export interface PreviewResponse {
 export interface SendResponse extends PreviewResponse {
   appendedSeqs: number[];
   conversation: MessagesResponse;
+}
+
+/** A new, empty session, as `sessref new` creates it. */
+export interface NewSessionRequest {
+  title: string;
+  /** Absolute working directory; omitted, the session has none. */
+  cwd?: string;
+}
+
+export interface NewSessionResponse {
+  sessionId: string;
 }

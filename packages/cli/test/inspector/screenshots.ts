@@ -1,8 +1,9 @@
 /**
- * `npm run screenshots`: docs/inspector-composer.png (the @ menu open) and
- * docs/inspector-preview.png (the model preview), from the built client in
- * Chromium over a seeded root. A 4 KiB snapshot budget makes the byte bars
- * and truncation visible.
+ * `npm run screenshots`: docs/inspector-composer.png (the @ menu open),
+ * docs/inspector-preview.png (the model preview), and the same preview as a
+ * bottom sheet at 1024 px (docs/inspector-1024.png) and 420 px
+ * (docs/inspector-420.png), from the built client in Chromium over a seeded
+ * root. A 4 KiB snapshot budget makes the byte bars and truncation visible.
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -14,10 +15,19 @@ import { TARGET, buildWeb, launchBrowser, removeDir, seedRoot, tempDir } from '.
 
 const DOCS = fileURLToPath(new URL('../../../../docs/', import.meta.url));
 
+/** Type `@query` and pick its one title match (content matches, if any, follow it). */
 async function mention(page: Page, query: string): Promise<void> {
   await page.keyboard.type(`@${query}`);
-  await expect.poll(() => page.locator('#menu .menu-item').count()).toBe(1);
+  await expect.poll(() => page.locator('#menu').getAttribute('aria-busy')).toBeNull();
+  await expect.poll(() => page.locator('#menu .menu-item:not(.menu-hit)').count()).toBe(1);
   await page.keyboard.press('Enter');
+}
+
+/** The open preview at a narrower window, where it is a sheet under the conversation. */
+async function narrowShot(page: Page, viewport: { width: number; height: number }, file: string): Promise<void> {
+  await page.setViewportSize(viewport);
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: `${DOCS}${file}` });
 }
 
 it('takes the inspector screenshots', async () => {
@@ -49,12 +59,15 @@ it('takes the inspector screenshots', async () => {
     await page.screenshot({ path: `${DOCS}inspector-composer.png` });
 
     await page.keyboard.type('incident');
-    await expect.poll(() => page.locator('#menu .menu-item').count()).toBe(1);
+    await expect.poll(() => page.locator('#menu .menu-item:not(.menu-hit)').count()).toBe(1);
     await page.keyboard.press('Enter');
     await page.click('#preview-button');
     await expect.poll(() => page.locator('#preview .reference').count()).toBe(2);
     await page.waitForTimeout(200);
     await page.screenshot({ path: `${DOCS}inspector-preview.png` });
+
+    await narrowShot(page, { width: 1024, height: 768 }, 'inspector-1024.png');
+    await narrowShot(page, { width: 420, height: 860 }, 'inspector-420.png');
   } finally {
     await browser.close();
     await server.close();

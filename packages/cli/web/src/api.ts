@@ -9,10 +9,14 @@ import {
   type CandidatesResponse,
   type ComposeRequest,
   type MessagesResponse,
+  type NewSessionRequest,
+  type NewSessionResponse,
   type PreviewResponse,
+  type SearchResponse,
   type SendResponse,
   type SessionsResponse,
 } from '../../src/server/protocol.js';
+import { UNREACHABLE, explainFailure } from './errors.js';
 
 const TOKEN_KEY = 'sessref-token';
 
@@ -48,7 +52,10 @@ async function call<T>(path: string, body?: unknown, signal?: AbortSignal): Prom
   const init: RequestInit = { method: body === undefined ? 'GET' : 'POST', headers, cache: 'no-store', credentials: 'same-origin' };
   if (body !== undefined) init.body = JSON.stringify(body);
   if (signal) init.signal = signal;
-  const response = await fetch(path, init);
+  const response = await fetch(path, init).catch((error: unknown) => {
+    // fetch rejects with a TypeError when the server is gone; an abort stays an abort.
+    throw error instanceof TypeError ? new ApiFailure(0, 'UNREACHABLE', UNREACHABLE) : error;
+  });
   const data = (await response.json().catch(() => undefined)) as unknown;
   if (!response.ok) {
     const error = (data as Partial<ApiError> | undefined)?.error;
@@ -61,11 +68,19 @@ export const api = {
   sessions: (signal?: AbortSignal) => call<SessionsResponse>('/api/sessions', undefined, signal),
   messages: (sessionId: string, signal?: AbortSignal) => call<MessagesResponse>('/api/messages', { sessionId }, signal),
   candidates: (target: string, query: string, signal: AbortSignal) => call<CandidatesResponse>('/api/candidates', { target, query }, signal),
+  search: (target: string, query: string, signal: AbortSignal) => call<SearchResponse>('/api/search', { target, query }, signal),
   preview: (request: ComposeRequest, signal?: AbortSignal) => call<PreviewResponse>('/api/preview', request, signal),
   send: (request: ComposeRequest, signal?: AbortSignal) => call<SendResponse>('/api/send', request, signal),
+  newSession: (request: NewSessionRequest) => call<NewSessionResponse>('/api/new', request),
 };
 
+/** A failure as a sentence a person can act on, never a bare code (see errors.ts). */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiFailure) return `${error.code}: ${error.message}`;
+  if (error instanceof ApiFailure) return error.code === 'UNREACHABLE' ? UNREACHABLE : explainFailure(error.code, error.message);
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The server's stable code of a failure, shown beside the sentence for reference. */
+export function errorCode(error: unknown): string | undefined {
+  return error instanceof ApiFailure ? error.code : undefined;
 }

@@ -1,20 +1,27 @@
 /**
  * The message composer: a plain-text editable box where `@` opens a menu of
- * sessions to reference. Picking one replaces `@query` with a chip that shows
- * the title and stands for the canonical mention in the draft's text.
+ * sessions to reference: title matches, then sessions whose conversation
+ * contains the typed text. Picking one replaces `@query` with a chip that
+ * shows the title and stands for the canonical mention in the draft's text.
  */
-import type { Candidate } from '../../src/server/protocol.js';
+import type { Candidate, SearchHit } from '../../src/server/protocol.js';
 import { describeError } from './api.js';
-import { h } from './dom.js';
+import { caretAfterChipGap, chip, citedSessions, insertChip, removeChipBesideCaret } from './chips.js';
 import { MentionMenu } from './menu.js';
 
 export interface ComposerHooks {
   /** Candidates for `query`; the composer aborts a request as soon as a newer one supersedes it. */
   candidates(query: string, signal: AbortSignal): Promise<Candidate[]>;
+  /** Sessions whose conversation contains `query` (non-empty), aborted like {@link candidates}. */
+  search(query: string, signal: AbortSignal): Promise<SearchHit[]>;
   /** The draft changed (typed, picked, cleared). */
   changed(text: string): void;
   /** Ctrl/Cmd+Enter. */
   submit(): void;
+  /** Distinct sessions one message may reference (the server's `maxReferences`). */
+  maxReferences(): number;
+  /** Copy a chip's canonical mention out (to paste into dsh). */
+  copy(mention: string, label: string): void;
 }
 
 /** An `@query` being typed: its text node and offsets of `@` and the caret. */
@@ -38,8 +45,9 @@ export class Composer {
     menu: HTMLElement,
     private readonly hooks: ComposerHooks,
   ) {
-    this.menu = new MentionMenu(menu, (candidate) => this.pick(candidate));
+    this.menu = new MentionMenu(menu, (candidate) => this.pick(candidate), draft);
     draft.addEventListener('input', () => this.onInput());
+    draft.addEventListener('copy', (event) => this.onCopy(event));
     draft.addEventListener('keydown', (event) => this.onKeyDown(event));
     draft.addEventListener('blur', () => this.close());
     document.addEventListener('selectionchange', () => {
@@ -60,6 +68,12 @@ export class Composer {
 
   focus(): void {
     this.draft.focus();
+    // Back from the preview or a dialog, the caret goes to the end of the draft unless it is still inside.
+    const selection = window.getSelection();
+    if (selection && !this.draft.contains(selection.anchorNode)) {
+      selection.selectAllChildren(this.draft);
+      selection.collapseToEnd();
+    }
   }
 
   private onInput(): void {
@@ -77,7 +91,28 @@ export class Composer {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
       this.hooks.submit();
+      return;
     }
+    if (this.onChipKey(event)) event.preventDefault();
+  }
+
+  /** A chip is one reference: Backspace or Delete beside it removes it whole; a second space after it is not typed. */
+  private onChipKey(event: KeyboardEvent): boolean {
+    if (event.ctrlKey || event.metaKey || event.altKey) return false;
+    const removed =
+      (event.key === 'Backspace' && removeChipBesideCaret(this.draft, -1)) || (event.key === 'Delete' && removeChipBesideCaret(this.draft, 1));
+    if (removed) this.onInput();
+    return removed || (event.key === ' ' && caretAfterChipGap(this.draft));
+  }
+
+  /** Copying from the draft copies what it stands for: chips as their canonical mentions, ready for dsh. */
+  private onCopy(event: ClipboardEvent): void {
+    const selection = window.getSelection();
+    if (!selection || selection.rangeCount === 0 || selection.isCollapsed || !event.clipboardData) return;
+    const holder = document.createElement('div');
+    holder.append(selection.getRangeAt(0).cloneContents());
+    event.clipboardData.setData('text/plain', serialize(holder).replaceAll('\u00a0', ' '));
+    event.preventDefault();
   }
 
   /** Arrows move, Enter/Tab pick, Escape closes until the next `@`. Returns whether the key was used. */
@@ -116,17 +151,52 @@ export class Composer {
     void this.request(trigger.query);
   }
 
+  /** Ask for title matches and content matches at once; the next keystroke aborts both. */
   private async request(query: string): Promise<void> {
     this.pending?.abort();
     const controller = new AbortController();
     this.pending = controller;
-    this.menu.loading(query);
-    try {
-      const candidates = await this.hooks.candidates(query, controller.signal);
-      if (this.pending === controller) this.menu.show(candidates, query);
-    } catch (error) {
-      if (!controller.signal.aborted) this.menu.fail(describeError(error));
+    const searching = query.trim() !== '';
+    this.menu.loading(query, searching);
+    const current = () => this.pending === controller && !controller.signal.aborted;
+    const offered = this.offered();
+    const titles = this.hooks.candidates(query, controller.signal).then(
+      (candidates) => {
+        if (current()) this.menu.showTitles(candidates.filter(offered));
+      },
+      (error: unknown) => {
+        if (current()) this.menu.fail(describeError(error));
+      },
+    );
+    const content = searching
+      ? this.hooks.search(query, controller.signal).then(
+          (hits) => {
+            if (current()) this.menu.showContent(hits.filter(offered));
+          },
+          (error: unknown) => {
+            if (current()) this.menu.contentFailed(describeError(error));
+          },
+        )
+      : undefined;
+    await Promise.all([titles, content]);
+  }
+
+  /**
+   * Which sessions the menu may offer: any, until the draft cites as many
+   * distinct sessions as one message may reference; then only those already
+   * cited (citing one again adds no session), and the menu says why.
+   */
+  private offered(): (candidate: Candidate) => boolean {
+    const cited = citedSessions(this.draft);
+    const max = this.hooks.maxReferences();
+    if (cited.size < max) {
+      this.menu.limit(undefined);
+      return () => true;
     }
+    this.menu.limit(
+      `This message already references ${cited.size} sessions, the most one message may carry (maxReferences = ${max}). Remove a reference to add another session.`,
+    );
+    return (candidate) => cited.has(candidate.sessionId);
   }
 
   private pick(candidate: Candidate): void {
@@ -135,11 +205,7 @@ export class Composer {
     const range = document.createRange();
     range.setStart(trigger.node, trigger.start);
     range.setEnd(trigger.node, trigger.end);
-    range.deleteContents();
-    const space = document.createTextNode(' ');
-    range.insertNode(space);
-    range.insertNode(chip(candidate));
-    window.getSelection()?.collapse(space, 1);
+    insertChip(range, chip(candidate, this.hooks.copy));
     this.close();
     this.hooks.changed(this.text);
   }
@@ -150,15 +216,6 @@ export class Composer {
     this.trigger = undefined;
     this.menu.hide();
   }
-}
-
-function chip(candidate: Candidate): HTMLElement {
-  return h(
-    'span',
-    { class: 'chip', contenteditable: 'false', 'data-mention': candidate.mention, 'data-session-id': candidate.sessionId, title: candidate.mention },
-    h('span', { class: 'chip-at' }, '@'),
-    candidate.label,
-  );
 }
 
 /** The `@query` before a collapsed caret: `@` at a word start, no line break, not too long. */

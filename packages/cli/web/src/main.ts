@@ -1,10 +1,13 @@
 /** The sessref inspector: sessions on the left, the target's conversation, a composer with `@` references, and a model preview. */
 import './style.css';
 import type { MessagesResponse, SessionItem } from '../../src/server/protocol.js';
-import { api, describeError, hasToken } from './api.js';
+import { api, describeError, errorCode, hasToken } from './api.js';
+import { copyText } from './clipboard.js';
 import { Composer } from './composer.js';
-import { byId } from './dom.js';
-import { renderConversation, renderPreview, renderSessions, renderTargetHead, type PreviewState } from './views.js';
+import { byId, h } from './dom.js';
+import { keepTargetInAddress, targetInAddress } from './location.js';
+import { setUpNewSession } from './new-session.js';
+import { renderConversation, renderPreview, renderSessions, renderTargetHead, sentNotice, type PreviewState } from './views.js';
 
 interface State {
   sessions: SessionItem[];
@@ -12,9 +15,11 @@ interface State {
   conversation: MessagesResponse | undefined;
   preview: PreviewState | undefined;
   busy: boolean;
+  /** Distinct sessions one message may reference, as the server is configured. */
+  maxReferences: number;
 }
 
-const state: State = { sessions: [], target: undefined, conversation: undefined, preview: undefined, busy: false };
+const state: State = { sessions: [], target: undefined, conversation: undefined, preview: undefined, busy: false, maxReferences: 3 };
 
 const elements = {
   app: byId('app'),
@@ -26,15 +31,19 @@ const elements = {
   previewButton: byId<HTMLButtonElement>('preview-button'),
   sendButton: byId<HTMLButtonElement>('send-button'),
   toast: byId('toast'),
+  sessionsToggle: byId<HTMLButtonElement>('sessions-toggle'),
 };
 
 const composer = new Composer(byId('draft'), byId('menu'), {
   candidates: async (query, signal) => (state.target === undefined ? [] : (await api.candidates(state.target, query, signal)).candidates),
+  search: async (query, signal) => (state.target === undefined ? [] : (await api.search(state.target, query, signal)).hits),
   changed: () => {
     if (state.preview && !state.preview.stale && !state.preview.appendedSeqs) setPreview({ ...state.preview, stale: true });
     updateButtons();
   },
   submit: () => void send(),
+  maxReferences: () => state.maxReferences,
+  copy: (mention, label) => void copyMention(mention, label),
 });
 
 function updateButtons(): void {
@@ -46,12 +55,19 @@ function updateButtons(): void {
 function setPreview(preview: PreviewState | undefined): void {
   state.preview = preview;
   elements.app.classList.toggle('with-preview', preview !== undefined);
-  renderPreview(elements.preview, preview, () => setPreview(undefined));
+  renderPreview(elements.preview, preview, closePreview);
+}
+
+/** Close the preview and give the keyboard back to the composer. */
+function closePreview(): void {
+  setPreview(undefined);
+  composer.focus();
 }
 
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
-function toast(message: string, kind: 'error' | 'ok' = 'error'): void {
-  elements.toast.textContent = message;
+/** A short notice; a failure carries the server's code in small type after its sentence. */
+function toast(message: string, kind: 'error' | 'ok' = 'error', code?: string): void {
+  elements.toast.replaceChildren(message, code === undefined ? '' : h('code', { class: 'toast-code' }, code));
   elements.toast.className = `toast ${kind}`;
   elements.toast.hidden = false;
   clearTimeout(toastTimer);
@@ -59,7 +75,15 @@ function toast(message: string, kind: 'error' | 'ok' = 'error'): void {
 }
 
 function showSessions(): void {
-  renderSessions(elements.sessions, state.sessions, state.target, (id) => void select(id));
+  renderSessions(elements.sessions, state.sessions, state.target, {
+    select: (id) => void select(id),
+    copy: (session) => void copyMention(session.mention ?? '', session.title ?? session.sessionId),
+  });
+}
+
+async function copyMention(mention: string, label: string): Promise<void> {
+  if (await copyText(mention)) toast(`Copied the mention of “${label}”: paste it into dsh to reference that session.`, 'ok');
+  else toast('The browser refused to write to the clipboard. Select the text and copy it by hand.');
 }
 
 function showConversation(conversation: MessagesResponse | undefined): void {
@@ -72,18 +96,31 @@ async function loadSessions(): Promise<void> {
   try {
     const response = await api.sessions();
     state.sessions = response.sessions;
+    state.maxReferences = response.maxReferences;
     elements.root.textContent = response.root;
     elements.root.title = response.root;
     showSessions();
-    const newest = state.sessions.filter((session) => !session.readError).sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))[0];
-    if (state.target === undefined && newest) await select(newest.sessionId);
+    if (state.target === undefined) {
+      const target = firstTarget();
+      if (target !== undefined) await select(target);
+    }
   } catch (error) {
-    toast(`Could not load sessions: ${describeError(error)}`);
+    toast(`Could not load the sessions. ${describeError(error)}`, 'error', errorCode(error));
   }
+}
+
+/** The target in the address when it is listed, else the newest readable session. */
+function firstTarget(): string | undefined {
+  const readable = state.sessions.filter((session) => !session.readError);
+  const wanted = targetInAddress();
+  if (wanted !== undefined && readable.some((session) => session.sessionId === wanted)) return wanted;
+  return readable.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))[0]?.sessionId;
 }
 
 async function select(id: string): Promise<void> {
   state.target = id;
+  keepTargetInAddress(id);
+  showSessionsPanel(false);
   setPreview(undefined);
   showSessions();
   updateButtons();
@@ -92,7 +129,7 @@ async function select(id: string): Promise<void> {
     if (state.target === id) showConversation(conversation);
   } catch (error) {
     showConversation(undefined);
-    toast(`Could not read ${id}: ${describeError(error)}`);
+    toast(`Could not read the session ${id}. ${describeError(error)}`, 'error', errorCode(error));
   }
   composer.focus();
 }
@@ -107,7 +144,7 @@ async function busy(work: (target: string, text: string) => Promise<void>): Prom
   try {
     await work(target, text);
   } catch (error) {
-    toast(describeError(error));
+    toast(describeError(error), 'error', errorCode(error));
   } finally {
     state.busy = false;
     updateButtons();
@@ -122,13 +159,31 @@ function send(): Promise<void> {
   return busy(async (target, text) => {
     const result = await api.send({ target, text });
     composer.clear();
-    setPreview({ preview: result, appendedSeqs: result.appendedSeqs, stale: false });
+    const sent: PreviewState = { preview: result, appendedSeqs: result.appendedSeqs, targetTitle: result.conversation.title ?? target, stale: false };
+    setPreview(sent);
     if (state.target === target) showConversation(result.conversation);
-    toast(`Appended ${result.appendedSeqs.length} message${result.appendedSeqs.length === 1 ? '' : 's'} to the target`, 'ok');
+    toast(sentNotice(sent), 'ok');
   });
 }
 
+/** Below 720 px the sessions list is a panel the header button opens. */
+function showSessionsPanel(open: boolean): void {
+  elements.app.classList.toggle('sessions-open', open);
+  elements.sessionsToggle.setAttribute('aria-expanded', String(open));
+}
+
 byId('refresh').addEventListener('click', () => void loadSessions());
+elements.sessionsToggle.addEventListener('click', () => showSessionsPanel(!elements.app.classList.contains('sessions-open')));
+setUpNewSession(byId<HTMLButtonElement>('new-session'), async (sessionId) => {
+  await loadSessions();
+  await select(sessionId);
+});
+// Escape closes the preview (the @ menu and the dialog handle their own Escape first).
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape' || event.defaultPrevented || document.querySelector('dialog[open]')) return;
+  if (elements.app.classList.contains('sessions-open')) return showSessionsPanel(false);
+  if (state.preview) closePreview();
+});
 elements.previewButton.addEventListener('click', () => void preview());
 byId('composer').addEventListener('submit', (event) => {
   event.preventDefault();

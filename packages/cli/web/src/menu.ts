@@ -1,17 +1,38 @@
-/** The `@` candidate menu: rendering, the active row, and mouse picking. */
-import type { Candidate } from '../../src/server/protocol.js';
+/**
+ * The `@` candidate menu: title matches first, then a "Found in conversation"
+ * group of sessions whose conversation contains the typed text, each with a
+ * snippet of the matching message. One active row across both groups;
+ * rendering, the active row, and mouse picking.
+ */
+import type { Candidate, SearchHit } from '../../src/server/protocol.js';
 import { h, highlighted } from './dom.js';
 import { formatAge } from './format.js';
 
+/** A row of the menu: a title match, or a content hit. */
+export type MenuEntry = { kind: 'title'; candidate: Candidate } | { kind: 'content'; candidate: SearchHit };
+
+/** The content group's state for the current query. */
+type ContentState = { status: 'idle' } | { status: 'searching' } | { status: 'done'; hits: SearchHit[] } | { status: 'failed'; message: string };
+
 export class MentionMenu {
-  private items: Candidate[] = [];
+  private titles: Candidate[] | undefined;
+  private content: ContentState = { status: 'idle' };
+  private entries: MenuEntry[] = [];
   private rows: HTMLElement[] = [];
   private index = 0;
   private query = '';
+  /** Why fewer sessions are offered than match (the reference limit), shown under the heading. */
+  private notice: string | undefined;
 
+  /**
+   * `combobox` is the composer: it owns the menu (`aria-controls`), says
+   * whether it is open (`aria-expanded`) and which option is active
+   * (`aria-activedescendant`), since focus never leaves it.
+   */
   constructor(
     private readonly element: HTMLElement,
     private readonly onPick: (candidate: Candidate) => void,
+    private readonly combobox?: HTMLElement,
   ) {
     // Keep the caret in the composer while clicking a row.
     element.addEventListener('mousedown', (event) => event.preventDefault());
@@ -22,7 +43,7 @@ export class MentionMenu {
   }
 
   get active(): Candidate | undefined {
-    return this.items[this.index];
+    return this.entries[this.index]?.candidate;
   }
 
   /** Horizontal position inside the composer, clamped to stay visible. */
@@ -31,30 +52,58 @@ export class MentionMenu {
     this.element.style.left = `${Math.round(Math.min(Math.max(0, left - 12), max))}px`;
   }
 
-  loading(query: string): void {
+  /** A new query: both groups are on their way (the content group only for a non-empty query). */
+  loading(query: string, searching: boolean): void {
     this.query = query;
+    this.titles = undefined;
+    this.content = searching ? { status: 'searching' } : { status: 'idle' };
+    this.index = 0;
     this.element.hidden = false;
+    this.combobox?.setAttribute('aria-expanded', 'true');
     this.element.setAttribute('aria-busy', 'true');
-    if (this.items.length === 0) this.status('Searching sessions…');
+    if (this.entries.length === 0) this.status('Searching sessions…');
   }
 
-  show(items: Candidate[], query: string): void {
-    this.items = items;
-    this.query = query;
-    this.index = 0;
-    this.element.removeAttribute('aria-busy');
+  showTitles(titles: Candidate[]): void {
+    this.titles = titles;
+    this.render();
+  }
+
+  showContent(hits: SearchHit[]): void {
+    this.content = { status: 'done', hits };
+    this.render();
+  }
+
+  contentFailed(message: string): void {
+    this.content = { status: 'failed', message };
     this.render();
   }
 
   fail(message: string): void {
-    this.items = [];
+    this.entries = [];
     this.element.removeAttribute('aria-busy');
     this.status(message, 'menu-error');
   }
 
   move(delta: number): void {
-    if (this.items.length === 0) return;
-    this.activate((this.index + delta + this.items.length) % this.items.length);
+    if (this.entries.length === 0) return;
+    this.activate((this.index + delta + this.entries.length) % this.entries.length);
+  }
+
+  /** Say why the menu offers fewer sessions than match; `undefined` clears it. */
+  limit(notice: string | undefined): void {
+    this.notice = notice;
+  }
+
+  hide(): void {
+    this.element.hidden = true;
+    this.combobox?.setAttribute('aria-expanded', 'false');
+    this.combobox?.removeAttribute('aria-activedescendant');
+    this.titles = undefined;
+    this.content = { status: 'idle' };
+    this.entries = [];
+    this.rows = [];
+    this.index = 0;
   }
 
   private activate(index: number): void {
@@ -63,43 +112,98 @@ export class MentionMenu {
       row.classList.toggle('active', at === index);
       row.setAttribute('aria-selected', String(at === index));
     });
+    const active = this.rows[index];
+    if (active) this.combobox?.setAttribute('aria-activedescendant', active.id);
+    else this.combobox?.removeAttribute('aria-activedescendant');
     this.rows[index]?.scrollIntoView({ block: 'nearest' });
-  }
-
-  hide(): void {
-    this.element.hidden = true;
-    this.items = [];
-    this.rows = [];
-    this.index = 0;
   }
 
   private status(text: string, className = 'menu-status'): void {
     this.rows = [];
-    this.element.replaceChildren(this.heading(), h('div', { class: className }, text));
+    this.combobox?.removeAttribute('aria-activedescendant');
+    // A listbox must own an option: the message stands in as one that cannot be chosen.
+    this.element.replaceChildren(this.heading(), h('div', { class: className, role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' }, text));
   }
 
   private heading(): HTMLElement {
-    return h('div', { class: 'menu-head' }, 'Reference a session', this.query ? h('span', { class: 'menu-query' }, `“${this.query}”`) : null);
+    const head = h('div', { class: 'menu-head' }, 'Reference a session', this.query ? h('span', { class: 'menu-query' }, `“${this.query}”`) : null);
+    if (this.notice !== undefined) head.append(h('p', { class: 'menu-limit' }, this.notice));
+    return head;
   }
 
+  /** Both groups as they stand; the active row stays on the same session when a group arrives later. */
   private render(): void {
-    if (this.items.length === 0) return this.status(this.query ? 'No session matches' : 'No other sessions');
-    this.rows = this.items.map((candidate, index) => this.row(candidate, index));
-    this.element.replaceChildren(this.heading(), ...this.rows, h('div', { class: 'menu-foot' }, '↑↓ choose · Enter or Tab insert · Esc close'));
+    if (this.titles === undefined) return; // the title group leads; content waits for it
+    const keep = this.entries[this.index];
+    const titleIds = new Set(this.titles.map((candidate) => candidate.sessionId));
+    const hits = this.content.status === 'done' ? this.content.hits.filter((hit) => !titleIds.has(hit.sessionId)) : [];
+    this.entries = [
+      ...this.titles.map((candidate): MenuEntry => ({ kind: 'title', candidate })),
+      ...hits.map((candidate): MenuEntry => ({ kind: 'content', candidate })),
+    ];
+    const pending = this.content.status === 'searching';
+    if (!pending) this.element.removeAttribute('aria-busy');
+    if (this.entries.length === 0 && !pending) {
+      const failed = this.content.status === 'failed' ? ` (conversation search failed: ${this.content.message})` : '';
+      return this.status(this.query ? `No session matches${failed}` : 'No other sessions');
+    }
+    const found = keep === undefined ? -1 : this.entries.findIndex((entry) => entry.kind === keep.kind && entry.candidate.sessionId === keep.candidate.sessionId);
+    this.index = found >= 0 ? found : Math.min(this.index, Math.max(0, this.entries.length - 1));
+    this.rows = this.entries.map((entry, index) => this.row(entry, index));
+    const titleRows = this.rows.slice(0, this.titles.length);
+    const contentRows = this.rows.slice(this.titles.length);
+    this.element.replaceChildren(
+      this.heading(),
+      ...(titleRows.length === 0 && this.query ? [h('div', { class: 'menu-status menu-none' }, 'No title matches')] : titleRows),
+      ...this.contentGroup(contentRows),
+      h('div', { class: 'menu-foot' }, '↑↓ choose · Enter or Tab insert · Esc close'),
+    );
     this.activate(this.index);
   }
 
-  private row(candidate: Candidate, index: number): HTMLElement {
+  private contentGroup(rows: HTMLElement[]): HTMLElement[] {
+    const { status } = this.content;
+    if (status === 'idle') return [];
+    if (status === 'done' && rows.length === 0) return [];
+    const head = h('div', { class: 'menu-group', role: 'presentation' }, 'Found in conversation');
+    if (status === 'searching') return [head, h('div', { class: 'menu-status menu-searching' }, 'Searching conversations…')];
+    if (status === 'failed') return [head, h('div', { class: 'menu-error' }, `Conversation search failed: ${this.content.status === 'failed' ? this.content.message : ''}`)];
+    return [h('div', { class: 'menu-group-box', role: 'group', 'aria-label': 'Found in conversation' }, head, ...rows)];
+  }
+
+  private row(entry: MenuEntry, index: number): HTMLElement {
+    const { candidate } = entry;
+    const text =
+      entry.kind === 'title'
+        ? h(
+            'span',
+            { class: 'menu-text' },
+            h('span', { class: 'menu-name' }, h('span', { class: 'menu-kind' }, 'Session · '), h('span', { class: 'menu-title' }, ...highlighted(candidate.label, this.query))),
+            h('span', { class: 'menu-meta' }, ...sessionDescription(candidate, this.query)),
+          )
+        : h(
+            'span',
+            { class: 'menu-text' },
+            h('span', { class: 'menu-name' }, h('span', { class: 'menu-kind' }, 'Session · '), h('span', { class: 'menu-title' }, candidate.label)),
+            h(
+              'span',
+              { class: 'menu-snippet' },
+              h('span', { class: 'menu-role' }, roleLabel(entry.candidate)),
+              ...marked(entry.candidate.snippet, entry.candidate.highlights),
+            ),
+          );
     const row = h(
       'div',
-      { class: 'menu-item', role: 'option', 'data-session-id': candidate.sessionId },
+      {
+        class: entry.kind === 'title' ? 'menu-item' : 'menu-item menu-hit',
+        id: `menu-option-${index}`,
+        role: 'option',
+        'aria-selected': 'false',
+        'data-session-id': candidate.sessionId,
+        'data-seq': entry.kind === 'content' ? entry.candidate.seq : undefined,
+      },
       h('span', { class: 'menu-avatar', 'aria-hidden': 'true' }, initial(candidate.label)),
-      h(
-        'span',
-        { class: 'menu-text' },
-        h('span', { class: 'menu-title' }, ...highlighted(candidate.label, this.query)),
-        h('span', { class: 'menu-meta' }, ...highlighted(candidate.cwd ?? 'no cwd', this.query), ' · ', formatAge(candidate.createdAt)),
-      ),
+      text,
     );
     row.addEventListener('mousemove', () => {
       if (this.index !== index) this.activate(index);
@@ -107,6 +211,36 @@ export class MentionMenu {
     row.addEventListener('click', () => this.onPick(candidate));
     return row;
   }
+}
+
+/** How dsh Web describes a session row: `<id> · ` when the title differs, the cwd or `(no cwd)`, then the time. */
+function sessionDescription(candidate: Candidate, query: string): (string | HTMLElement)[] {
+  const id = candidate.label === candidate.sessionId ? [] : [...highlighted(candidate.sessionId, query), ' · '];
+  const created = new Date(candidate.createdAt).toISOString();
+  return [...id, ...highlighted(candidate.cwd ?? '(no cwd)', query), ' · ', h('time', { datetime: created, title: created }, formatAge(candidate.createdAt))];
+}
+
+function roleLabel(hit: SearchHit): string {
+  if (hit.checkpoint) return 'Checkpoint';
+  return hit.role === 'assistant' ? 'Assistant' : 'You';
+}
+
+/**
+ * The snippet as text nodes with each highlighted span in a <mark>. Spans
+ * come from the server; anything out of order or out of bounds is ignored,
+ * and the text is never parsed as HTML.
+ */
+export function marked(snippet: string, highlights: readonly (readonly [number, number])[]): (string | HTMLElement)[] {
+  const parts: (string | HTMLElement)[] = [];
+  let from = 0;
+  for (const [start, end] of highlights) {
+    if (!Number.isInteger(start) || !Number.isInteger(end) || start < from || end <= start || end > snippet.length) continue;
+    if (start > from) parts.push(snippet.slice(from, start));
+    parts.push(h('mark', {}, snippet.slice(start, end)));
+    from = end;
+  }
+  if (from < snippet.length) parts.push(snippet.slice(from));
+  return parts;
 }
 
 function initial(label: string): string {

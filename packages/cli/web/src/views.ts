@@ -1,20 +1,28 @@
 /** Rendering of the sessions list, the target's conversation and the model preview. */
-import type { DisplayMessage, MessagesResponse, PreviewResponse, ReferenceMeta, ReferenceView, SessionItem } from '../../src/server/protocol.js';
+import type { DisplayMessage, MessagesResponse, PreviewResponse, ReferenceView, SessionItem } from '../../src/server/protocol.js';
 import { h } from './dom.js';
 import { formatAge, formatBytes, plural, shortId } from './format.js';
 
-export function renderSessions(list: HTMLElement, sessions: readonly SessionItem[], target: string | undefined, select: (id: string) => void): void {
+export interface SessionActions {
+  select(id: string): void;
+  /** Copy a session's canonical mention, to paste into dsh. */
+  copy(session: SessionItem): void;
+}
+
+export function renderSessions(list: HTMLElement, sessions: readonly SessionItem[], target: string | undefined, actions: SessionActions): void {
   if (sessions.length === 0) {
-    list.replaceChildren(h('li', { class: 'empty-note' }, 'No sessions yet. Run `sessref seed` to write demo sessions.'));
+    list.replaceChildren(h('li', { class: 'empty-note' }, 'No sessions yet. Create one with New session, or run `sessref seed` to write demo sessions.'));
     return;
   }
   const newest = [...sessions].sort((a, b) => (b.createdAt ?? -Infinity) - (a.createdAt ?? -Infinity));
-  list.replaceChildren(...newest.map((session) => sessionRow(session, session.sessionId === target, select)));
+  list.replaceChildren(...newest.map((session) => sessionRow(session, session.sessionId === target, actions)));
 }
 
-function sessionRow(session: SessionItem, active: boolean, select: (id: string) => void): HTMLElement {
+function sessionRow(session: SessionItem, active: boolean, actions: SessionActions): HTMLElement {
   // A session whose log cannot be read is listed with its code; the full reason is its tooltip.
   const unreadable = session.readError ? h('span', { class: 'badge unreadable', title: session.readError.message }, `unreadable: ${session.readError.code}`) : null;
+  const inUse = session.inUse ? h('span', { class: 'badge in-use', title: inUseExplanation(session.inUse) }, 'in use') : null;
+  const title = session.title ?? session.sessionId;
   const button = h(
     'button',
     {
@@ -24,18 +32,29 @@ function sessionRow(session: SessionItem, active: boolean, select: (id: string) 
       'data-session-id': session.sessionId,
       title: session.readError?.message,
     },
-    h('span', { class: 'session-title' }, session.title ?? session.sessionId),
-    h('span', { class: 'session-cwd', title: session.cwd ?? '' }, session.cwd ?? 'no cwd'),
-    h(
-      'span',
-      { class: 'session-age' },
-      session.createdAt === undefined ? 'unknown age' : formatAge(session.createdAt),
-      session.live ? h('span', { class: 'badge live' }, 'live') : null,
-      unreadable,
-    ),
+    h('span', { class: 'session-title' }, title),
+    h('span', { class: 'session-cwd', title: session.cwd ?? '' }, session.cwd ?? '(no cwd)'),
+    h('span', { class: 'session-age' }, session.createdAt === undefined ? 'unknown age' : formatAge(session.createdAt), inUse, unreadable),
   );
-  button.addEventListener('click', () => select(session.sessionId));
-  return h('li', {}, button);
+  button.addEventListener('click', () => actions.select(session.sessionId));
+  return h('li', { class: 'session-item' }, button, session.mention === undefined ? null : copyButton(`Copy the mention of ${title}`, () => actions.copy(session)));
+}
+
+/** The in-use badge's tooltip: who holds the session, and what that means for Send. */
+export function inUseExplanation(holder: NonNullable<SessionItem['inUse']>): string {
+  const who = `${holder.command ?? 'Another program'} (pid ${holder.pid})`;
+  const how = holder.how === 'locked' ? 'holds this session\'s lock' : 'has this session\'s log open for writing';
+  return `${who} ${how} right now, as dsh does while it runs the session. Send is refused until it lets go; Preview still works.`;
+}
+
+/** A small button that copies a canonical mention; its name says what it copies. */
+export function copyButton(label: string, copy: () => void): HTMLElement {
+  const button = h('button', { type: 'button', class: 'icon-button copy-button', 'aria-label': label, title: `${label} (to paste into dsh)` });
+  button.addEventListener('click', (event) => {
+    event.stopPropagation();
+    copy();
+  });
+  return button;
 }
 
 export function renderTargetHead(head: HTMLElement, conversation: MessagesResponse | undefined): void {
@@ -66,45 +85,89 @@ export function renderConversation(section: HTMLElement, conversation: MessagesR
     section.replaceChildren(h('div', { class: 'empty-state' }, h('p', {}, 'This session has no messages yet. Write the first one below.')));
     return;
   }
-  section.replaceChildren(...conversation.messages.map(messageView));
+  const { messages } = conversation;
+  // As dsh Web's replay: a message sent with references names them under its text; the snapshot after it is a recall row.
+  section.replaceChildren(...messages.map((message, index) => messageView(message, referencedBy(messages[index + 1]))));
   section.scrollTop = section.scrollHeight;
+}
+
+/** The labels of the snapshot right after a message, which that message's mentions produced. */
+function referencedBy(next: DisplayMessage | undefined): string[] {
+  return next?.kind === 'context' ? (next.references ?? []).map((reference) => reference.label) : [];
 }
 
 const KIND_LABEL: Record<DisplayMessage['kind'], string> = {
   user: 'You',
   assistant: 'Assistant',
-  context: 'Referenced sessions',
+  context: 'Session recall',
   checkpoint: 'Compaction checkpoint',
-  injected: 'Injected context',
+  injected: 'Context injection',
 };
 
-function messageView(message: DisplayMessage): HTMLElement {
+function messageView(message: DisplayMessage, labels: readonly string[]): HTMLElement {
+  if (message.kind === 'context') return recallRow(message);
   const head = h('div', { class: 'message-head' }, h('span', { class: 'message-role' }, KIND_LABEL[message.kind]), h('span', { class: 'message-seq' }, `#${message.seq}`));
   if (message.kind === 'user' || message.kind === 'assistant') {
-    return h('article', { class: `message ${message.kind}`, 'data-seq': message.seq }, head, h('div', { class: 'message-text' }, message.text));
+    const summary = labels.length > 0 ? h('div', { class: 'reference-summary' }, `Referenced session · ${labels.join(', ')}`) : null;
+    return h('article', { class: `message ${message.kind}`, 'data-seq': message.seq }, head, h('div', { class: 'message-text' }, ...withMentions(message.text, labels)), summary);
   }
-  const refs = message.references ?? [];
-  const summary = h(
-    'summary',
-    {},
-    head,
-    refs.length > 0 ? h('div', { class: 'ref-pills' }, ...refs.map(referencePill)) : h('div', { class: 'message-peek' }, firstLine(message.text)),
-  );
   return h(
     'article',
     { class: `message ${message.kind}`, 'data-seq': message.seq },
-    h('details', {}, summary, h('pre', { class: 'message-pre' }, message.display ?? message.text)),
+    h('details', {}, h('summary', {}, head, h('div', { class: 'message-peek' }, firstLine(message.text))), h('pre', { class: 'message-pre', tabindex: 0 }, message.display ?? message.text)),
   );
 }
 
-function referencePill(reference: ReferenceMeta): HTMLElement {
-  return h(
-    'span',
-    { class: 'ref-pill', title: reference.sessionId },
-    h('span', { class: 'chip-at' }, '@'),
-    reference.label,
-    h('span', { class: 'ref-pill-count' }, `${reference.retainedMessages}/${reference.originalMessages}`),
+/**
+ * A snapshot as dsh Web replays it: one collapsed row naming the recalled
+ * sessions; opened, how much of each was kept, then the text the model saw.
+ */
+function recallRow(message: DisplayMessage): HTMLElement {
+  const references = message.references ?? [];
+  const labels = references.flatMap((reference, index) => [index > 0 ? ', ' : '', h('span', { class: 'ref-pill', title: reference.sessionId }, reference.label)]);
+  const summary = h(
+    'summary',
+    { class: 'recall-summary' },
+    h('span', { class: 'recall-icon', 'aria-hidden': 'true' }),
+    h('span', { class: 'message-role' }, KIND_LABEL.context),
+    h('span', { class: 'recall-sep', 'aria-hidden': 'true' }, '·'),
+    h('span', { class: 'recall-labels' }, ...labels),
+    h('span', { class: 'message-seq' }, `#${message.seq}`),
   );
+  const counts = references.map((reference) =>
+    h(
+      'li',
+      { class: 'recall' },
+      h('span', { class: 'recall-label' }, reference.label),
+      h('span', { class: 'recall-counts' }, `${reference.retainedMessages} kept · ${reference.omittedMessages} omitted`),
+      reference.truncated ? h('span', { class: 'recall-counts' }, 'truncated') : null,
+    ),
+  );
+  return h(
+    'article',
+    { class: 'message context', 'data-seq': message.seq },
+    h('details', {}, summary, h('ul', { class: 'recalls' }, ...counts), h('pre', { class: 'message-pre', tabindex: 0 }, message.display ?? message.text)),
+  );
+}
+
+/** `text` with each `@label` of a referenced session shown as a reference, longest labels first. */
+function withMentions(text: string, labels: readonly string[]): (string | HTMLElement)[] {
+  const mentions = [...new Set(labels)].sort((a, b) => b.length - a.length).map((label) => `@${label}`);
+  const parts: (string | HTMLElement)[] = [];
+  let from = 0;
+  for (let at = 0; at < text.length; ) {
+    const mention = mentions.find((candidate) => text.startsWith(candidate, at));
+    if (mention === undefined) {
+      at++;
+      continue;
+    }
+    if (at > from) parts.push(text.slice(from, at));
+    parts.push(h('span', { class: 'sent-ref' }, h('span', { class: 'chip-at' }, '@'), mention.slice(1)));
+    at += mention.length;
+    from = at;
+  }
+  if (from < text.length) parts.push(text.slice(from));
+  return parts;
 }
 
 function firstLine(text: string): string {
@@ -116,6 +179,8 @@ export interface PreviewState {
   preview: PreviewResponse;
   /** Set once the message was appended to the target. */
   appendedSeqs?: number[];
+  /** The target's title (or id) when it was appended, for the notice. */
+  targetTitle?: string;
   /** The draft changed since this preview was made. */
   stale: boolean;
 }
@@ -124,19 +189,34 @@ export function renderPreview(panel: HTMLElement, state: PreviewState | undefine
   panel.hidden = state === undefined;
   if (!state) return panel.replaceChildren();
   const { preview } = state;
-  const closeButton = h('button', { type: 'button', class: 'icon-button', title: 'Close preview', 'aria-label': 'Close preview' }, '×');
+  const closeButton = h('button', { type: 'button', class: 'icon-button', title: 'Close preview (Esc)', 'aria-label': 'Close preview' }, '×');
   closeButton.addEventListener('click', close);
   panel.classList.toggle('stale', state.stale);
+  const sent = state.appendedSeqs !== undefined;
   panel.replaceChildren(
-    h('header', { class: 'preview-head' }, h('div', {}, h('h2', {}, state.appendedSeqs ? 'Sent to the model' : 'What the model sees'), previewSubtitle(state)), closeButton),
-    h('div', { class: 'preview-body' }, referencesSection(preview), ...preview.messages.map((message, index) => modelMessage(message, index))),
+    h('header', { class: 'preview-head' }, h('div', {}, h('h2', {}, sent ? 'Appended to the target' : 'What the model sees'), previewSubtitle(state)), closeButton),
+    h(
+      'div',
+      // Scrollable regions take focus, so a keyboard can scroll them.
+      { class: 'preview-body', tabindex: 0 },
+      sent ? h('p', { class: 'sent-note' }, sentNotice(state)) : null,
+      referencesSection(preview),
+      ...preview.messages.map((message, index) => modelMessage(message, index)),
+    ),
   );
+}
+
+/** What Send did, plainly: two messages on the log, and no model call. */
+export function sentNotice(state: PreviewState): string {
+  const count = state.appendedSeqs?.length ?? 0;
+  const what = count === 2 ? 'Both messages were' : `${plural(count, 'message')} ${count === 1 ? 'was' : 'were'}`;
+  return `${what} appended to “${state.targetTitle ?? state.preview.target}”. No model runs here: the next dsh turn on this session will see them.`;
 }
 
 function previewSubtitle(state: PreviewState): HTMLElement {
   const { preview } = state;
   const parts = [plural(preview.messages.length, 'user message'), plural(preview.references.length, 'reference')];
-  if (state.appendedSeqs && state.appendedSeqs.length > 0) parts.push(`appended as seq ${state.appendedSeqs.join(', ')}`);
+  if (state.appendedSeqs && state.appendedSeqs.length > 0) parts.push(`seq ${state.appendedSeqs.join(', ')}`);
   if (state.stale) parts.push('draft changed since');
   return h('p', { class: 'preview-sub' }, parts.join(' · '));
 }
@@ -191,6 +271,6 @@ function modelMessage(message: PreviewResponse['messages'][number], index: numbe
     'section',
     { class: `preview-card model-message ${message.kind}` },
     h('div', { class: 'card-head' }, h('h3', {}, `${index + 1} · user`), h('span', { class: 'kind' }, title)),
-    h('pre', { class: 'model-text' }, message.display),
+    h('pre', { class: 'model-text', tabindex: 0 }, message.display),
   );
 }

@@ -1,0 +1,51 @@
+/**
+ * Which sessions another program is writing right now: the same check that
+ * makes `send` refuse with SESSION_IN_USE (a process with the log open for
+ * writing, or holding the kernel lock a newer dsh keeps beside it), asked for
+ * a whole listing at once so the inspector can say so before anyone sends.
+ */
+import { dirname, join } from 'node:path';
+import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
+import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
+import type { Engine } from './engine.js';
+import { findForeignWriters, type ForeignWriter } from './open-writers.js';
+
+/** The lock file a newer dsh holds while a session is live (see session-writes.ts). */
+const DSH_LOCK_FILE_NAME = 'session.lock';
+
+interface Watched {
+  sessionId: string;
+  files: string[];
+}
+
+/**
+ * The sessions among `sessions` that another process is writing, each with
+ * one such process. One scan of /proc answers for the whole listing; only
+ * when it finds something is the set halved until each writer is pinned to
+ * its session (a few scans, never one per session).
+ */
+export function sessionsInUse(engine: Engine, sessions: readonly { sessionId: string; cwd?: string }[]): Map<string, ForeignWriter> {
+  const persistence = engine.ctx.sessionPersistence;
+  const found = new Map<string, ForeignWriter>();
+  if (!(persistence instanceof JsonlSessionPersistence)) return found;
+  const watched = sessions.map(({ sessionId, cwd }): Watched => {
+    // locate() reads only the id and the cwd of a header.
+    const log = persistence.locate({ id: SessionId(sessionId), ...(cwd === undefined ? {} : { cwd }) } as SessionHeader).path;
+    return { sessionId, files: [log, join(dirname(log), DSH_LOCK_FILE_NAME)] };
+  });
+  pin(watched, found);
+  return found;
+}
+
+function pin(group: readonly Watched[], found: Map<string, ForeignWriter>): void {
+  if (group.length === 0) return;
+  const [writer] = findForeignWriters(group.flatMap((entry) => entry.files));
+  if (writer === undefined) return;
+  if (group.length === 1) {
+    found.set(group[0]!.sessionId, writer);
+    return;
+  }
+  const half = Math.ceil(group.length / 2);
+  pin(group.slice(0, half), found);
+  pin(group.slice(half), found);
+}

@@ -1,0 +1,48 @@
+/**
+ * The New session dialog: a title and an optional absolute cwd, created
+ * through `POST /api/new` as `sessref new` does. A modal <dialog> keeps focus
+ * inside, and Escape cancels it natively; failures stay in the dialog as a
+ * sentence, next to the fields they concern.
+ */
+import { api, describeError } from './api.js';
+import { byId } from './dom.js';
+
+export function setUpNewSession(opener: HTMLButtonElement, created: (sessionId: string) => Promise<void>): void {
+  const dialog = byId<HTMLDialogElement>('new-session-dialog');
+  const form = byId<HTMLFormElement>('new-session-form');
+  const title = byId<HTMLInputElement>('new-session-title');
+  const cwd = byId<HTMLInputElement>('new-session-cwd');
+  const error = byId('new-session-error');
+
+  const showError = (message: string | undefined) => {
+    error.textContent = message ?? '';
+    error.hidden = message === undefined;
+  };
+
+  opener.addEventListener('click', () => {
+    form.reset();
+    showError(undefined);
+    dialog.showModal();
+    title.focus();
+  });
+  byId('new-session-cancel').addEventListener('click', () => dialog.close());
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void submit();
+  });
+
+  async function submit(): Promise<void> {
+    if (title.value.trim() === '') {
+      showError('Give the new session a title.');
+      title.focus();
+      return;
+    }
+    try {
+      const { sessionId } = await api.newSession({ title: title.value, ...(cwd.value.trim() === '' ? {} : { cwd: cwd.value.trim() }) });
+      dialog.close();
+      await created(sessionId);
+    } catch (failure) {
+      showError(describeError(failure));
+    }
+  }
+}

@@ -489,10 +489,11 @@ describe('copy out', () => {
     const flaky = formatSessionReferenceMention({ sessionId: 'flaky-ci', label: 'Fix flaky CI on main' });
     const incident = formatSessionReferenceMention({ sessionId: 'payments-incident', label: 'Payments queue incident review' });
 
-    // A session row's copy button, reached by keyboard.
-    const copyRow = page.locator('#sessions .session-item:has([data-session-id="flaky-ci"]) .copy-button');
-    expect(await copyRow.getAttribute('aria-label')).toBe('Copy the mention of Fix flaky CI on main');
-    await copyRow.focus();
+    // A session row's copy button, reached from the composer with Shift+Tab and pressed with Enter.
+    const copyLabel = 'Copy the mention of Fix flaky CI on main';
+    const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+    for (let step = 0; step < 40 && (await focusedLabel()) !== copyLabel; step++) await page.keyboard.press('Shift+Tab');
+    expect(await focusedLabel()).toBe(copyLabel);
     await page.keyboard.press('Enter');
     await expect.poll(() => clipboard(page)).toBe(flaky);
     await expect.poll(() => toast(page).textContent()).toBe('Copied the mention of “Fix flaky CI on main”: paste it into dsh to reference that session.');

@@ -101,8 +101,9 @@ async function loadSessions(): Promise<void> {
     elements.root.title = response.root;
     showSessions();
     if (state.target === undefined) {
+      // Shown, not chosen: the address records only a session the user picked (or already named).
       const target = firstTarget();
-      if (target !== undefined) await select(target);
+      if (target !== undefined) await select(target, { remember: false });
     }
   } catch (error) {
     toast(`Could not load the sessions. ${describeError(error)}`, 'error', errorCode(error));
@@ -117,9 +118,9 @@ function firstTarget(): string | undefined {
   return readable.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))[0]?.sessionId;
 }
 
-async function select(id: string): Promise<void> {
+async function select(id: string, { remember = true } = {}): Promise<void> {
   state.target = id;
-  keepTargetInAddress(id);
+  if (remember) keepTargetInAddress(id);
   showSessionsPanel(false);
   setPreview(undefined);
   showSessions();

@@ -8,6 +8,7 @@ import { assertSupportedRoot } from './engine/root-shape.js';
 import { explainMissing } from './engine/listing.js';
 import { checkBytes } from './commands/args.js';
 import { listCommand, showCommand } from './commands/sessions.js';
+import { searchCommand } from './commands/search.js';
 import { stepCommand } from './commands/step.js';
 import { mentionCommand, newCommand, uriCommand } from './commands/misc.js';
 import { seedCommand } from './commands/seed.js';
@@ -102,6 +103,8 @@ async function run(command: string, args: string[], flags: Flags, io: Io): Promi
         return listCommand(engine, io, { query: args[0] ?? '', ...optional('target', flags.target), ...optional('limit', flags.limit), json });
       case 'show':
         return showCommand(engine, io, { id: required(args[0], 'show needs a session id'), json });
+      case 'search':
+        return searchCommand(engine, io, { query: required(args[0], 'search needs a QUERY'), ...optional('target', flags.target), ...optional('limit', flags.limit), json });
       case 'prepare':
       case 'send':
         return stepCommand(engine, io, {

@@ -17,6 +17,20 @@ export const COMMAND_HELP: Record<string, string> = {
   Examples:
     sessref show oauth-migration
     sessref show research-log --json`,
+  search: `sessref search QUERY [--target ID] [--limit N] [--json]
+  Sessions whose conversation contains QUERY, best match first: direct user
+  text, assistant text and compaction checkpoints of the current surface (what
+  a reference would carry), never tool output, reasoning, injected context or
+  other sessions' snapshots. QUERY is one literal phrase of whole words, case
+  and accents ignored; quotes, OR, NEAR and * are plain text. Each match shows
+  the session, its label, the matching message and a snippet. --target ID
+  leaves that session out; --limit N keeps the first N (default 50).
+  Uses dsh's SQLite FTS5 backend; its derived index lives in the cache
+  directory ($SESSREF_CACHE_DIR, else ~/.cache/sessref) and is built by the
+  first search, then kept current.
+  Examples:
+    sessref search "price fetch"
+    sessref search refund --limit 5 --json`,
   prepare: `sessref prepare --target ID MESSAGE [--max-bytes N] [--json]
   Run MESSAGE through the real agent/pre-step path for the target and print
   the two model-facing messages and the retention facts. Writes nothing.
@@ -67,6 +81,7 @@ Usage: sessref <command> [options]
 Commands:
   list      list sessions, or reference candidates for a target
   show      show a session as a reference would carry it
+  search    find sessions by what their conversation says
   prepare   preview the model-facing messages for a message with mentions
   send      prepare, then append to the target's log
   new       create a session

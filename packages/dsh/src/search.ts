@@ -129,9 +129,13 @@ export class ContentSearch {
         throw searchFailure(error, signal);
       }
       const hits = page.items.filter((hit) => hit.header.id !== exclude).slice(0, MAX_EXAMINED - examined);
-      examined += hits.length;
-      const verified = await mapConcurrent(hits, READ_CONCURRENCY, (hit) => this.verify(hit, query, signal));
-      for (const match of verified) if (match !== undefined && matches.length < limit) matches.push(match);
+      // Verified in rank order, a few at a time, until the limit is reached: hits past it are never read.
+      for (let at = 0; at < hits.length && matches.length < limit; at += READ_CONCURRENCY) {
+        const batch = hits.slice(at, at + Math.min(READ_CONCURRENCY, limit - matches.length));
+        examined += batch.length;
+        const verified = await Promise.all(batch.map((hit) => this.verify(hit, query, signal)));
+        for (const match of verified) if (match !== undefined && matches.length < limit) matches.push(match);
+      }
       if (page.nextCursor === undefined || page.items.length === 0) break;
       cursor = page.nextCursor;
     }
@@ -236,20 +240,6 @@ function sameTokens(a: string, b: string): boolean {
   const left = phraseTokens(a);
   const right = phraseTokens(b);
   return left.length === right.length && left.every((token, index) => token === right[index]);
-}
-
-/** `work` over `items` with at most `limit` calls running at once; results in input order. */
-async function mapConcurrent<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 function codeOf(error: unknown): string | undefined {

@@ -13,12 +13,13 @@ import {
   utf8Length,
   type ProjectedItem,
   type RetainedReference,
+  type SessionReferenceContentHit,
   type SessionReferenceMentionCandidate,
   type SessionReferenceSource,
 } from '@sessref/core';
 import { toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
 import { runPreStep } from './agent.js';
-import { defaultIndexFile } from '@sessref/dsh/title-index';
+import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
 import { bootHost } from './host.js';
 import { appendTurn, createSession, nextTurn } from './session-writes.js';
 
@@ -64,6 +65,8 @@ export interface EngineOptions {
   indexFile?: string;
   /** Keep the title index current from file-system events; for long-lived processes such as `serve`. */
   watchLogs?: boolean;
+  /** The derived full-text index file; defaults to the per-root file beside the title index. */
+  searchIndexFile?: string;
   /** How long `send` waits for another sessref process writing the same session; default {@link DEFAULT_LOCK_WAIT_MS}. */
   lockWaitMs?: number;
 }
@@ -83,7 +86,8 @@ export class Engine {
 
   static async open(options: EngineOptions): Promise<Engine> {
     const indexFile = options.indexFile ?? defaultIndexFile(options.root);
-    return new Engine(await bootHost({ ...options, indexFile }), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
+    const searchIndexFile = options.searchIndexFile ?? defaultSearchIndexFile(options.root);
+    return new Engine(await bootHost({ ...options, indexFile, searchIndexFile }), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
   }
 
   get maxReferenceBytes(): number {
@@ -112,13 +116,26 @@ export class Engine {
     });
   }
 
-  /** Candidates for a target through the plugin's Remote face, or with an explicit limit. */
+  /**
+   * Title candidates for a target, ranked as the plugin ranks them, under the
+   * configured candidate limit unless `limit` is given: the plugin's Remote
+   * `candidates` without the content matches it appends (see {@link search}).
+   */
   async candidates(targetId: string, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
     const resolver = this.ctx.sessionReferenceResolver;
     const agent = await this.detachedAgent(targetId);
-    if (limit === undefined) return resolver.remoteExportCandidates(agent, query, signal ?? new AbortController().signal);
-    const candidates = await resolver.listCandidates(agent, query, limit, signal);
+    const candidates = await resolver.listCandidates(agent, query, limit ?? resolver.config.candidateLimit, signal);
     return candidates.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention(candidate) }));
+  }
+
+  /**
+   * Sessions whose conversation, as a reference would carry it, contains
+   * `query` (a literal phrase), by relevance, through the plugin's content
+   * search on dsh's SQLite FTS5 backend; the target's own session is left out.
+   */
+  async search(query: string, options: { target?: string; limit?: number; signal?: AbortSignal } = {}): Promise<SessionReferenceContentHit[]> {
+    const agent = options.target === undefined ? undefined : await this.detachedAgent(options.target);
+    return this.ctx.sessionReferenceResolver.searchContent(agent, query, options.limit, options.signal);
   }
 
   /** A session's header and the projection a reference to it would carry. */

@@ -1,0 +1,194 @@
+/**
+ * `sessref search` and the engine's content search, on roots written by the
+ * real dsh JSONL persistence: what a reference would carry is found, tool
+ * output, reasoning, injected context, referenced snapshots and shadowed
+ * pre-compaction text never are; text another process appends is found by
+ * the next query of a long-lived engine; the derived index lives in the
+ * cache directory, never in the root.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatSessionReferenceMention, type SessionReferenceContentHit } from '@sessref/core';
+import {
+  appendAssistant,
+  appendExchange,
+  appendInjected,
+  appendToolResult,
+  appendUser,
+  compact,
+  createHost,
+  createSession,
+  endTurn,
+  setTitle,
+} from '../../dsh/test/host';
+import { Engine } from '../src/engine/engine.js';
+import { expectFailure, json, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
+
+let root: string;
+let cache: string;
+
+/** A root written through the real host: each marker word in exactly one kind of place. */
+async function writeRoot(directory: string): Promise<void> {
+  const host = await createHost({ root: directory, invariants: false });
+  try {
+    const notes = createSession(host, { id: 'notes', cwd: '/work/app', createdAt: 1_000 });
+    appendExchange(notes, { user: 'Why does the zebracrossing test flake?', assistant: 'The quokkafactor retry races the timer.' });
+    setTitle(notes, 'Flaky test notes');
+
+    const tools = createSession(host, { id: 'tools', cwd: '/work/app', createdAt: 2_000 });
+    appendUser(tools, 'Search the repository.');
+    const { callIds } = appendAssistant(tools, {
+      reasoning: 'I should look for reasonmarker.',
+      text: 'Searching now.',
+      toolCalls: [{ name: 'grep', arguments: { pattern: 'argumentmarker' } }],
+    });
+    appendToolResult(tools, callIds[0]!, 'tooloutputmarker found in 3 files');
+    endTurn(tools);
+    appendInjected(tools, 'Plugin note: injectmarker.');
+    appendInjected(tools, '## Referenced sessions\n<referenced-sessions>\n[{"conversation":[{"role":"user","text":"snapmarker"}]}]\n</referenced-sessions>');
+    endTurn(tools);
+
+    const compacted = createSession(host, { id: 'compacted', createdAt: 3_000 });
+    appendExchange(compacted, { user: 'Old shadowmarker idea.', assistant: 'Dropping it.' });
+    compact(compacted, 'Summary: the narwhalplan replaces the old idea.');
+    appendExchange(compacted, { user: 'Go on.', assistant: 'Going on.' });
+
+    const scratch = createSession(host, { id: 'scratch', cwd: '/work/app', createdAt: 4_000 });
+    appendExchange(scratch, { user: 'Scratch space.', assistant: 'Ready.' });
+    setTitle(scratch, 'Scratch');
+
+    for (const session of [notes, tools, compacted, scratch]) await host.flush(session);
+  } finally {
+    await host.dispose();
+  }
+}
+
+beforeAll(async () => {
+  requireBuild();
+  root = join(await tempDir('sessref-search-'), 'sessions');
+  cache = await tempDir('sessref-search-cache-');
+  await writeRoot(root);
+});
+
+afterAll(removeTemps);
+
+const env = () => ({ env: { SESSREF_CACHE_DIR: cache } });
+const ids = (hits: readonly { sessionId: string }[]) => hits.map((hit) => hit.sessionId);
+
+describe('sessref search', () => {
+  it('finds user, assistant and checkpoint text, with label, message and snippet', async () => {
+    const user = await json<SessionReferenceContentHit[]>(['search', 'zebracrossing', '--root', root], env());
+    expect(user).toEqual([
+      {
+        mention: formatSessionReferenceMention({ sessionId: 'notes', label: 'Flaky test notes' }),
+        sessionId: 'notes',
+        label: 'Flaky test notes',
+        cwd: '/work/app',
+        createdAt: 1_000,
+        seq: expect.any(Number),
+        role: 'user',
+        checkpoint: false,
+        snippet: 'Why does the zebracrossing test flake?',
+      },
+    ]);
+    expect(await json<SessionReferenceContentHit[]>(['search', 'Quokkafactor', '--root', root], env())).toEqual([
+      expect.objectContaining({ sessionId: 'notes', role: 'assistant', snippet: 'The quokkafactor retry races the timer.' }),
+    ]);
+    expect(await json<SessionReferenceContentHit[]>(['search', 'narwhalplan', '--root', root], env())).toEqual([
+      expect.objectContaining({ sessionId: 'compacted', label: 'compacted', role: 'user', checkpoint: true }),
+    ]);
+    // The derived index is in the cache directory, never in the root.
+    expect(readdirSync(cache).some((name) => /^search-[0-9a-f]{16}\.sqlite$/.test(name))).toBe(true);
+    expect(readdirSync(root, { recursive: true }).map(String).filter((name) => /sqlite|\.owner$/.test(name))).toEqual([]);
+  });
+
+  it.each(['tooloutputmarker', 'reasonmarker', 'argumentmarker', 'injectmarker', 'snapmarker', 'shadowmarker'])('never finds %s', async (word) => {
+    expect(await json<unknown[]>(['search', word, '--root', root], env())).toEqual([]);
+  });
+
+  it('prints a table: session, label, message, age and the snippet', async () => {
+    const out = await ok(['search', 'zebracrossing', '--root', root], env());
+    const [head, row, end] = out.split('\n');
+    expect(head).toMatch(/^SESSION +LABEL +MESSAGE +AGE +SNIPPET$/);
+    expect(row).toMatch(/^notes +Flaky test notes +#\d+ user +.+ago +Why does the zebracrossing test flake\?$/);
+    expect(end).toBe('');
+    expect(await ok(['search', 'nothing like this', '--root', root], env())).toBe('no matches\n');
+  });
+
+  it('honours --limit and --target, and treats query syntax as text', async () => {
+    const all = await json<SessionReferenceContentHit[]>(['search', 'the', '--root', root], env());
+    expect(all.length).toBeGreaterThan(1);
+    expect(ids(await json<SessionReferenceContentHit[]>(['search', 'the', '--limit', '1', '--root', root], env()))).toEqual(ids(all).slice(0, 1));
+    expect(ids(await json<SessionReferenceContentHit[]>(['search', 'the', '--target', 'notes', '--root', root], env()))).not.toContain('notes');
+    expect(await json<unknown[]>(['search', 'zebracrossing OR quokkafactor', '--root', root], env())).toEqual([]);
+    expect(ids(await json<SessionReferenceContentHit[]>(['search', '"zebracrossing"', '--root', root], env()))).toEqual(['notes']);
+  });
+
+  it('refuses a missing, empty or over-long query and a bad limit with one coded line', async () => {
+    expectFailure(await sessref(['search', '--root', root], env()), 1, 'USAGE');
+    expectFailure(await sessref(['search', '  ', '--root', root], env()), 1, 'USAGE');
+    expectFailure(await sessref(['search', 'x'.repeat(300), '--root', root], env()), 1, 'SESSION_REFERENCE_INVALID_QUERY');
+    expectFailure(await sessref(['search', 'x', '--limit', '0', '--root', root], env()), 1, 'USAGE');
+  });
+
+  it('documents itself in --help and in the command list', async () => {
+    const help = await ok(['search', '--help']);
+    expect(help.startsWith('sessref search QUERY')).toBe(true);
+    expect(help).toMatch(/\n {2}Examples?:\n {4}sessref search /);
+    expect(await ok(['--help'])).toMatch(/^ {2}search +find sessions by what their conversation says$/m);
+  });
+});
+
+describe('a long-lived engine (as `sessref serve` runs)', () => {
+  it('finds a session by the text another process appended since its last query', async () => {
+    const copy = join(await tempDir('sessref-search-append-'), 'sessions');
+    await writeRoot(copy);
+    const engine = await Engine.open({ root: copy, indexFile: join(cache, 'append-titles.json'), searchIndexFile: join(cache, 'append.sqlite') });
+    try {
+      expect(await engine.search('latecomerword')).toEqual([]);
+      // Another process appends a turn to `scratch` (sessref send writes through the dsh persistence).
+      await ok(['send', '--target', 'scratch', 'A latecomerword arrives here.', '--root', copy], env());
+      const hits = await engine.search('latecomerword');
+      expect(hits).toEqual([expect.objectContaining({ sessionId: 'scratch', label: 'Scratch', role: 'user', snippet: 'A latecomerword arrives here.' })]);
+      // A target's own session is left out.
+      expect(await engine.search('latecomerword', { target: 'scratch' })).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('owns its index file while open; another process meanwhile searches with an index of its own', async () => {
+    const file = join(cache, 'owned.sqlite');
+    const engine = await Engine.open({ root, indexFile: join(cache, 'owned-titles.json'), searchIndexFile: file });
+    try {
+      expect(ids(await engine.search('zebracrossing'))).toEqual(['notes']);
+      expect(existsSync(`${file}.owner`)).toBe(true);
+      // A second engine in the same process (or another process) does not share the file, and still answers.
+      const second = await Engine.open({ root, indexFile: join(cache, 'owned-titles-2.json'), searchIndexFile: file });
+      try {
+        expect(ids(await second.search('zebracrossing'))).toEqual(['notes']);
+      } finally {
+        await second.close();
+      }
+      expect(existsSync(`${file}.owner`)).toBe(true);
+    } finally {
+      await engine.close();
+    }
+    expect(existsSync(`${file}.owner`)).toBe(false);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it('keeps title candidates free of content matches (the inspector asks for both separately)', async () => {
+    const engine = await Engine.open({ root, indexFile: join(cache, 'cand-titles.json'), searchIndexFile: join(cache, 'cand.sqlite') });
+    try {
+      expect(await engine.candidates('scratch', 'zebracrossing')).toEqual([]);
+      expect(ids(await engine.search('zebracrossing', { target: 'scratch' }))).toEqual(['notes']);
+      // The plugin's own Remote face, as the dsh Web picker calls it, appends them.
+      const agent = { id: 'scratch', session: { header: { cwd: '/work/app' } } } as never;
+      expect(ids(await engine.ctx.sessionReferenceResolver.remoteExportCandidates(agent, 'zebracrossing', new AbortController().signal))).toEqual(['notes']);
+    } finally {
+      await engine.close();
+    }
+  });
+});

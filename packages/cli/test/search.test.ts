@@ -6,7 +6,7 @@
  * the next query of a long-lived engine; the derived index lives in the
  * cache directory, never in the root.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention, type SessionReferenceContentHit } from '@sessref/core';
@@ -187,6 +187,58 @@ describe('a long-lived engine (as `sessref serve` runs)', () => {
       // The plugin's own Remote face, as the dsh Web picker calls it, appends them.
       const agent = { id: 'scratch', session: { header: { cwd: '/work/app' } } } as never;
       expect(ids(await engine.ctx.sessionReferenceResolver.remoteExportCandidates(agent, 'zebracrossing', new AbortController().signal))).toEqual(['notes']);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('the listing the search backend reconciles with', () => {
+  /** What dsh's own JSONL backend lists for the root: ids and headers. */
+  async function dshListing(directory: string): Promise<Record<string, unknown>> {
+    const host = await createHost({ root: directory, invariants: false });
+    try {
+      const headers = await host.persistence!.list();
+      return Object.fromEntries(headers.map((header) => [header.id, header]));
+    } finally {
+      await host.dispose();
+    }
+  }
+
+  it('answers as dsh\'s backend does, follows appends, new and deleted sessions, and keeps headers for the next process', async () => {
+    const copy = join(await tempDir('sessref-search-listing-'), 'sessions');
+    await writeRoot(copy);
+    const searchIndexFile = join(cache, 'listing.sqlite');
+    const open = () => Engine.open({ root: copy, indexFile: join(cache, 'listing-titles.json'), searchIndexFile });
+    let engine = await open();
+    try {
+      const persistence = engine.ctx.get('sessionPersistence')!;
+      const listed = async () => Object.fromEntries((await persistence.list()).map((header) => [header.id, header]));
+      expect(await listed()).toEqual(await dshListing(copy));
+      const before = new Map((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, snapshot.revision]));
+      // Another process appends to one session and creates another.
+      await ok(['send', '--target', 'scratch', 'More text.', '--root', copy], env());
+      await ok(['new', '--title', 'Fresh one', '--root', copy], env());
+      const after = new Map((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, snapshot.revision]));
+      expect(after.size).toBe(before.size + 1);
+      expect(after.get('scratch')).not.toBe(before.get('scratch'));
+      expect(after.get('notes')).toBe(before.get('notes'));
+      // This process creates one: listed at once.
+      const mine = await engine.create({ title: 'Mine' });
+      expect(Object.keys(await listed())).toContain(mine);
+      expect(await listed()).toEqual(await dshListing(copy));
+      // A deleted session drops out.
+      rmSync(join(copy, '_no-cwd', 'compacted'), { recursive: true });
+      expect(Object.keys(Object.fromEntries((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, 1])))).not.toContain('compacted');
+    } finally {
+      await engine.close();
+    }
+    // The headers are kept beside the derived index, and a new process lists the same.
+    expect(existsSync(`${searchIndexFile}.headers.json`)).toBe(true);
+    engine = await open();
+    try {
+      expect(Object.fromEntries((await engine.ctx.get('sessionPersistence')!.list()).map((header) => [header.id, header]))).toEqual(await dshListing(copy));
+      expect(ids(await engine.search('zebracrossing'))).toEqual(['notes']);
     } finally {
       await engine.close();
     }

@@ -40,7 +40,9 @@ export async function bootHost(options: HostOptions): Promise<Context> {
   try {
     await ctx.plugin(SessionStore);
     await ctx.plugin(AgentRegistry);
-    const persistence = options.watchLogs === true ? ListedJsonlPersistence.watching() : ListedJsonlPersistence;
+    // The headers the listing keeps persist beside the derived index, one file per root.
+    const headersFile = options.searchIndexFile === undefined ? undefined : `${options.searchIndexFile}.headers.json`;
+    const persistence = ListedJsonlPersistence.with({ watch: options.watchLogs ?? false, headersFile });
     await ctx.plugin(persistence, { root: options.root, writeBatchMaxDelayMs: 1 });
     const index = claimIndexFile(options.searchIndexFile);
     // Mounted before the engine, so it is let go only after the engine closed the file.

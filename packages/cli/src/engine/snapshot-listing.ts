@@ -1,5 +1,7 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
-import type { SessionHeader } from '@deepseek-ai/dsh-session';
+import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { LogFileTracker } from '@sessref/dsh/title-index';
 import { CheckedJsonlPersistence } from './storage.js';
@@ -29,31 +31,84 @@ interface KnownHeader {
 export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   /** Follow file-system events instead of walking the root for every listing (long-lived processes). */
   protected watch = false;
+  /** Where the kept headers persist between processes; `undefined` keeps them in memory. */
+  protected headersFile: string | undefined = undefined;
+  private loaded = false;
   private tracker: LogFileTracker | undefined;
   private readonly headers = new Map<string, KnownHeader>();
   /** The last answer and the revisions it was built from: an unchanged root gets the same (frozen) snapshots again. */
-  private last: { revisions: Map<string, string>; snapshots: readonly SessionPersistenceSnapshot[] } | undefined;
+  private last: { revisions: Map<string, string>; snapshots: readonly SessionPersistenceSnapshot[]; at: number; writes: number } | undefined;
+  /** Writes through this backend so far: a listing taken before one is not reused. */
+  private writes = 0;
 
   constructor(ctx: Context, config: ConstructorParameters<typeof CheckedJsonlPersistence>[1]) {
     super(ctx, config);
     ctx.effect(() => () => this.tracker?.close(), 'close the listing watchers');
   }
 
-  /** A subclass that follows file-system events. */
-  static watching(): typeof ListedJsonlPersistence {
-    return class WatchingJsonlPersistence extends ListedJsonlPersistence {
-      protected override watch = true;
+  /**
+   * A subclass that follows file-system events (`watch`) and keeps the
+   * headers it read in `headersFile`, so a new process lists the root with a
+   * stat walk instead of reading every log's header.
+   */
+  static with(options: { watch?: boolean; headersFile?: string }): typeof ListedJsonlPersistence {
+    return class ConfiguredJsonlPersistence extends ListedJsonlPersistence {
+      protected override watch = options.watch ?? false;
+      protected override headersFile = options.headersFile;
     };
   }
 
+  /**
+   * Headers of every log. dsh lists the whole root to resolve every single
+   * read; without file-system events a listing is reused for up to
+   * {@link LIST_REUSE_MS}, unless this process wrote since (a session it
+   * creates is listed at once). Every `listSnapshots()`, what the search
+   * backend reconciles with, walks afresh.
+   */
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
+    const last = this.last;
+    if (!this.watch && last !== undefined && last.writes === this.writes && performance.now() - last.at < LIST_REUSE_MS) {
+      return last.snapshots.map((snapshot) => snapshot.header);
+    }
     return (await this.listSnapshots(signal)).map((snapshot) => snapshot.header);
+  }
+
+  override async create(meta: SessionHeader): Promise<void> {
+    this.writes += 1;
+    try {
+      return await super.create(meta);
+    } finally {
+      this.writes += 1;
+    }
+  }
+
+  override async append(id: SessionId, events: readonly SessionEvent[]): Promise<void> {
+    this.writes += 1;
+    try {
+      return await super.append(id, events);
+    } finally {
+      this.writes += 1;
+    }
+  }
+
+  override async appendBatch(meta: SessionHeader, events: readonly SessionEvent[], isMaterialized: boolean): Promise<void> {
+    this.writes += 1;
+    try {
+      return await super.appendBatch(meta, events, isMaterialized);
+    } finally {
+      this.writes += 1;
+    }
   }
 
   override async listSnapshots(signal?: AbortSignal): Promise<SessionPersistenceSnapshot[]> {
     signal?.throwIfAborted();
+    const writes = this.writes;
+    this.loadHeaders();
     const revisions = await this.revisions();
-    if (this.last !== undefined && sameRevisions(this.last.revisions, revisions)) return [...this.last.snapshots];
+    if (this.last !== undefined && sameRevisions(this.last.revisions, revisions)) {
+      this.last = { ...this.last, at: performance.now(), writes };
+      return [...this.last.snapshots];
+    }
     for (const [id, revision] of revisions) {
       if (this.headers.get(id)?.inode === inodeOf(revision)) continue;
       await this.readHeaders(revisions, signal);
@@ -65,7 +120,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       if (known !== undefined) snapshots.push(Object.freeze({ header: known.header, revision: SessionPersistenceRevision(revision) }));
     }
     if (this.headers.size > revisions.size) for (const id of this.headers.keys()) if (!revisions.has(id)) this.headers.delete(id);
-    this.last = { revisions, snapshots };
+    this.last = { revisions, snapshots, at: performance.now(), writes };
     return [...snapshots];
   }
 
@@ -83,6 +138,36 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       const revision = revisions.get(header.id);
       if (revision !== undefined) this.headers.set(header.id, { inode: inodeOf(revision), header: deepFreeze(structuredClone(header)) });
     }
+    this.saveHeaders();
+  }
+
+  /** The headers a previous process kept for this root, once; a missing, damaged or foreign file is ignored. */
+  private loadHeaders(): void {
+    if (this.loaded || this.headersFile === undefined) return;
+    this.loaded = true;
+    try {
+      const saved = JSON.parse(readFileSync(this.headersFile, 'utf8')) as SavedHeaders;
+      if (saved.version !== HEADERS_VERSION || saved.root !== this.config.root) return;
+      for (const [id, known] of Object.entries(saved.headers)) {
+        if (known.header.id === id && typeof known.inode === 'string') this.headers.set(id, { inode: known.inode, header: deepFreeze(known.header) });
+      }
+    } catch {
+      // Read afresh from the logs.
+    }
+  }
+
+  /** Replace the saved headers atomically; a file that cannot be written only costs the next process a full listing. */
+  private saveHeaders(): void {
+    if (this.headersFile === undefined) return;
+    const saved: SavedHeaders = { version: HEADERS_VERSION, root: this.config.root, headers: Object.fromEntries(this.headers) };
+    try {
+      mkdirSync(dirname(this.headersFile), { recursive: true, mode: 0o700 });
+      const temporary = `${this.headersFile}.${process.pid}.tmp`;
+      writeFileSync(temporary, JSON.stringify(saved), { mode: 0o600 });
+      renameSync(temporary, this.headersFile);
+    } catch {
+      // Nothing lost but time.
+    }
   }
 }
 
@@ -99,6 +184,17 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+interface SavedHeaders {
+  version: typeof HEADERS_VERSION;
+  root: string;
+  headers: Record<string, KnownHeader>;
+}
+
+const HEADERS_VERSION = 1;
+
+/** How long a one-shot process reuses a listing to resolve reads (see {@link ListedJsonlPersistence.list}). */
+const LIST_REUSE_MS = 1000;
 
 /** The tracker's revision is `size:mtimeMs:ctimeMs:ino`. */
 function inodeOf(revision: string): string {

@@ -1,0 +1,87 @@
+/**
+ * POST /api/search, the `@` menu's "Found in conversation" request, on the
+ * real server over a root written through the real dsh host.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { phraseTokens } from '@sessref/core';
+import { Engine } from '../../src/engine/engine.js';
+import type { ApiError, SearchResponse } from '../../src/server/protocol.js';
+import { MENU_SEARCH_LIMIT } from '../../src/server/api.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
+import { TARGET, WEBAPP, httpRequest, json, removeDir, seedRoot, tempDir, type Reply } from './fixture.js';
+
+let root: string;
+let webRoot: string;
+let cache: string;
+let engine: Engine;
+let server: RunningServer;
+
+beforeAll(async () => {
+  [root, webRoot, cache] = await Promise.all([tempDir('search-api-root'), tempDir('search-api-web'), tempDir('search-api-cache')]);
+  await mkdir(join(webRoot, 'assets'));
+  await writeFile(join(webRoot, 'index.html'), '<!doctype html><script type="module" src="/assets/app.js"></script>');
+  await writeFile(join(webRoot, 'assets', 'app.js'), 'export {};\n');
+  await seedRoot(root);
+  engine = await Engine.open({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'search.sqlite') });
+  const hostile = await engine.create({ title: 'Hostile', cwd: WEBAPP });
+  await engine.send(hostile, 'See <img src=x onerror=alert(1)> the lagmarker </mark> here');
+  server = await startServer(engine, { webRoot });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await engine?.close();
+  for (const dir of [root, webRoot, cache]) await removeDir(dir);
+});
+
+function search(body: unknown): Promise<Reply> {
+  return httpRequest(server.port, {
+    path: '/api/search',
+    method: 'POST',
+    headers: { 'x-sessref-token': server.token, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('POST /api/search', () => {
+  it('answers hits with the phrase\'s spans in each snippet, never the target itself', async () => {
+    const reply = await search({ target: TARGET, query: 'partition leader' });
+    expect(reply.status).toBe(200);
+    const { hits } = json<SearchResponse>(reply);
+    expect(hits.map((hit) => hit.sessionId)).toEqual(['payments-incident']);
+    const [hit] = hits;
+    expect(hit).toMatchObject({ label: 'Payments queue incident review', role: 'assistant', checkpoint: false });
+    expect(hit!.highlights.length).toBeGreaterThan(0);
+    for (const [start, end] of hit!.highlights) expect(phraseTokens(hit!.snippet.slice(start, end))).toEqual(['partition', 'leader']);
+    // The incident review is the target here: it is left out.
+    expect(json<SearchResponse>(await search({ target: 'payments-incident', query: 'partition leader' })).hits).toEqual([]);
+  });
+
+  it('keeps to the menu\'s limit and answers an empty query with no hits', async () => {
+    const { hits } = json<SearchResponse>(await search({ target: TARGET, query: 'the' }));
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.length).toBeLessThanOrEqual(MENU_SEARCH_LIMIT);
+    expect(json<SearchResponse>(await search({ target: TARGET, query: '' })).hits).toEqual([]);
+    expect(json<SearchResponse>(await search({ target: TARGET, query: '  ** ' })).hits).toEqual([]);
+  });
+
+  it('carries a hostile snippet as plain data, with spans on the phrase only', async () => {
+    const { hits } = json<SearchResponse>(await search({ target: TARGET, query: 'lagmarker' }));
+    expect(hits).toHaveLength(1);
+    expect(hits[0]!.snippet).toBe('See <img src=x onerror=alert(1)> the lagmarker </mark> here');
+    expect(hits[0]!.highlights.map(([start, end]) => hits[0]!.snippet.slice(start, end))).toEqual(['lagmarker']);
+  });
+
+  it('refuses a NUL or an over-long query with 400 and the coded error, and a bad body like every route', async () => {
+    for (const query of ['a\0b', 'x'.repeat(300)]) {
+      const reply = await search({ target: TARGET, query });
+      expect(reply.status).toBe(400);
+      expect(json<ApiError>(reply).error.code).toBe('SESSION_REFERENCE_INVALID_QUERY');
+    }
+    expect((await search({ target: TARGET })).status).toBe(400);
+    expect((await search({ target: TARGET, query: 7 })).status).toBe(400);
+    expect((await search({ target: 'no-such-session', query: 'x' })).status).toBe(404);
+  });
+});

@@ -1,5 +1,6 @@
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { Engine, SessionSummary } from './engine.js';
+import { assertSupportedRoot } from './root-shape.js';
 import { CheckedJsonlPersistence } from './storage.js';
 
 /** A listed session; one whose log header cannot be read has only its id (from its directory) and why. */
@@ -12,6 +13,8 @@ export type ListedSession = Omit<SessionSummary, 'createdAt'> & { createdAt?: nu
  * carrying the reason. A damaged log never hides the healthy ones.
  */
 export async function listSessions(engine: Engine, signal?: AbortSignal): Promise<ListedSession[]> {
+  // Listings may come from kept headers; the root's shape is checked on every listing all the same.
+  assertSupportedRoot(engine.root);
   const sessions: ListedSession[] = await engine.sessions(signal);
   const persistence = engine.ctx.sessionPersistence;
   if (!(persistence instanceof CheckedJsonlPersistence)) return sessions;

@@ -67,6 +67,34 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return damaged;
   }
 
+  // Every entry point that reads one session checks its directory first: dsh's coordinator keeps
+  // prepared sessions while their log's revision holds, and a newer generation written beside the
+  // log changes nothing of it, so the superseded log would be served again.
+  override async inspect(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['inspect']> {
+    assertSupportedSession(this.config.root, id);
+    return super.inspect(id, signal);
+  }
+
+  override async prepare(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['prepare']> {
+    assertSupportedSession(this.config.root, id);
+    return super.prepare(id, signal);
+  }
+
+  override async readFrom(id: SessionId, fromSeq: number, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readFrom']> {
+    assertSupportedSession(this.config.root, id);
+    return super.readFrom(id, fromSeq, signal);
+  }
+
+  override async readStoredRevision(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readStoredRevision']> {
+    assertSupportedSession(this.config.root, id);
+    return super.readStoredRevision(id, signal);
+  }
+
+  override async readRaw(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readRaw']> {
+    assertSupportedSession(this.config.root, id);
+    return super.readRaw(id, signal);
+  }
+
   override async loadStored(id: SessionId, signal?: AbortSignal): Promise<Stored> {
     assertSupportedSession(this.config.root, id);
     let stored: Stored;

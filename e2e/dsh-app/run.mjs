@@ -10,7 +10,11 @@
  * reply; then decode the target's log (the readable message, then the
  * snapshot message), read what the model was sent, call the gateway's
  * `sessionReferenceResolver/candidates` with good and bad queries, and take a
- * second plain turn on the same session.
+ * second plain turn on the same session. Then, with dsh web stopped, the
+ * built `sessref` CLI creates a session in the workspace (`new`) and appends
+ * a turn citing a seeded session (`send`); dsh web boots again, the session
+ * is opened from the sidebar, shows the message and its recall row, and
+ * takes a plain turn; its log must still decode and load in sessref.
  *
  * Flags: --install-only, --no-build (use the existing builds and tarball), --official-only,
  * --require-sessref (a missing tarball fails instead of skipping phase 2),
@@ -18,7 +22,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { clearTimeout, setTimeout } from 'node:timers';
 import zlib from 'node:zlib';
@@ -27,7 +31,7 @@ import { CACHE_DIR, childEnv, ensureInstall, REPO_ROOT } from './lib/install.mjs
 import { killAllSync, lastLines, run, stopAll } from './lib/proc.mjs';
 import { listSessionLogs, logProblems, messageText, readSessionLog } from './lib/session-log.mjs';
 import { startStubModel } from './lib/stub-model.mjs';
-import { launchBrowser, openApp, pickReference, sendAndWaitForReply, waitFor } from './lib/ui.mjs';
+import { launchBrowser, openApp, openListedSession, pickReference, readChipMessage, sendAndWaitForReply, waitFor } from './lib/ui.mjs';
 
 const HARD_TIMEOUT_MS = 10 * 60_000;
 const FLAGS = new Set(process.argv.slice(2).filter((arg) => !arg.startsWith('--tarball=')));
@@ -37,6 +41,12 @@ const SOURCE = { id: 'oauth-migration', label: 'Migrate auth to OAuth', filter: 
 const FIRST_TEXT = 'what was decided there?';
 const SECOND_TEXT = 'Thanks. One plain follow-up without references.';
 const TITLE_ANSWER = 'Reference check session';
+const SHOTS = ['picker', 'sent', 'cli-session'];
+const CLI_BIN = join(REPO_ROOT, 'packages/cli/dist/bin.js');
+const CLI_TITLE = 'Written by sessref';
+const CLI_QUESTION = (mention) => `What did we decide in ${mention}?`;
+const CLI_READABLE = `What did we decide in @${SOURCE.label}?`;
+const CLI_FOLLOW_UP = 'A plain follow-up in dsh after sessref send.';
 const REFERENCE_KEYS = ['sessionId', 'label', 'capturedThroughSeq', 'compacted', 'originalMessages', 'retainedMessages',
   'omittedMessages', 'omittedBytes', 'truncated', 'inputIndex'];
 const SNAPSHOT_KEYS = ['sessionId', 'label', 'cwd', 'capturedThroughSeq', 'conversation'];
@@ -227,7 +237,7 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
   const cwd = join(runRoot, name);
 
   log(`${name}: seed ${home}/sessions`);
-  const seed = await run(process.execPath, [join(REPO_ROOT, 'packages/cli/dist/bin.js'), 'seed', '--root', join(home, 'sessions')], {
+  const seed = await run(process.execPath, [CLI_BIN, 'seed', '--root', join(home, 'sessions')], {
     cwd, env: childEnv({ NO_COLOR: '1' }), timeoutMs: 60_000, label: 'sessref seed',
   });
   check(seed.code === 0, `${name}: sessref seed failed: ${lastLines(seed.stderr || seed.stdout)}`);
@@ -342,9 +352,174 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
     await context.close().catch(() => {});
     await web.handle.stop();
   }
+  record.cli = await cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd });
   record.timings.total = Date.now() - phaseStarted;
   log(`${name}: passed in ${seconds(record.timings.total)}`);
   return record;
+}
+
+// ── a session sessref wrote to, reopened in dsh ──────────────────────────────
+/** The one session log under `root` whose header has `id`. */
+function sessionLogById(root, id, phase) {
+  const found = listSessionLogs(root).filter((entry) => readSessionLog(entry.path).header?.id === id);
+  check(found.length === 1, `${phase}: expected one log of session ${id} under ${root}, found ${found.length}`);
+  return { ...found[0], log: readSessionLog(found[0].path) };
+}
+
+/** The text of every message of a chat request, in order. */
+const requestTexts = (request) => request.messages.map((message) => (typeof message.content === 'string' ? message.content
+  : (message.content ?? []).map((part) => part.text ?? '').join('')));
+
+/**
+ * With no dsh process running: `sessref new` in the workspace and `sessref
+ * send` citing the source session; then boot dsh web again, open that session
+ * from the sidebar, check what the conversation shows, take a plain turn, and
+ * check the log (the sessref turn untouched and followed by dsh's completed
+ * turn, contiguous seqs, every frame decoding) and that `sessref show` still
+ * loads it.
+ */
+async function cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd }) {
+  const started = Date.now();
+  const phase = `${name}: CLI session`;
+  const out = { timings: {} };
+  const root = join(home, 'sessions');
+  const cliEnv = childEnv({ NO_COLOR: '1', SESSREF_CACHE_DIR: join(runRoot, name, 'sessref-cache') });
+  const sessref = async (args) => {
+    const result = await run(process.execPath, [CLI_BIN, ...args, '--root', root, '--json'], {
+      cwd, env: cliEnv, timeoutMs: 60_000, label: `sessref ${args[0]}`,
+    });
+    check(!result.timedOut, `${phase}: sessref ${args[0]} timed out after 60 s`);
+    check(result.code === 0, `${phase}: sessref ${args[0]} exited ${result.code}: ${lastLines(result.stderr || result.stdout)}`);
+    try { return JSON.parse(result.stdout); } catch { return fail(`${phase}: sessref ${args[0]} --json printed no JSON: ${result.stdout.slice(0, 120)}`); }
+  };
+
+  log(`${name}: sessref new / mention / send (dsh web stopped)`);
+  const { mention } = await sessref(['mention', SOURCE.id]);
+  check(/^@\[Migrate auth to OAuth\]\(dsh-session:[A-Za-z0-9_-]+\)$/.test(mention ?? ''), `${phase}: sessref mention printed ${JSON.stringify(mention)}`);
+  const { sessionId } = await sessref(['new', '--cwd', workspace, '--title', CLI_TITLE]);
+  check(typeof sessionId === 'string' && sessionId.length > 0, `${phase}: sessref new printed no sessionId`);
+  out.sessionId = sessionId;
+  const sent = await sessref(['send', '--target', sessionId, CLI_QUESTION(mention)]);
+  check(Array.isArray(sent.appendedSeqs) && sent.appendedSeqs.length === 2, `${phase}: sessref send reported appendedSeqs ${JSON.stringify(sent.appendedSeqs)}`);
+  check(sent.references?.[0]?.sessionId === SOURCE.id, `${phase}: sessref send cited ${JSON.stringify(sent.references?.map((r) => r.sessionId))}`);
+  out.appendedSeqs = sent.appendedSeqs;
+
+  // What sessref wrote, before dsh sees it.
+  const before = sessionLogById(root, sessionId, phase);
+  const beforeProblems = logProblems(before.log);
+  check(beforeProblems.length === 0, `${phase}: the log sessref wrote is not clean: ${beforeProblems.join('; ')}`);
+  const [readableSeq, snapshotSeq] = sent.appendedSeqs;
+  const readable = before.log.events.find((event) => event.seq === readableSeq);
+  const snapshot = before.log.events.find((event) => event.seq === snapshotSeq);
+  check(readable?.type === 'user/message' && readable.data?.source?.kind === 'user' && messageText(readable.data) === CLI_READABLE,
+    `${phase}: seq ${readableSeq} is not the readable message ${JSON.stringify(CLI_READABLE)}: ${JSON.stringify(readable).slice(0, 160)}`);
+  check(snapshotSeq === readableSeq + 1 && snapshot?.type === 'user/message' && snapshot.data?.source?.kind === 'session-reference'
+    && snapshot.data.source.references?.[0]?.sessionId === SOURCE.id && messageText(snapshot.data).includes('\n<referenced-sessions>\n'),
+  `${phase}: seq ${snapshotSeq} is not the session-reference snapshot of ${SOURCE.id}`);
+  const sessrefTurn = before.log.events.findLast((event) => event.type === 'turn/start' && event.seq < readableSeq)?.data?.turn;
+  const sessrefEvents = turnEvents(before.log.events, sessrefTurn);
+  check(sessrefEvents !== undefined && sessrefEvents.at(-1).seq === before.log.events.at(-1).seq,
+    `${phase}: sessref's turn ${sessrefTurn} is not the closed last turn of the log`);
+  check(sessrefEvents.at(-1).data?.reason?.kind === 'interrupted', `${phase}: sessref's turn ended ${JSON.stringify(sessrefEvents.at(-1).data?.reason)}, not interrupted`);
+  out.sessrefTurn = { turn: sessrefTurn, shape: turnShape(sessrefEvents) };
+  out.timings.cli = Date.now() - started;
+
+  log(`${name}: boot dsh web again, open the sessref-written session`);
+  const web = await stage(`${phase}: booting dsh web again`, () => bootDshWeb({ env, cwd, label: `${name}: dsh web (2nd boot)` }));
+  out.timings.boot = web.ms;
+  replies.count = 0;
+  const firstRequest = stub.requests.length;
+  const failureShot = join(runRoot, `${name}-cli-failure.png`);
+  let opened;
+  try {
+    opened = await stage(`${phase}: opening it from the sidebar`, () => openListedSession(browser, {
+      url: web.url, labels: [CLI_TITLE, basename(workspace)], title: CLI_TITLE, failureShot,
+    }));
+  } catch (error) {
+    log(`${name}: failure screenshot ${failureShot}`);
+    await web.handle.stop();
+    throw error;
+  }
+  const { page, context, problems } = opened;
+  out.sidebar = { group: opened.group, label: opened.label };
+  try {
+    out.uiMessage = await stage(`${phase}: the sent message`, () => readChipMessage(page, { label: SOURCE.label }));
+    check(out.uiMessage === CLI_READABLE, `${phase}: the conversation shows ${JSON.stringify(out.uiMessage)}, expected ${JSON.stringify(CLI_READABLE)}`);
+    await page.getByRole('button', { name: `Session recall ${SOURCE.label}` }).waitFor({ timeout: 15_000 }).catch(() => {
+      fail(`${phase}: the conversation shows no "Session recall ${SOURCE.label}" row for sessref's snapshot`);
+    });
+
+    log(`${name}: a plain turn in dsh on the sessref-written session`);
+    const prompt = await stage(`${phase}: send in dsh`, () => sendAndWaitForReply(page, { text: CLI_FOLLOW_UP, reply: 'Stub reply 1: noted.' }));
+    out.promptText = prompt.content?.map((part) => part.text).join('');
+    check(out.promptText === CLI_FOLLOW_UP, `${phase}: the page sent ${JSON.stringify(out.promptText)}`);
+    let after;
+    await waitFor(() => {
+      after = sessionLogById(root, sessionId, phase);
+      return turnEvents(after.log.events, sessrefTurn + 1) !== undefined;
+    }, 30_000, () => `${phase}: dsh's turn ${sessrefTurn + 1} did not end in the log within 30 s`);
+    // Still on screen after the reply: sessref's message and recall row, then dsh's turn.
+    check(await page.getByRole('button', { name: `Session recall ${SOURCE.label}` }).isVisible(), `${phase}: the recall row is gone after the reply`);
+    await page.mouse.move(900, 650); // off the sidebar, so no row's hover card covers the shot
+    await page.waitForTimeout(600);
+    await page.screenshot({ path: join(runRoot, `dsh-app-${name}-cli-session.png`) });
+    check(problems.pageErrors.length === 0, `${phase}: the page threw: ${problems.pageErrors[0]}`);
+    out.consoleErrors = problems.consoleErrors.length;
+
+    // The log: sessref's events untouched, then dsh's completed turn.
+    const afterProblems = logProblems(after.log);
+    check(afterProblems.length === 0, `${phase}: the log is not clean after dsh's turn: ${afterProblems.join('; ')}`);
+    check(isDeepStrictEqual(after.log.header, before.log.header), `${phase}: dsh rewrote the session header`);
+    check(isDeepStrictEqual(after.log.events.slice(0, before.log.events.length), before.log.events),
+      `${phase}: the first ${before.log.events.length} events (what sessref wrote) changed after dsh's turn`);
+    const dshEvents = turnEvents(after.log.events, sessrefTurn + 1);
+    const dshStart = dshEvents[0].seq;
+    const between = after.log.events.slice(before.log.events.length).filter((event) => event.seq < dshStart);
+    check(between.every((event) => !/^(turn|step)\//.test(event.type) && !/message$/.test(event.type)),
+      `${phase}: dsh wrote ${between.map((event) => event.type).join(', ')} between sessref's turn and its own`);
+    check(dshEvents.at(-1).data?.reason?.kind === 'completed', `${phase}: dsh's turn ended ${JSON.stringify(dshEvents.at(-1).data?.reason)}, not completed`);
+    check(dshEvents.every((event) => event.data?.turn === undefined || event.data.turn === sessrefTurn + 1),
+      `${phase}: an event of dsh's turn names another turn`);
+    check(dshEvents.some((event) => event.type === 'step/start') && dshEvents.some((event) => event.type === 'step/end'),
+      `${phase}: dsh's turn has no complete step`);
+    const user = dshEvents.find((event) => event.type === 'user/message' && event.data?.source?.kind === 'user');
+    check(messageText(user?.data) === CLI_FOLLOW_UP, `${phase}: dsh's turn holds the user message ${JSON.stringify(messageText(user?.data))}`);
+    const reply = dshEvents.find((event) => event.type === 'assistant/message');
+    check(messageText(reply?.data?.message) === 'Stub reply 1: noted.', `${phase}: dsh's turn has no assistant message "Stub reply 1: noted."`);
+    check(!dshEvents.some((event) => event.data?.source?.kind === 'session-reference'), `${phase}: dsh's turn carries a session-reference message`);
+    out.between = between.map((event) => event.type);
+    out.dshTurn = { turn: sessrefTurn + 1, shape: turnShape(dshEvents) };
+    out.trailing = after.log.events.filter((event) => event.seq > dshEvents.at(-1).seq).map((event) => event.type);
+    out.log = { events: after.log.events.length, frames: after.log.frames, lastSeq: after.log.events.at(-1).seq };
+
+    // What the model got for dsh's turn: sessref's two messages, in order, before the new one.
+    const request = stub.requests.slice(firstRequest).find((body) => !isTitleRequest(body));
+    check(request !== undefined, `${phase}: the stub model received no chat request`);
+    const texts = requestTexts(request);
+    const readableAt = texts.indexOf(CLI_READABLE);
+    check(readableAt >= 0, `${phase}: the model request for dsh's turn has no ${JSON.stringify(CLI_READABLE)}`);
+    check(request.messages[readableAt + 1]?.role === 'user' && texts[readableAt + 1].includes('<referenced-sessions>'),
+      `${phase}: the model request's message after sessref's readable one is not its snapshot`);
+    check(texts.indexOf(CLI_FOLLOW_UP) > readableAt + 1, `${phase}: the model request does not carry the new message after sessref's two`);
+    out.model = { roles: request.messages.map((message) => message.role) };
+  } catch (error) {
+    await page.screenshot({ path: failureShot }).catch(() => {});
+    log(`${name}: failure screenshot ${failureShot}`);
+    throw error;
+  } finally {
+    await context.close().catch(() => {});
+    await web.handle.stop();
+  }
+
+  // The log still loads through dsh's own persistence package.
+  const shown = await sessref(['show', sessionId]);
+  check(shown.capturedThroughSeq === out.log.lastSeq, `${phase}: sessref show reads through seq ${shown.capturedThroughSeq}, the log ends at ${out.log.lastSeq}`);
+  const shownTexts = (shown.conversation ?? []).map((item) => item.text);
+  check(isDeepStrictEqual(shownTexts, [CLI_READABLE, CLI_FOLLOW_UP, 'Stub reply 1: noted.']),
+    `${phase}: sessref show projects ${JSON.stringify(shownTexts)}`);
+  out.show = { capturedThroughSeq: shown.capturedThroughSeq, title: shown.title, messages: shownTexts.length };
+  out.timings.total = Date.now() - started;
+  return out;
 }
 
 // ── comparison and summary ───────────────────────────────────────────────────
@@ -368,6 +543,13 @@ function compare(a, b) {
   same('gateway refusal of non-string queries', [a.gateway.number, a.gateway.array], [b.gateway.number, b.gateway.array]);
   same('turn 2 event order', a.turn2, b.turn2);
   same('model request roles', a.model.roles, b.model.roles);
+  same('CLI session: sessref turn event order', a.cli.sessrefTurn, b.cli.sessrefTurn);
+  same('CLI session: where the sidebar lists it', a.cli.sidebar, b.cli.sidebar);
+  same('CLI session: message the conversation shows', a.cli.uiMessage, b.cli.uiMessage);
+  same('CLI session: events dsh wrote before its turn', a.cli.between, b.cli.between);
+  same('CLI session: dsh turn event order', a.cli.dshTurn, b.cli.dshTurn);
+  same('CLI session: model request roles', a.cli.model.roles, b.cli.model.roles);
+  same('CLI session: title after dsh', a.cli.show.title, b.cli.show.title);
   const textSame = a.turn1.text === b.turn1.text;
   let firstDifference;
   if (!textSame) {
@@ -401,8 +583,15 @@ function summary(phases, comparison, install, skipped) {
   rows.push(['model request', ...col((p) => `readable, then snapshot (${p.model.roles.join(',')})`)]);
   rows.push(['gateway, query 42 / ["oauth"]', ...col((p) => (p.gateway.number.message === p.gateway.array.message ? 'both refused at the boundary' : 'refused'))]);
   rows.push(['turn 2 (plain)', ...col((p) => `${messages(p.turn2)}; log clean (${p.log.events} events)`)]);
-  rows.push(['browser console errors', ...col((p) => p.consoleErrors)]);
-  rows.push(['timings', ...col((p) => `boot ${seconds(p.timings.boot)}${p.timings.pluginAdd ? `, plugin add ${seconds(p.timings.pluginAdd)}` : ''}, phase ${seconds(p.timings.total)}`)]);
+  rows.push(['CLI session: sessref send', ...col((p) => `turn ${p.cli.sessrefTurn.turn} at seq ${p.cli.appendedSeqs.join(', ')}, ended interrupted`)]);
+  rows.push(['CLI session: sidebar (2nd boot)', ...col((p) => `${p.cli.sidebar.group} > "${p.cli.sidebar.label}"; header "${CLI_TITLE}"`)]);
+  rows.push(['CLI session: conversation', ...col((p) => `"${p.cli.uiMessage}" + Session recall row`)]);
+  rows.push(['CLI session: dsh turn', ...col((p) => `turn ${p.cli.dshTurn.turn} completed: ${messages(p.cli.dshTurn.shape)}`)]);
+  rows.push(['CLI session: dsh wrote first', ...col((p) => p.cli.between.join(', ') || 'nothing')]);
+  rows.push(['CLI session: log', ...col((p) => `${p.cli.log.events} events, seq 0-${p.cli.log.lastSeq}, ${p.cli.log.frames} frames, clean`)]);
+  rows.push(['CLI session: sessref show', ...col((p) => `exit 0, through seq ${p.cli.show.capturedThroughSeq}, ${p.cli.show.messages} messages`)]);
+  rows.push(['browser console errors', ...col((p) => `${p.consoleErrors}, CLI session ${p.cli.consoleErrors}`)]);
+  rows.push(['timings', ...col((p) => `boot ${seconds(p.timings.boot)}${p.timings.pluginAdd ? `, plugin add ${seconds(p.timings.pluginAdd)}` : ''}, CLI session ${seconds(p.cli.timings.total)} (sessref ${seconds(p.cli.timings.cli)}, 2nd boot ${seconds(p.cli.timings.boot)}), phase ${seconds(p.timings.total)}`)]);
   lines.push(table(rows));
   if (comparison !== undefined) {
     lines.push('', `${a.name} vs ${b.name}:`);
@@ -415,7 +604,7 @@ function summary(phases, comparison, install, skipped) {
   }
   if (skipped !== undefined) lines.push('', `phase 2 (sessref) SKIPPED: ${skipped}`);
   lines.push('', `install: ${install.installed ? `made in ${seconds(install.ms)}` : 'cached'} (${CACHE_DIR}); total ${seconds(Date.now() - started)}`);
-  lines.push(`screenshots: ${phases.map((p) => `docs/dsh-app-${p.name}-picker.png, docs/dsh-app-${p.name}-sent.png`).join(', ')}`);
+  lines.push(`screenshots: ${phases.map((p) => SHOTS.map((shot) => `docs/dsh-app-${p.name}-${shot}.png`).join(', ')).join(', ')}`);
   return lines.join('\n');
 }
 
@@ -464,7 +653,7 @@ async function main() {
     check(Date.now() < deadline, 'hard timeout');
     // Screenshots reach docs/ only from a passing run.
     for (const phase of phases) {
-      for (const shot of ['picker', 'sent']) copyFileSync(join(runRoot, `dsh-app-${phase.name}-${shot}.png`), join(DOCS, `dsh-app-${phase.name}-${shot}.png`));
+      for (const shot of SHOTS) copyFileSync(join(runRoot, `dsh-app-${phase.name}-${shot}.png`), join(DOCS, `dsh-app-${phase.name}-${shot}.png`));
     }
     process.stdout.write(`dsh-app: PASS${skipped === undefined ? '' : ' (official phase only)'}\n`);
     ok = true;

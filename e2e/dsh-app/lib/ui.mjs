@@ -3,7 +3,10 @@
  * workspace picker of a fresh home, the composer's `@` menu (a listbox named
  * "Trigger suggestions" whose session options read
  * "Session · <label> <id> · <cwd> · <ISO time>"), the inserted reference chip
- * (`[data-reference-appearance="session"]`) and sending with Enter.
+ * (`[data-reference-appearance="session"]`) and sending with Enter; on a
+ * later boot, the sidebar's session tree ("Sessions": one expandable row per
+ * workspace, then "Ungrouped", each followed by its session rows) and a sent
+ * message's session chip (`[data-ref-chip="session"]`, titled `@<label>`).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -138,6 +141,89 @@ export async function sendAndWaitForReply(page, { text, reply, timeoutMs = 60_00
     throw new Error(`the reply "${reply}" did not appear in the conversation within ${timeoutMs / 1000} s`);
   });
   return payload;
+}
+
+/**
+ * Open the app on a home dsh web has already used (no workspace chooser) and
+ * open a session from the sidebar: expand each collapsed group once, then
+ * click, in tree order, each session row whose label (the row's first line;
+ * the second is its age) is one of `labels`, until the header's "Session
+ * hierarchy" names `title`. Resolves to the page and where the session was
+ * listed (`group` is the label of the group row above it). On failure the
+ * page is saved to `failureShot` and closed.
+ */
+export async function openListedSession(browser, { url, labels, title, failureShot, timeoutMs = 45_000 }) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const problems = { pageErrors: [], consoleErrors: [] };
+  page.on('pageerror', (error) => problems.pageErrors.push(error.message));
+  page.on('console', (message) => { if (message.type() === 'error') problems.consoleErrors.push(message.text()); });
+  try {
+    await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+    const notice = page.getByRole('dialog', { name: 'Internal Testing Notice' });
+    const tree = page.getByRole('tree', { name: 'Sessions' });
+    const heading = page.getByRole('navigation', { name: 'Session hierarchy' }).getByRole('button', { name: title, exact: true });
+    const expanded = new Set();
+    const deadline = Date.now() + timeoutMs;
+    let rows = [];
+    for (;;) {
+      if (await notice.isVisible()) {
+        await notice.getByRole('button', { name: 'Continue' }).click({ timeout: 5000 }).catch(() => {});
+        continue;
+      }
+      rows = await tree.getByRole('treeitem').evaluateAll((nodes) => nodes.map((node) => ({
+        group: node.hasAttribute('aria-expanded'),
+        expanded: node.getAttribute('aria-expanded') === 'true',
+        label: (node.innerText ?? '').split('\n')[0].trim(),
+      }))).catch(() => []);
+      const collapsed = rows.findIndex((row) => row.group && !row.expanded && !expanded.has(row.label));
+      if (collapsed >= 0) {
+        expanded.add(rows[collapsed].label);
+        await tree.getByRole('treeitem').nth(collapsed).click({ timeout: 2000 }).catch(() => {});
+        await sleep(300);
+        continue;
+      }
+      let group = '';
+      const candidates = [];
+      rows.forEach((row, index) => {
+        if (row.group) group = row.label;
+        else if (labels.includes(row.label)) candidates.push({ index, group, label: row.label });
+      });
+      for (const candidate of candidates) {
+        await tree.getByRole('treeitem').nth(candidate.index).click({ timeout: 2000 }).catch(() => {});
+        if (await heading.waitFor({ timeout: 5000 }).then(() => true, () => false)) {
+          return { page, context, problems, group: candidate.group, label: candidate.label };
+        }
+      }
+      if (candidates.length === 0) {
+        await tree.getByRole('button', { name: /^Show \d+ more sessions?$/ }).first().click({ timeout: 1000 }).catch(() => {});
+      }
+      if (Date.now() > deadline) {
+        const seen = rows.map((row) => (row.group ? `[${row.label}]` : row.label)).join(', ');
+        throw new Error(`no sidebar row labelled ${labels.map((label) => JSON.stringify(label)).join(' or ')} opened the session "${title}" within ${timeoutMs / 1000} s (rows: ${seen || 'none'})`);
+      }
+      await sleep(300);
+    }
+  } catch (error) {
+    if (failureShot !== undefined) await page.screenshot({ path: failureShot }).catch(() => {});
+    await context.close().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * The text of the sent message that carries a session chip for `label`, as
+ * the conversation renders it: its text parts, with each chip read as its
+ * `@label` title.
+ */
+export async function readChipMessage(page, { label, timeoutMs = 15_000 }) {
+  const chip = page.locator(`[data-ref-chip="session"][title=${JSON.stringify(`@${label}`)}]`).first();
+  await chip.waitFor({ timeout: timeoutMs }).catch(() => {
+    throw new Error(`the conversation shows no session chip "@${label}" within ${timeoutMs / 1000} s`);
+  });
+  return chip.evaluate((node) => [...node.parentElement.childNodes]
+    .map((child) => (child.dataset?.refChip === undefined ? child.textContent : child.getAttribute('title'))).join(''));
 }
 
 /** Poll `check` until true (bounded); on timeout throw `describe()`'s text. */

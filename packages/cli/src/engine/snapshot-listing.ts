@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
-import { LogFileTracker } from '@sessref/dsh/title-index';
+import { LogFileTracker, listSubdirectories } from '@sessref/dsh/title-index';
 import { CheckedJsonlPersistence } from './storage.js';
 
 interface KnownHeader {
@@ -37,7 +37,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   private tracker: LogFileTracker | undefined;
   private readonly headers = new Map<string, KnownHeader>();
   /** The last answer and the revisions it was built from: an unchanged root gets the same (frozen) snapshots again. */
-  private last: { revisions: Map<string, string>; snapshots: readonly SessionPersistenceSnapshot[]; at: number; writes: number } | undefined;
+  private last: { revisions: Map<string, string>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
   /** Writes through this backend so far: a listing taken before one is not reused. */
   private writes = 0;
 
@@ -60,14 +60,17 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
 
   /**
    * Headers of every log. dsh lists the whole root to resolve every single
-   * read; without file-system events a listing is reused for up to
-   * {@link LIST_REUSE_MS}, unless this process wrote since (a session it
-   * creates is listed at once). Every `listSnapshots()`, what the search
-   * backend reconciles with, walks afresh.
+   * read. Headers do not change when a log grows, and a session appears or
+   * disappears only with its directory, which changes the modification time
+   * of its project directory (or, for a new project, of the root). So without
+   * file-system events the last listing answers while this process has not
+   * written and the root and every project directory keep their times; else
+   * the root is walked again. Every `listSnapshots()`, what the search
+   * backend reconciles with, walks (or, with events, follows) the logs.
    */
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
     const last = this.last;
-    if (!this.watch && last !== undefined && last.writes === this.writes && performance.now() - last.at < LIST_REUSE_MS) {
+    if (!this.watch && last?.directories !== undefined && last.writes === this.writes && sameTimes(last.directories, this.directoryTimes())) {
       return last.snapshots.map((snapshot) => snapshot.header);
     }
     return (await this.listSnapshots(signal)).map((snapshot) => snapshot.header);
@@ -104,9 +107,11 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     signal?.throwIfAborted();
     const writes = this.writes;
     this.loadHeaders();
+    // Taken before the walk: a change during it shows as a different time next time.
+    const directories = this.watch ? undefined : this.directoryTimes();
     const revisions = await this.revisions();
     if (this.last !== undefined && sameRevisions(this.last.revisions, revisions)) {
-      this.last = { ...this.last, at: performance.now(), writes };
+      this.last = { ...this.last, directories, writes };
       return [...this.last.snapshots];
     }
     for (const [id, revision] of revisions) {
@@ -120,8 +125,19 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       if (known !== undefined) snapshots.push(Object.freeze({ header: known.header, revision: SessionPersistenceRevision(revision) }));
     }
     if (this.headers.size > revisions.size) for (const id of this.headers.keys()) if (!revisions.has(id)) this.headers.delete(id);
-    this.last = { revisions, snapshots, at: performance.now(), writes };
+    this.last = { revisions, snapshots, directories, writes };
     return [...snapshots];
+  }
+
+  /** Modification times (ns) of the root and each project directory. */
+  private directoryTimes(): Map<string, bigint> {
+    const root = this.config.root;
+    const times = new Map<string, bigint>();
+    for (const path of [root, ...listSubdirectories(root).map((project) => join(root, project))]) {
+      const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
+      if (stat !== undefined) times.set(path, stat.mtimeNs);
+    }
+    return times;
   }
 
   private revisions(): Promise<Map<string, string>> {
@@ -171,6 +187,12 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   }
 }
 
+function sameTimes(a: ReadonlyMap<string, bigint>, b: ReadonlyMap<string, bigint>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [path, time] of b) if (a.get(path) !== time) return false;
+  return true;
+}
+
 function sameRevisions(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
   if (a.size !== b.size) return false;
   for (const [id, revision] of b) if (a.get(id) !== revision) return false;
@@ -192,9 +214,6 @@ interface SavedHeaders {
 }
 
 const HEADERS_VERSION = 1;
-
-/** How long a one-shot process reuses a listing to resolve reads (see {@link ListedJsonlPersistence.list}). */
-const LIST_REUSE_MS = 1000;
 
 /** The tracker's revision is `size:mtimeMs:ctimeMs:ino`. */
 function inodeOf(revision: string): string {

@@ -108,7 +108,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     const writes = this.writes;
     this.loadHeaders();
     // Taken before the walk: a change during it shows as a different time next time.
-    const directories = this.watch ? undefined : this.directoryTimes();
+    const directories = this.watch ? undefined : trustedTimes(this.directoryTimes());
     const revisions = await this.revisions();
     if (this.last !== undefined && sameRevisions(this.last.revisions, revisions)) {
       this.last = { ...this.last, directories, writes };
@@ -185,6 +185,20 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       // Nothing lost but time.
     }
   }
+}
+
+/**
+ * File times come from the kernel's coarse clock (a tick of 1-10 ms), so a
+ * directory changed again within the tick of the time we saw keeps that time.
+ * Times that recent prove nothing: such a listing is not reused ("racy"
+ * timestamps, as git calls them), and the next call walks again.
+ */
+const RACY_NS = 100_000_000n;
+
+function trustedTimes(times: Map<string, bigint>): Map<string, bigint> | undefined {
+  const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
+  for (const time of times.values()) if (time >= racyFrom) return undefined;
+  return times;
 }
 
 function sameTimes(a: ReadonlyMap<string, bigint>, b: ReadonlyMap<string, bigint>): boolean {

@@ -3,7 +3,7 @@ import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/
 import { SessionLogError } from './engine/storage.js';
 import { RootFormatError } from './engine/root-shape.js';
 import { SessionWriteError } from './engine/session-writes.js';
-import type { Style } from './output.js';
+import { terminalSafe, type Style } from './output.js';
 
 /** Exit codes: 1 for usage or input errors, 2 for storage errors. */
 export const EXIT_USAGE = 1;
@@ -22,13 +22,16 @@ export class CliError extends Error {
   }
 }
 
-/** The one line a failure is reported in: `error CODE: message (fix: hint)`. */
+/**
+ * The one line a failure is reported in: `error CODE: message (fix: hint)`,
+ * made {@link terminalSafe} (the hint through its style).
+ */
 export function formatError(error: CliError, style: Style, label = 'error'): string {
-  const hint = error.hint === undefined ? '' : ` ${style.dim(`(fix: ${error.hint})`)}`;
-  return `${style.red(label)} ${error.code}: ${oneLine(error.message)}${hint}`;
+  const hint = error.hint === undefined ? '' : ` ${style.dim(`(fix: ${oneLine(error.hint)})`)}`;
+  return `${style.red(label)} ${terminalSafe(error.code)}: ${terminalSafe(oneLine(error.message))}${hint}`;
 }
 
-/** Errors are one line, whatever a session id or a lower layer put in the message. */
+/** Errors are one line, whatever a session id or a lower layer put in the message: its line breaks become spaces. */
 function oneLine(text: string): string {
   return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
 }
@@ -56,6 +59,9 @@ const LOG_HINTS: Record<SessionLogError['code'], string> = {
   SESSION_LOG_UNREADABLE: 'make the log a readable file again, or move it out of the root',
   SESSION_LOG_TRUNCATED: 'if dsh is writing this session, retry; otherwise resume it in dsh to repair the tail, or restore it from a backup',
   SESSION_LOG_UNSUPPORTED: 'open this session with the dsh release that wrote it',
+  SESSION_LOG_NOT_A_FILE: "put the session's log file back in its place, or move this one out of the root",
+  SESSION_LOG_TOO_LARGE: 'move it out of the root: dsh cannot read a log this large either',
+  SESSION_LOG_HEADER_TOO_LARGE: 'restore the file from a backup, or move it out of the root',
 };
 
 /**

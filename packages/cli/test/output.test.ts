@@ -1,6 +1,6 @@
 /** Table layout in terminal cells, which the binary's tests see only without colour. */
 import { describe, expect, it } from 'vitest';
-import { displayWidth, styleFor, table } from '../src/output';
+import { displayWidth, rendered, styleFor, table } from '../src/output';
 
 describe('table', () => {
   it('measures CJK and emoji as two cells, combining marks and colour codes as none', () => {
@@ -18,8 +18,8 @@ describe('table', () => {
       ['a', '長い会話 🚀', '/x'],
       ['bb', style.dim('(untitled)'), '-'],
     ]);
-    expect(out).toContain('\u001b[1mID\u001b[22m');
-    const plain = out.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '').split('\n');
+    expect(rendered(out)).toContain('\u001b[1mID\u001b[22m');
+    const plain = rendered(out).replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '').split('\n');
     expect(plain).toEqual(['ID  TITLE        CWD', 'a   長い会話 🚀  /x', 'bb  (untitled)   -']);
   });
 });

@@ -7,7 +7,7 @@
  * their mention.
  */
 import type { Engine } from '../engine/engine.js';
-import { styleFor, writeLine, type Io } from '../output.js';
+import { styleFor, terminalSafe, writeLine, type Io } from '../output.js';
 
 /** One `@text` that is no mention, and the sessions it matches. */
 export interface PlainMentionHint {
@@ -114,6 +114,6 @@ export async function printPlainMentionHints(engine: Engine, io: Io, options: { 
   const style = styleFor(io.stderr, io.env);
   for (const hint of findPlainMentions(options.message, candidates)) {
     if (options.json) writeLine(io.stderr, JSON.stringify({ hint: { code: 'PLAIN_MENTION', ...hint, message: formatPlainMentionHint(hint) } }));
-    else writeLine(io.stderr, `${style.cyan('hint')} ${formatPlainMentionHint(hint)}`);
+    else writeLine(io.stderr, `${style.cyan('hint')} ${terminalSafe(formatPlainMentionHint(hint))}`);
   }
 }

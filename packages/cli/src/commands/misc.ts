@@ -1,6 +1,6 @@
 import { decodeSessionReferenceUri, encodeSessionReferenceUri, formatSessionReferenceMention } from '@sessref/core';
 import type { Engine } from '../engine/engine.js';
-import { writeJson, writeLine, type Io } from '../output.js';
+import { terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 import { usageError } from '../errors.js';
 
 /** `sessref new [--cwd DIR] [--title T]` */
@@ -8,7 +8,7 @@ export async function newCommand(engine: Engine, io: Io, options: { cwd?: string
   if (options.cwd !== undefined && !options.cwd.startsWith('/')) throw usageError(`--cwd must be an absolute path, got "${options.cwd}"`);
   const id = await engine.create(options);
   if (options.json) return writeJson(io.stdout, { sessionId: id });
-  writeLine(io.stdout, id);
+  writeLine(io.stdout, terminalSafe(id));
 }
 
 /** `sessref uri encode ID` / `sessref uri decode URI` */
@@ -18,7 +18,7 @@ export function uriCommand(io: Io, options: { action: string; value: string; jso
   else if (options.action === 'decode') result = decodeSessionReferenceUri(options.value);
   else throw usageError(`unknown uri action "${options.action}"; use encode or decode`);
   if (options.json) return writeJson(io.stdout, { [options.action === 'encode' ? 'uri' : 'sessionId']: result });
-  writeLine(io.stdout, result);
+  writeLine(io.stdout, terminalSafe(result));
 }
 
 /** `sessref mention ID [--label L]`: the label defaults to the session's title. */
@@ -26,5 +26,5 @@ export async function mentionCommand(engine: Engine | undefined, io: Io, options
   const label = options.label ?? (engine ? ((await engine.show(options.id)).title ?? options.id) : options.id);
   const mention = formatSessionReferenceMention({ sessionId: options.id, label });
   if (options.json) return writeJson(io.stdout, { sessionId: options.id, label, mention });
-  writeLine(io.stdout, mention);
+  writeLine(io.stdout, terminalSafe(mention));
 }

@@ -1,6 +1,6 @@
 import { Engine } from '../engine/engine.js';
 import { CliError } from '../errors.js';
-import { progress, writeLine, type Io } from '../output.js';
+import { progress, terminalSafe, writeLine, type Io } from '../output.js';
 import { isEmptyRoot } from '../root.js';
 import { seedDemo } from '../seed/demo.js';
 
@@ -10,7 +10,7 @@ export async function seedCommand(root: string, io: Io, options: { force: boolea
     throw new CliError(`${root} is not empty`, 1, 'ROOT_NOT_EMPTY', 'seed an empty root, or pass --force to add the demo sessions');
   }
   const ids = await seedRoot(root, io);
-  writeLine(io.stdout, `seeded ${ids.length} sessions into ${root}`);
+  writeLine(io.stdout, terminalSafe(`seeded ${ids.length} sessions into ${root}`));
 }
 
 export async function seedRoot(root: string, io: Io): Promise<string[]> {

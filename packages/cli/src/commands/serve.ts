@@ -15,6 +15,7 @@
  */
 import { Engine } from '../engine/engine.js';
 import { CliError, EXIT_USAGE, usageError } from '../errors.js';
+import { terminalSafe } from '../output.js';
 import { isEmptyRoot } from '../root.js';
 import { seedDemo } from '../seed/demo.js';
 import { startServer } from '../server/server.js';
@@ -44,14 +45,14 @@ export interface ServeIo {
 
 export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<void> {
   if (!Number.isSafeInteger(options.port) || options.port < 0 || options.port > 65535) throw usageError(`--port must be 0..65535, got ${options.port}`);
-  if (options.seedIfEmpty === true && isEmptyRoot(options.root)) io.stderr.write(`seeded ${await seed(options.root)} demo sessions into ${options.root}\n`);
+  if (options.seedIfEmpty === true && isEmptyRoot(options.root)) say(io.stderr, `seeded ${await seed(options.root)} demo sessions into ${options.root}`);
   const engine = options.engine ?? (await Engine.open({ root: options.root, watchLogs: true, ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }) }));
   try {
     const server = await listenOrExplain(engine, options, io);
-    io.stderr.write(`sessref inspector over ${options.root}\n`);
-    if (!isLoopback(options.host)) io.stderr.write(`warning: listening on ${options.host}; anyone who can reach it and has the token can read these sessions\n`);
-    io.stdout.write(`${server.url}\n`);
-    io.stderr.write('Open the URL above (it carries the access token). Press Ctrl+C to stop.\n');
+    say(io.stderr, `sessref inspector over ${options.root}`);
+    if (!isLoopback(options.host)) say(io.stderr, `warning: listening on ${options.host}; anyone who can reach it and has the token can read these sessions`);
+    say(io.stdout, server.url);
+    say(io.stderr, 'Open the URL above (it carries the access token). Press Ctrl+C to stop.');
     await stopRequested(options.signal);
     await server.close();
   } finally {
@@ -59,9 +60,14 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
   }
 }
 
+/** One line of the server's own output, {@link terminalSafe} like every other (a root path or a logged request may carry anything). */
+function say(stream: ServeIo['stderr'], line: string): void {
+  stream.write(`${terminalSafe(line)}\n`);
+}
+
 async function listenOrExplain(engine: Engine, options: ServeOptions, io: ServeIo) {
   try {
-    return await startServer(engine, { host: options.host, port: options.port, log: (line) => io.stderr.write(`${line}\n`) });
+    return await startServer(engine, { host: options.host, port: options.port, log: (line) => say(io.stderr, line) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {

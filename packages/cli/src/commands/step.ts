@@ -1,5 +1,5 @@
 import type { Engine } from '../engine/engine.js';
-import { formatBytes, styleFor, writeJson, writeLine, type Io } from '../output.js';
+import { formatBytes, styleFor, terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 import { printPlainMentionHints } from './hints.js';
 
 /** `sessref prepare --target ID MESSAGE` and `sessref send --target ID MESSAGE`. */
@@ -22,7 +22,7 @@ export async function stepCommand(
   for (const [index, reference] of result.references.entries()) {
     writeLine(
       io.stdout,
-      `${style.cyan(reference.label)} (${reference.sessionId}) seq ≤ ${reference.capturedThroughSeq}: ` +
+      `${style.cyan(reference.label)} (${terminalSafe(reference.sessionId)}) seq ≤ ${reference.capturedThroughSeq}: ` +
         `${formatBytes(result.sourceBytes[index] ?? 0)} of ${formatBytes(result.maxReferenceBytes)}, ` +
         `${reference.retainedMessages}/${reference.originalMessages} messages kept, ${reference.omittedMessages} dropped, ` +
         `${formatBytes(reference.omittedBytes)} omitted${reference.truncated ? ', truncated' : ''}${reference.compacted ? ', compacted' : ''}`,

@@ -1,11 +1,11 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Context } from '@deepseek-ai/cordis';
 import { AgentRegistry } from '@deepseek-ai/dsh-agent';
 import { SessionStore } from '@deepseek-ai/dsh-session';
 import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite';
 import SessionReferenceResolver, { type Config as ResolverConfig } from '@sessref/dsh';
-import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/title-index';
+import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME, readRegularFile } from '@sessref/dsh/title-index';
 import { ListedJsonlPersistence } from './snapshot-listing.js';
 
 export interface HostOptions {
@@ -130,9 +130,10 @@ function claimIndexFile(file: string | undefined): IndexClaim {
   return IN_MEMORY;
 }
 
+/** The pid in an owner file; none when it is absent, not a pid, or not a small regular file (a FIFO there is never waited on). */
 function ownerPid(owner: string): number | undefined {
   try {
-    const pid = Number(readFileSync(owner, 'utf8').trim());
+    const pid = Number(readRegularFile(owner, 64)?.toString('utf8').trim() ?? '');
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

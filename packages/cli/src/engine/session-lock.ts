@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FileTooLargeError, NotRegularFileError, readRegularFile } from '@sessref/dsh/title-index';
 
 /** Who holds a lock: enough to tell, on the same host, whether that process still runs. */
 export interface LockOwner {
@@ -163,11 +164,19 @@ function tryLink(existing: string, target: string): boolean {
   }
 }
 
+/** Owner records and /proc entries are small: anything larger is not one. */
+const MAX_RECORD_BYTES = 64 * 1024;
+
+/**
+ * The text of a small regular file, `undefined` when there is none. A FIFO,
+ * socket or device at the name, or a file too large to be an owner record,
+ * reads as unparseable text (an unknown holder) instead of blocking.
+ */
 function readIfPresent(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFile(path, MAX_RECORD_BYTES)?.toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (error instanceof NotRegularFileError || error instanceof FileTooLargeError) return '';
     throw error;
   }
 }

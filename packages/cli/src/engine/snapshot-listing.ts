@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
-import { LogFileTracker, listSubdirectories } from '@sessref/dsh/title-index';
+import { LogFileTracker, listSubdirectories, readRegularFile } from '@sessref/dsh/title-index';
 import { CheckedJsonlPersistence } from './storage.js';
 
 interface KnownHeader {
@@ -162,7 +162,10 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     if (this.loaded || this.headersFile === undefined) return;
     this.loaded = true;
     try {
-      const saved = JSON.parse(readFileSync(this.headersFile, 'utf8')) as SavedHeaders;
+      // A regular file of at most 512 MiB: a FIFO or a device at the name is never waited on.
+      const bytes = readRegularFile(this.headersFile, 512 * 1024 * 1024);
+      if (bytes === undefined) return;
+      const saved = JSON.parse(bytes.toString('utf8')) as SavedHeaders;
       if (saved.version !== HEADERS_VERSION || saved.root !== this.config.root) return;
       for (const [id, known] of Object.entries(saved.headers)) {
         if (known.header.id === id && typeof known.inode === 'string') this.headers.set(id, { inode: known.inode, header: deepFreeze(known.header) });

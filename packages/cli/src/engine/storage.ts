@@ -1,16 +1,17 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionFormatUnsupportedError, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { decodeSessionDirectory, listSubdirectories } from '@sessref/dsh/title-index';
+import { decodeSessionDirectory, encodeSessionDirectory, listSubdirectories } from '@sessref/dsh/title-index';
+import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
 import { assertSupportedRoot, assertSupportedSession } from './root-shape.js';
 
 /** A session log that cannot be read as a whole, named by its session. */
 export class SessionLogError extends Error {
   constructor(
     readonly sessionId: string,
-    readonly code: 'SESSION_LOG_CORRUPT' | 'SESSION_LOG_TRUNCATED' | 'SESSION_LOG_UNREADABLE' | 'SESSION_LOG_UNSUPPORTED',
+    readonly code: LogProbeCode | 'SESSION_LOG_TRUNCATED' | 'SESSION_LOG_UNSUPPORTED',
     message: string,
     options?: ErrorOptions,
   ) {
@@ -36,11 +37,16 @@ interface LogFile {
  * naming the session, so nothing is ever shown, cited or repaired from one;
  * lists every readable session past the damaged ones ({@link damagedLogs}
  * names those); and refuses a root in a shape it does not read (see
- * root-shape.ts) before reading anything from it.
+ * root-shape.ts) before reading anything from it. No log reaches the backend
+ * before it passes the bounded, non-blocking checks of log-probe.ts (a FIFO,
+ * a socket or a device in a log's place, a log over 2 GiB, a header frame
+ * that does not end within 64 KiB), so a hostile file costs a fixed budget.
  */
 export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   /** The last log-by-log listing, valid while every log keeps the file revision it was read at. */
   private slowListing: { revisions: string; entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] } | undefined;
+  /** The last probe of each log, valid while the log keeps the file revision it was probed at. */
+  private probes = new Map<string, { revision: string; problem: LogProblem | undefined }>();
 
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
     return this.listReadable(() => super.list(signal), (stored) => stored.meta, signal);
@@ -97,6 +103,11 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   override async loadStored(id: SessionId, signal?: AbortSignal): Promise<Stored> {
     assertSupportedSession(this.config.root, id);
+    // Every file the backend would open for this id (one per project directory it looks in).
+    for (const path of this.candidateLogs(id)) {
+      const problem = this.probe(path);
+      if (problem !== undefined) throw this.refused(id, path, problem);
+    }
     let stored: Stored;
     try {
       stored = await super.loadStored(id, signal);
@@ -116,10 +127,11 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   }
 
   /**
-   * The backend's header-only listing, after the root's shape is checked.
-   * The backend stops at the first log whose header it cannot read; then the
-   * logs are listed one by one (each read whole, as a title read does), and
-   * the damaged ones left out for {@link damagedLogs} to name.
+   * The backend's header-only listing, after the root's shape is checked and
+   * every log passed its probe. The backend stops at the first log whose
+   * header it cannot read, and must never open a log that failed its probe;
+   * then the logs are listed one by one (each read whole, as a title read
+   * does), and the damaged ones left out for {@link damagedLogs} to name.
    */
   private async listReadable<T>(
     listing: () => Promise<T[]>,
@@ -127,47 +139,88 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     signal?: AbortSignal,
   ): Promise<T[]> {
     assertSupportedRoot(this.config.root);
-    try {
-      return await listing();
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      const files = this.logFiles();
-      // Every read lists the root first: the slow listing is redone only when a log changed.
-      const revisions = files.map((file) => `${file.path}\0${fileRevision(file.path)}`).join('\n');
-      if (this.slowListing?.revisions !== revisions) {
-        const entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] = [];
-        let damaged = 0;
-        for (const file of files) {
-          let stored: Stored;
-          try {
-            // The backend's own read: a log that only lost its tail still lists, as it does in dsh.
-            stored = await super.loadStored(file.sessionId as SessionId, signal);
-          } catch (failure) {
-            if (signal?.aborted || !isUnreadableLog(failure, file.path)) throw failure;
-            damaged++;
-            continue;
-          }
-          if (stored !== undefined) entries.push({ header: stored.meta, revision: stored.revision });
-        }
-        // Every log reads on its own: the listing failed for another reason.
-        if (damaged === 0) throw error;
-        this.slowListing = { revisions, entries };
+    const files = this.logFiles();
+    // The ids of the logs the backend must not open (see log-probe.ts): its lookup of such an id would open them.
+    const refused = new Set(files.filter((file) => this.probe(file.path) !== undefined).map((file) => file.sessionId));
+    this.forgetProbesBut(files);
+    let failure: unknown;
+    if (refused.size === 0) {
+      try {
+        return await listing();
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        failure = error;
       }
-      return this.slowListing.entries.map((entry) => fromStored({ meta: structuredClone(entry.header), revision: entry.revision }));
     }
+    // Every read lists the root first: the slow listing is redone only when a log changed.
+    const revisions = files.map((file) => `${file.path}\0${fileRevision(file.path)}`).join('\n');
+    if (this.slowListing?.revisions !== revisions) {
+      const entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] = [];
+      let damaged = 0;
+      for (const file of files) {
+        if (refused.has(file.sessionId)) {
+          damaged++;
+          continue;
+        }
+        let stored: Stored;
+        try {
+          // The backend's own read: a log that only lost its tail still lists, as it does in dsh.
+          stored = await super.loadStored(file.sessionId as SessionId, signal);
+        } catch (readError) {
+          if (signal?.aborted || !isUnreadableLog(readError, file.path)) throw readError;
+          damaged++;
+          continue;
+        }
+        if (stored !== undefined) entries.push({ header: stored.meta, revision: stored.revision });
+      }
+      // Every log reads on its own: the listing failed for another reason.
+      if (damaged === 0) throw failure;
+      this.slowListing = { revisions, entries };
+    }
+    return this.slowListing.entries.map((entry) => fromStored({ meta: structuredClone(entry.header), revision: entry.revision }));
   }
 
   private async inspectFile(file: LogFile): Promise<SessionLogError | undefined> {
-    const unreadable = readFailure(file.path);
-    if (unreadable !== undefined) {
-      return new SessionLogError(file.sessionId, 'SESSION_LOG_UNREADABLE', `log ${this.relative(file.path)} cannot be read: ${unreadable}`);
-    }
+    const problem = this.probe(file.path);
+    if (problem !== undefined) return this.refused(file.sessionId, file.path, problem);
     try {
       await this.loadStored(file.sessionId as SessionId);
       return undefined;
     } catch (error) {
       return error instanceof SessionLogError ? error : undefined;
     }
+  }
+
+  /** The log probe of `path` (see log-probe.ts), again only when the file changed since the last one. */
+  private probe(path: string): LogProblem | undefined {
+    const revision = fileRevision(path);
+    const known = this.probes.get(path);
+    if (known?.revision === revision) return known.problem;
+    const problem = probeLog(path);
+    this.probes.set(path, { revision, problem });
+    return problem;
+  }
+
+  /** Keep the probes of the logs in `files` only: a long-lived process forgets deleted logs. */
+  private forgetProbesBut(files: readonly LogFile[]): void {
+    if (this.probes.size <= files.length) return;
+    const present = new Set(files.map((file) => file.path));
+    for (const path of this.probes.keys()) if (!present.has(path)) this.probes.delete(path);
+  }
+
+  private refused(id: string, path: string, problem: LogProblem): SessionLogError {
+    return new SessionLogError(id, problem.code, `log ${this.relative(path)} ${problem.reason}`);
+  }
+
+  /** The log of `id` in each project directory, where there is something at that path (the backend's lookup, without opening anything). */
+  private candidateLogs(id: string): string[] {
+    const directory = encodeSessionDirectory(id);
+    if (directory === undefined) return [];
+    const root = this.config.root;
+    const name = this.config.compression === 'none' ? 'session.jsonl' : 'session.jsonl.zstd';
+    return listSubdirectories(root)
+      .map((project) => join(root, project, directory, name))
+      .filter((path) => existsSync(path));
   }
 
   private unsupported(id: string, error: SessionFormatUnsupportedError): SessionLogError {
@@ -227,21 +280,6 @@ function fileRevision(path: string): string {
 
 /** Whether `error` is the backend refusing the log at `path` itself, rather than the root or the runtime. */
 function isUnreadableLog(error: unknown, path: string): boolean {
-  return isCorruption(error) || error instanceof SessionFormatUnsupportedError || readFailure(path) !== undefined;
-}
-
-/** Why the file at `path` cannot be read (a directory in its place, no permission, …), or `undefined`. */
-function readFailure(path: string): string | undefined {
-  try {
-    const descriptor = openSync(path, 'r');
-    try {
-      readSync(descriptor, Buffer.alloc(1), 0, 1, 0);
-    } finally {
-      closeSync(descriptor);
-    }
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+  return isCorruption(error) || error instanceof SessionFormatUnsupportedError || probeLog(path) !== undefined;
 }
 

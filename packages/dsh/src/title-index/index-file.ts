@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
+import { readRegularFile } from './regular-file.js';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
 export interface IndexEntry {
@@ -20,6 +21,13 @@ interface IndexFile {
 }
 
 const INDEX_VERSION = 1;
+
+/**
+ * An index file larger than this is not read (it is rebuilt from the logs):
+ * far above what a million sessions take, so only a file that is not ours
+ * reaches it.
+ */
+export const MAX_INDEX_BYTES = 512 * 1024 * 1024;
 
 /**
  * The per-root index file, outside any dsh root: under `$SESSREF_CACHE_DIR`,
@@ -46,10 +54,17 @@ function rootKey(root: string): string {
   return createHash('sha256').update(root).digest('hex').slice(0, 16);
 }
 
-/** The entries saved for `root`; none when the file is absent, unreadable, of another version or another root. */
+/**
+ * The entries saved for `root`; none when the file is absent, unreadable, of
+ * another version or another root, over {@link MAX_INDEX_BYTES}, or not a
+ * regular file (a FIFO, a socket or a device there is never opened in a way
+ * that waits).
+ */
 export function loadIndex(file: string, root: string): Map<string, IndexEntry> {
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as IndexFile;
+    const bytes = readRegularFile(file, MAX_INDEX_BYTES);
+    if (bytes === undefined) return new Map();
+    const parsed = JSON.parse(bytes.toString('utf8')) as IndexFile;
     if (parsed.version !== INDEX_VERSION || parsed.root !== root) return new Map();
     return new Map(Object.entries(parsed.entries));
   } catch {
@@ -57,15 +72,44 @@ export function loadIndex(file: string, root: string): Map<string, IndexEntry> {
   }
 }
 
-/** Replace the saved index atomically: readers never see half an index. */
+/** A new file only (never through a link, a FIFO or a device left at the name), which a write never waits on. */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+
+/**
+ * Replace the saved index atomically: readers never see half an index. The
+ * temporary file is created new (whatever was left at its name is removed
+ * first), and the rename replaces whatever is at `file`, a FIFO included.
+ */
 export function saveIndex(file: string, root: string, entries: ReadonlyMap<string, IndexEntry>): void {
   const index: IndexFile = { version: INDEX_VERSION, root, entries: Object.fromEntries(entries) };
+  const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(index));
+    const fd = createNew(temporary);
+    try {
+      const bytes = Buffer.from(JSON.stringify(index));
+      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, file);
   } catch {
     // A cache that cannot be written only costs the next process a re-read.
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // never created
+    }
+  }
+}
+
+function createNew(path: string): number {
+  try {
+    return openSync(path, CREATE_NEW, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // Left by a process that had this pid before, or planted: never written through.
+    unlinkSync(path);
+    return openSync(path, CREATE_NEW, 0o600);
   }
 }

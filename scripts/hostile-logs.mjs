@@ -1,0 +1,79 @@
+/**
+ * Measures what hostile logs cost `sessref` (docs/reliability.md, "Hostile
+ * logs"): the built binary, a seeded demo root, and one log replaced by
+ *
+ * - a crafted zstd frame of N MiB (empty raw blocks, one header frame that
+ *   never ends early): the time `sessref list` and `sessref show` take;
+ * - a 1 GiB sparse file (no magic number): the peak RSS of `sessref show`;
+ * - a 2.5 GiB sparse file: the error `sessref show` gives.
+ *
+ * Usage: npx tsc -b && node scripts/hostile-logs.mjs [--sizes 1,2,4] [--timeout 120]
+ * Run it through `npx` or an npm script, so Node 22 runs the binary.
+ */
+import { Buffer } from 'node:buffer';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const BIN = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,2,4' }, timeout: { type: 'string', default: '120' } } });
+const sizes = values.sizes.split(',').map(Number);
+const timeoutMs = Number(values.timeout) * 1000;
+
+/** One zstd frame of `bytes` bytes whose blocks are all empty raw blocks: structurally valid, and never complete before its end. */
+export function craftedFrame(bytes) {
+  const blocks = Math.max(1, Math.floor((bytes - 6) / 3));
+  const frame = Buffer.alloc(6 + blocks * 3);
+  frame.writeUInt32LE(0xfd2fb528, 0);
+  frame[4] = 0x00; // no checksum, no content size, a window descriptor follows
+  frame[5] = 0x00; // (the window descriptor; the first block header starts at byte 6)
+  // Every block header is 0 (raw, size 0, not last) but the final one.
+  frame.writeUIntLE(1, frame.length - 3, 3);
+  return frame;
+}
+
+function run(args, env = {}) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...process.env, NO_COLOR: '1', SESSREF_CACHE_DIR: cache, ...env },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { seconds, code: result.status, signal: result.signal, stderr: result.stderr.split('\n').find((line) => line.startsWith('error')) ?? '' };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'sessref-hostile-'));
+const cache = join(dir, 'cache');
+try {
+  const root = join(dir, 'sessions');
+  run(['seed', '--root', root]);
+  const log = join(root, '--home-dev-webapp--', 'flaky-ci', 'session.jsonl.zstd');
+  console.log(`node ${process.version}, ${BIN}`);
+  for (const mib of sizes) {
+    writeFileSync(log, craftedFrame(mib * 1024 * 1024));
+    rmSync(cache, { recursive: true, force: true });
+    const list = run(['list', '--root', root]);
+    const show = run(['show', 'flaky-ci', '--root', root]);
+    const fmt = (r) => (r.signal ? `killed after ${r.seconds.toFixed(1)} s` : `${r.seconds.toFixed(2)} s (exit ${r.code})`);
+    console.log(`crafted frame ${mib} MiB: list ${fmt(list)}, show ${fmt(show)}: ${show.stderr}`);
+  }
+  for (const [label, size] of [['1 GiB', 2 ** 30], ['2.5 GiB', 2.5 * 2 ** 30]]) {
+    writeFileSync(log, '');
+    truncateSync(log, size);
+    const rss = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'show', 'flaky-ci', '--root', root], {
+      env: { ...process.env, NO_COLOR: '1', SESSREF_CACHE_DIR: cache },
+      encoding: 'utf8',
+      timeout: timeoutMs,
+    });
+    const lines = rss.stderr.trim().split('\n');
+    const kib = Number(lines.at(-1));
+    const error = lines.find((line) => line.startsWith('error')) ?? '';
+    console.log(`sparse ${label}: show exit ${rss.status}, peak RSS ${(kib / 1024).toFixed(0)} MiB: ${error}`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

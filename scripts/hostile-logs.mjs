@@ -7,6 +7,10 @@
  * - a 1 GiB sparse file (no magic number): the peak RSS of `sessref show`;
  * - a 2.5 GiB sparse file: the error `sessref show` gives.
  *
+ * For the crafted frame it also times dsh's own listing (`JsonlSessionPersistence.list()`,
+ * what every sessref listing delegated to before the probe), in a child process
+ * killed at the timeout.
+ *
  * Usage: npx tsc -b && node scripts/hostile-logs.mjs [--sizes 1,2,4] [--timeout 120]
  * Run it through `npx` or an npm script, so Node 22 runs the binary.
  */
@@ -46,6 +50,30 @@ function run(args, env = {}) {
   return { seconds, code: result.status, signal: result.signal, stderr: result.stderr.split('\n').find((line) => line.startsWith('error')) ?? '' };
 }
 
+const CLI = fileURLToPath(new URL('../packages/cli/', import.meta.url));
+
+/** dsh's own header listing of `root`, timed in a child process. */
+function hostList(root) {
+  const source = `
+    import { Context } from '@deepseek-ai/cordis';
+    import { SessionStore } from '@deepseek-ai/dsh-session';
+    import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
+    const ctx = new Context();
+    await ctx.plugin(SessionStore);
+    await ctx.plugin(JsonlSessionPersistence, { root: process.argv[1] });
+    const started = performance.now();
+    let outcome;
+    try { outcome = (await ctx.sessionPersistence.list()).length + ' headers'; } catch (error) { outcome = error.message; }
+    process.stdout.write(JSON.stringify({ seconds: (performance.now() - started) / 1000, outcome }));
+    await ctx.fiber.dispose();
+  `;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', source, root], { cwd: CLI, encoding: 'utf8', timeout: timeoutMs });
+  if (result.signal) return `killed after ${timeoutMs / 1000} s`;
+  if (result.status !== 0) return `failed: ${result.stderr.trim().split('\n').at(-1)}`;
+  const { seconds, outcome } = JSON.parse(result.stdout);
+  return `${seconds.toFixed(2)} s (${outcome})`;
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'sessref-hostile-'));
 const cache = join(dir, 'cache');
 try {
@@ -53,13 +81,16 @@ try {
   run(['seed', '--root', root]);
   const log = join(root, '--home-dev-webapp--', 'flaky-ci', 'session.jsonl.zstd');
   console.log(`node ${process.version}, ${BIN}`);
+  const fmt = (r) => (r.signal ? `killed after ${r.seconds.toFixed(1)} s` : `${r.seconds.toFixed(2)} s (exit ${r.code})`);
+  const healthy = run(['list', '--root', root]);
+  console.log(`healthy root: list ${fmt(healthy)}`);
   for (const mib of sizes) {
     writeFileSync(log, craftedFrame(mib * 1024 * 1024));
     rmSync(cache, { recursive: true, force: true });
     const list = run(['list', '--root', root]);
     const show = run(['show', 'flaky-ci', '--root', root]);
-    const fmt = (r) => (r.signal ? `killed after ${r.seconds.toFixed(1)} s` : `${r.seconds.toFixed(2)} s (exit ${r.code})`);
-    console.log(`crafted frame ${mib} MiB: list ${fmt(list)}, show ${fmt(show)}: ${show.stderr}`);
+    console.log(`crafted frame ${mib} MiB: sessref list ${fmt(list)}, show ${fmt(show)}: ${show.stderr}`);
+    console.log(`  dsh's own listing of the same root: ${hostList(root)}`);
   }
   for (const [label, size] of [['1 GiB', 2 ** 30], ['2.5 GiB', 2.5 * 2 ** 30]]) {
     writeFileSync(log, '');

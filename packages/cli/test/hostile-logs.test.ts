@@ -10,9 +10,9 @@
  * measured by scripts/hostile-logs.mjs (docs/reliability.md).
  */
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { closeSync, lstatSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { zstdCompressSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -171,8 +171,19 @@ describe('hostile logs through the CLI', () => {
     return root;
   };
 
-  /** `list` flags it in one warning; `show` and a citing `prepare` exit 2 with `message`; the rest works. */
+  /** Size, modification time and inode of every entry under `root`: sparse gigabytes are compared without being read. */
+  const entries = async (root: string) =>
+    (await readdir(root, { recursive: true, withFileTypes: true }))
+      .map((entry) => {
+        const path = join(entry.parentPath, entry.name);
+        const stats = lstatSync(path);
+        return `${relative(root, path)} ${stats.size} ${stats.mtimeMs} ${stats.ino}`;
+      })
+      .sort();
+
+  /** `list` flags it in one warning; `show` and a citing `prepare` exit 2 with `message`; the rest works; nothing under the root changes. */
   const expectRefused = async (root: string, code: string, message: string) => {
+    const before = await entries(root);
     const listed = await sessref(['list', '--root', root]);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`^flaky-ci +\\(unreadable: ${code}\\) +- +-$`, 'm'));
@@ -181,6 +192,7 @@ describe('hostile logs through the CLI', () => {
     expect(expectFailure(await sessref(['prepare', '--target', 'scratchpad', encodeSessionReferenceUri('flaky-ci'), '--root', root]), 2, code)).toBe(message);
     await ok(['show', 'billing-schema', '--root', root]);
     expect((await json<unknown[]>(['list', '--target', 'scratchpad', '--root', root])).length).toBe(6);
+    expect(await entries(root)).toEqual(before);
   };
 
   it('a crafted header frame of 8 MiB is SESSION_LOG_HEADER_TOO_LARGE', async () => {

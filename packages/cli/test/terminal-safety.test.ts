@@ -108,8 +108,9 @@ afterAll(async () => {
 
 /** A root with the hostile session (its title, cwd, one exchange) and a plain target, written by dsh's persistence. */
 async function writeRoot(c: Case): Promise<string> {
-  const root = join(await mkdtemp(join(tmpdir(), 'sessref-terminal-')), 'sessions');
-  roots.push(root);
+  const dir = await mkdtemp(join(tmpdir(), 'sessref-terminal-'));
+  roots.push(dir);
+  const root = join(dir, 'sessions');
   const engine = await Engine.open({ root, indexFile: join(cache, 'unused.json') });
   try {
     const hostileSession = engine.ctx.sessions.create(SessionId(c.id), { meta: { cwd: c.cwd, createdAt: Date.now() - 60_000 } });

@@ -11,19 +11,24 @@
  * what every sessref listing delegated to before the probe), in a child process
  * killed at the timeout.
  *
- * Usage: npx tsc -b && node scripts/hostile-logs.mjs [--sizes 1,2,4] [--timeout 120]
+ * With `--probe-root DIR` it times the check itself over every log of a
+ * healthy root (such as the benchmark's 10,000-session corpus), three times.
+ *
+ * Usage: npx tsc -b && node scripts/hostile-logs.mjs [--sizes 1,2,4] [--timeout 120] [--probe-root DIR]
  * Run it through `npx` or an npm script, so Node 22 runs the binary.
  */
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const BIN = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,2,4' }, timeout: { type: 'string', default: '120' } } });
+const { values } = parseArgs({
+  options: { sizes: { type: 'string', default: '1,2,4' }, timeout: { type: 'string', default: '120' }, 'probe-root': { type: 'string' } },
+});
 const sizes = values.sizes.split(',').map(Number);
 const timeoutMs = Number(values.timeout) * 1000;
 
@@ -72,6 +77,24 @@ function hostList(root) {
   if (result.status !== 0) return `failed: ${result.stderr.trim().split('\n').at(-1)}`;
   const { seconds, outcome } = JSON.parse(result.stdout);
   return `${seconds.toFixed(2)} s (${outcome})`;
+}
+
+if (values['probe-root'] !== undefined) {
+  const { probeLog } = await import('../packages/cli/dist/engine/log-probe.js');
+  const root = values['probe-root'];
+  const logs = [];
+  for (const project of readdirSync(root, { withFileTypes: true })) {
+    if (!project.isDirectory()) continue;
+    for (const session of readdirSync(join(root, project.name))) logs.push(join(root, project.name, session, 'session.jsonl.zstd'));
+  }
+  for (let round = 0; round < 3; round++) {
+    const counters = { bytesRead: 0 };
+    const started = performance.now();
+    const refused = logs.filter((log) => probeLog(log, counters) !== undefined).length;
+    const ms = performance.now() - started;
+    console.log(`probe of ${logs.length} logs: ${ms.toFixed(0)} ms (${((ms * 1000) / logs.length).toFixed(0)} µs each), ${Math.round(counters.bytesRead / logs.length)} B read each, ${refused} refused`);
+  }
+  process.exit(0);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'sessref-hostile-'));

@@ -204,7 +204,7 @@ describe('hostile logs through the CLI', () => {
     const bomb = zstdCompressSync(Buffer.concat([Buffer.alloc(MIB, 0x20), Buffer.from('\n')]));
     expect(bomb.length).toBeLessThan(1024);
     const root = await damage((path) => writeFileSync(path, Buffer.concat([bomb, healthyLog.subarray(headerFrame(healthyLog).length)])));
-    await expectRefused(root, 'SESSION_LOG_HEADER_TOO_LARGE', `${SUBJECT} is damaged: its header frame decompresses to more than 64 KiB (dsh writes a header line of a few hundred bytes)`);
+    await expectRefused(root, 'SESSION_LOG_HEADER_TOO_LARGE', `${SUBJECT} is damaged: its header frame decompresses to more than 256 KiB (dsh writes a header line of a few hundred bytes)`);
   });
 
   it('1 GiB of zeros, and a real header followed by 1 GiB of zeros, are SESSION_LOG_CORRUPT at the first bad magic number', async () => {

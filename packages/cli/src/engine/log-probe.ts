@@ -12,9 +12,11 @@
  * of seconds. The probe answers each of these from at most
  * {@link HEADER_BUDGET_BYTES} of the file, without waiting: the file type
  * (stat, then a non-blocking open and fstat), the size, the first frame's
- * magic and structure, which must end within the budget, its plaintext (one
- * header line, decompressed under the same budget), and the magic of the
- * frame after it. Only a log that passes goes to the host.
+ * magic and structure, which must end within the budget, the size of its
+ * plaintext (at most {@link HEADER_PLAINTEXT_BUDGET_BYTES}: bounded by its
+ * block sizes, and decompressed under that budget only when they do not
+ * bound it; the host decompresses the header frame whole), and the magic of
+ * the frame after it. Only a log that passes goes to the host.
  */
 import { closeSync } from 'node:fs';
 import { zstdDecompressSync } from 'node:zlib';
@@ -26,6 +28,16 @@ import { NotRegularFileError, openRegularFile, readFully } from '@sessref/dsh/ti
  * hundred bytes, a few KiB with a very long cwd.
  */
 export const HEADER_BUDGET_BYTES = 64 * 1024;
+
+/**
+ * The header frame's plaintext may take at most this much: what the host may
+ * spend decompressing it. One block of a frame regenerates at most 128 KiB,
+ * so dsh's one-block header frame is bounded without decompressing it.
+ */
+export const HEADER_PLAINTEXT_BUDGET_BYTES = 256 * 1024;
+
+/** What one Zstandard block may regenerate at most (Block_Maximum_Size). */
+const BLOCK_MAXIMUM_BYTES = 128 * 1024;
 
 /** The largest log the host can read: Node's `readFile` refuses anything over 2 GiB - 1 bytes. */
 export const MAX_LOG_BYTES = 2 ** 31 - 1;
@@ -96,7 +108,7 @@ function checkHeader(read: Read, size: number): LogProblem | undefined {
   for (;;) {
     const scan = scanFirstFrame(window.subarray(0, available));
     if (scan.kind === 'corrupt') return { code: 'SESSION_LOG_CORRUPT', reason: `is damaged: corrupt Zstandard session log: ${scan.detail}` };
-    if (scan.kind === 'frame') return checkHeaderFrame(read, size, scan.end);
+    if (scan.kind === 'frame') return checkHeaderFrame(read, size, scan);
     // Incomplete: read on, up to the budget.
     if (available >= size) return undefined; // cut inside its header: the host says so
     if (available >= HEADER_BUDGET_BYTES) {
@@ -112,18 +124,24 @@ function checkHeader(read: Read, size: number): LogProblem | undefined {
   }
 }
 
-function checkHeaderFrame(read: Read, size: number, end: number): LogProblem | undefined {
-  let plaintext: Buffer;
-  try {
-    plaintext = zstdDecompressSync(window.subarray(0, end), { maxOutputLength: HEADER_BUDGET_BYTES });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      return { code: 'SESSION_LOG_HEADER_TOO_LARGE', reason: `is damaged: its header frame decompresses to more than ${HEADER_BUDGET_BYTES / 1024} KiB (dsh writes a header line of a few hundred bytes)` };
+function checkHeaderFrame(read: Read, size: number, { end, plaintextBound }: { end: number; plaintextBound: number }): LogProblem | undefined {
+  // Decompressing costs a decoder context (about half a millisecond): only when the block sizes do not bound the plaintext.
+  if (plaintextBound > HEADER_PLAINTEXT_BUDGET_BYTES) {
+    let plaintext: Buffer;
+    try {
+      plaintext = zstdDecompressSync(window.subarray(0, end), { maxOutputLength: HEADER_PLAINTEXT_BUDGET_BYTES });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+        return {
+          code: 'SESSION_LOG_HEADER_TOO_LARGE',
+          reason: `is damaged: its header frame decompresses to more than ${HEADER_PLAINTEXT_BUDGET_BYTES / 1024} KiB (dsh writes a header line of a few hundred bytes)`,
+        };
+      }
+      return { code: 'SESSION_LOG_CORRUPT', reason: 'is damaged: corrupt Zstandard session log: header frame failed validation' };
     }
-    return { code: 'SESSION_LOG_CORRUPT', reason: 'is damaged: corrupt Zstandard session log: header frame failed validation' };
-  }
-  if (plaintext.length === 0 || plaintext.indexOf(10) !== plaintext.length - 1) {
-    return { code: 'SESSION_LOG_CORRUPT', reason: 'is damaged: corrupt Zstandard session log: first frame is not exactly one header line' };
+    if (plaintext.length === 0 || plaintext.indexOf(10) !== plaintext.length - 1) {
+      return { code: 'SESSION_LOG_CORRUPT', reason: 'is damaged: corrupt Zstandard session log: first frame is not exactly one header line' };
+    }
   }
   // The next frame, when it has begun (a torn write of fewer than 4 bytes is the host's to name).
   if (size - end >= 4) {
@@ -135,12 +153,14 @@ function checkHeaderFrame(read: Read, size: number, end: number): LogProblem | u
   return undefined;
 }
 
-type FrameScan = { kind: 'frame'; end: number } | { kind: 'incomplete' } | { kind: 'corrupt'; detail: string };
+type FrameScan = { kind: 'frame'; end: number; plaintextBound: number } | { kind: 'incomplete' } | { kind: 'corrupt'; detail: string };
 
 /**
  * The structure of the first Zstandard frame in `bytes`, walked as the host
  * walks it (magic, frame header, block headers, checksum), with the host's
- * words for what is wrong.
+ * words for what is wrong, and the most its plaintext can be: a raw block
+ * regenerates its size, an RLE block the size it declares, a compressed one
+ * at most 128 KiB.
  */
 export function scanFirstFrame(bytes: Buffer): FrameScan {
   const incomplete: FrameScan = { kind: 'incomplete' };
@@ -156,17 +176,20 @@ export function scanFirstFrame(bytes: Buffer): FrameScan {
   const dictionaryBytes = dictionaryFlag === 3 ? 4 : dictionaryFlag;
   const contentSizeBytes = contentSizeFlag === 0 ? (singleSegment ? 1 : 0) : 1 << contentSizeFlag;
   let offset = 5 + (singleSegment ? 0 : 1) + dictionaryBytes + contentSizeBytes;
+  let plaintextBound = 0;
   for (;;) {
     if (bytes.length - offset < 3) return incomplete;
     const blockHeader = bytes.readUIntLE(offset, 3);
     const blockType = (blockHeader >>> 1) & 3;
     if (blockType === 3) return { kind: 'corrupt', detail: `reserved block type at byte ${offset}` };
-    offset += 3 + (blockType === 1 ? 1 : blockHeader >>> 3);
+    const blockSize = blockHeader >>> 3;
+    plaintextBound += blockType === 2 ? BLOCK_MAXIMUM_BYTES : Math.min(blockSize, BLOCK_MAXIMUM_BYTES);
+    offset += 3 + (blockType === 1 ? 1 : blockSize);
     if (offset > bytes.length) return incomplete;
     if ((blockHeader & 1) !== 0) break;
   }
   if (checksum) offset += 4;
-  return offset > bytes.length ? incomplete : { kind: 'frame', end: offset };
+  return offset > bytes.length ? incomplete : { kind: 'frame', end: offset, plaintextBound };
 }
 
 function formatSize(bytes: number): string {

@@ -1,9 +1,12 @@
 /**
  * Benchmark host: boots the REAL DeepSeek Harness host the same way
  * packages/dsh/test/host.ts does (cordis Context, SessionStore,
- * AgentRegistry, optional JSONL persistence, a SessionQueryEngine subclass
- * with full-text search disabled) and mounts exactly one session-reference
- * plugin: ours (@sessref/dsh, built) or the official one (black box).
+ * AgentRegistry, optional JSONL persistence, and dsh's own
+ * `SqliteSessionQueryEngine` as dsh web mounts it by default: an in-memory
+ * index that never opens, so full-text search is off and every exact read is
+ * the host's) and mounts exactly one session-reference plugin: ours
+ * (@sessref/dsh, built) or the official one (black box). The content-search
+ * suite runs sessref's own engine instead (`Engine` from @sessref/cli).
  *
  * Over a JSONL root, ours is mounted as the CLI deploys it
  * (packages/cli/src/engine/host.ts): with the CLI's title index
@@ -23,7 +26,7 @@ import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-js
 import { createAssistantMessage, createUserMessage } from '@deepseek-ai/dsh-llm';
 import OfficialResolver from '@deepseek-ai/dsh-session-reference';
 import SessrefResolver from '@sessref/dsh';
-import { CorpusQuery } from '../packages/cli/dist/engine/host.js';
+import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite';
 import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/title-index';
 import { titleIndexFile } from './lib/cache.mjs';
 
@@ -53,7 +56,7 @@ export async function bootHost({ impl, root, resolver = {}, titleIndex = true, i
     await ctx.plugin(AgentRegistry);
     // A 1 ms coalescing window: writers flush explicitly anyway.
     if (root !== undefined) await ctx.plugin(JsonlSessionPersistence, { root, writeBatchMaxDelayMs: 1 });
-    await ctx.plugin(CorpusQuery, {});
+    await ctx.plugin(SqliteSessionQueryEngine, { path: ':memory:', openAt: 'never' });
     if (impl === 'sessref' && root !== undefined && titleIndex) {
       await ctx.plugin(SessionTitleIndex, { root, indexFile, watch: true });
     }

@@ -72,3 +72,18 @@ export const TARGETS = {
   // "Same order" as 1 MB of prose: less than 10x its time.
   adversarialOverProse: 10,
 };
+
+/**
+ * Suite 4: content search (suites/search.mjs) over the discovery corpora of 40 messages
+ * per session. `runs` warm calls per series; `sample` sessions read by the baseline, whose
+ * full scan is extrapolated (every read lists the whole root, so scanning 1,000 sessions
+ * takes ~20 min on this machine, 10,000 would take days).
+ */
+export const SEARCH = {
+  sizes: [
+    { count: 1000, messages: 40, runs: 10, sample: 20 },
+    { count: 10000, messages: 40, runs: 10, sample: 5 },
+  ],
+  // The warm figure the target is checked on: the menu's limit, the same query asked again.
+  warmTargetMs: 50,
+};

@@ -6,15 +6,16 @@
  * Every measurement runs in its own child process (see lib/child.mjs);
  * this process only schedules them and writes the report.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CACHE_DIR as CACHE } from './lib/cache.mjs';
 import { machineInfo } from './lib/machine.mjs';
 import { progress, runSuite } from './lib/child.mjs';
-import { DISCOVERY, PREPARE, SCALING } from './plan.mjs';
+import { DISCOVERY, PREPARE, SCALING, SEARCH } from './plan.mjs';
 import { renderMarkdown, renderTables } from './report/markdown.mjs';
 import { prepareChart } from './report/chart.mjs';
+import { searchSection, searchTables, spliceSearchSection } from './report/search.mjs';
 
 const DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
 
@@ -66,6 +67,43 @@ async function runDiscovery() {
 }
 
 /**
+ * Suite 4: per corpus size, (a) a server-like process builds the derived index and answers
+ * warm queries, (b) a fresh one-shot process reuses it, (c) the official baseline, sampled.
+ */
+async function runSearch() {
+  const results = [];
+  mkdirSync(join(CACHE, 'search-index'), { recursive: true });
+  for (const size of SEARCH.sizes) {
+    const { count, messages, runs, sample } = size;
+    const root = corpusRoot({ count, messages });
+    const corpus = await runSuite('corpus', ['--root', root, '--count', count, '--messages', messages]);
+    const index = join(CACHE, 'search-index', `${root.split('/').pop()}.sqlite`);
+    const args = ['--root', root, '--index', index, '--runs', runs];
+    const build = await runSuite('search', ['--mode', 'build', '--watch', 1, ...args]);
+    const reuse = await runSuite('search', ['--mode', 'reuse', '--watch', 0, ...args.slice(0, -2), '--runs', 1]);
+    const baseline = await runSuite('search', ['--mode', 'baseline', '--sample', sample, ...args]);
+    results.push({ ...size, corpus, build, reuse, baseline });
+  }
+  return results;
+}
+
+/** `--only search`: run suite 4 alone and splice its section into the existing docs/benchmarks.md. */
+if (process.argv.includes('--only')) {
+  const only = process.argv[process.argv.indexOf('--only') + 1];
+  if (only !== 'search') throw new Error(`--only accepts "search", got ${only}`);
+  const started = Date.now();
+  const machine = { ...machineInfo(), startedAt: new Date(started).toISOString() };
+  progress('suite 4 only: content search');
+  const search = await runSearch();
+  writeFileSync(join(CACHE, 'last-search-results.json'), `${JSON.stringify({ machine, search, durationMs: Date.now() - started }, null, 2)}\n`);
+  const file = join(DOCS, 'benchmarks.md');
+  writeFileSync(file, spliceSearchSection(readFileSync(file, 'utf8'), searchSection(search, machine)));
+  process.stdout.write(`${searchTables(search)}\n`);
+  progress(`spliced section 4 into docs/benchmarks.md (raw results: ${join(CACHE, 'last-search-results.json')}), ${((Date.now() - started) / 60000).toFixed(1)} min`);
+  process.exit(0);
+}
+
+/**
  * The parse suite runs in this many fresh processes: the machine's speed drifts by a
  * quarter from one minute to the next, and a whole process can land in a slow spell.
  */
@@ -79,22 +117,24 @@ function medianParseRun(runs) {
 
 const started = Date.now();
 const results = { machine: machineInfo(), startedAt: new Date(started).toISOString() };
-progress('suite 1/3: prepare()');
+progress('suite 1/4: prepare()');
 results.prepare = await runPrepare();
-progress('suite 2/3: discovery');
+progress('suite 2/4: discovery');
 results.discovery = await runDiscovery();
-progress('suite 3/3: mention parsing');
+progress('suite 3/4: mention parsing');
 results.parseRuns = [];
 for (let run = 0; run < PARSE_PROCESSES; run += 1) results.parseRuns.push(await runSuite('parse'));
 results.parse = medianParseRun(results.parseRuns);
+progress('suite 4/4: content search');
+results.search = await runSearch();
 results.durationMs = Date.now() - started;
 results.loadAverageAfter = machineInfo().loadAverage;
 
 // Raw samples first, for anyone checking the medians (and kept even if rendering fails).
 writeFileSync(join(CACHE, 'last-results.json'), `${JSON.stringify(results, null, 2)}\n`);
 mkdirSync(DOCS, { recursive: true });
-writeFileSync(join(DOCS, 'benchmarks.md'), renderMarkdown(results));
+writeFileSync(join(DOCS, 'benchmarks.md'), spliceSearchSection(renderMarkdown(results), searchSection(results.search, results.machine)));
 writeFileSync(join(DOCS, 'benchmarks-prepare.svg'), prepareChart(results.prepare));
-process.stdout.write(renderTables(results));
+process.stdout.write(`${renderTables(results)}\n${searchTables(results.search)}\n`);
 progress(`wrote docs/benchmarks.md and docs/benchmarks-prepare.svg (raw results: ${join(CACHE, 'last-results.json')})`);
 progress(`total ${(results.durationMs / 60000).toFixed(1)} min`);

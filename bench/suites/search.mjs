@@ -1,0 +1,149 @@
+/**
+ * Suite 4 child: content search over a persisted JSONL corpus (the discovery
+ * corpus, suites/corpus.mjs), one measurement per process.
+ *
+ *   --mode build     sessref, as `sessref serve` runs it (`Engine` from @sessref/cli:
+ *                    the real dsh host, dsh's SqliteSessionQueryEngine as ctx.sessionQuery,
+ *                    the title index, @sessref/dsh with contentSearch on), with no derived
+ *                    index on disk: the first search builds it. Then the same long-lived
+ *                    engine answers warm queries.
+ *   --mode reuse     the same, in a fresh process over the index (build) left: what a new
+ *                    `sessref search` pays, then warm queries.
+ *   --mode baseline  the nearest thing to do with the official plugin, which has no content
+ *                    search: on a host with it (search off, as dsh web ships), list every
+ *                    session through ctx.sessionQuery, read each one's current surface and
+ *                    scan its user and assistant text for the phrase (case-insensitive).
+ *                    Every such read lists the whole root again (dsh's JSONL backend
+ *                    decompresses every log header per read), so a full scan takes ~20 min
+ *                    at 1,000 sessions: `--sample K` times the listing and K reads, and the
+ *                    report extrapolates the scan as listing + N x the median read.
+ *
+ * Warm figures, on the engine that answered the first search:
+ *   - repeated: one query asked again (what the next keystroke costs when nothing moved);
+ *   - fresh phrases: a different phrase each call, none seen before in this process, so
+ *     every hit is verified against its session's surface for the first time;
+ *   each at the menu's limit (8, POST /api/search) and the plugin's (50, Remote `search`).
+ *
+ * Args: --mode build|reuse|baseline --root DIR --index FILE --runs R [--watch 0|1] [--sample K]
+ *   --watch 1 follows file-system events as `sessref serve` does (build); a one-shot
+ *   `sessref search` does not (reuse).
+ */
+import { rmSync, statSync } from 'node:fs';
+import { Engine } from '@sessref/cli';
+import { SessionId } from '@deepseek-ai/dsh-session';
+import { bootHost } from '../host.mjs';
+import { emitResult, parseArgs, progress } from '../lib/child.mjs';
+import { median, threadCpuMs, timed } from '../lib/stats.mjs';
+import { random } from '../lib/text.mjs';
+
+const { mode, root, index, runs: runsArg, watch = '0', sample = '20' } = parseArgs();
+const runs = Number(runsArg);
+const watchLogs = watch === '1';
+
+/** The phrase of the first call and of the repeated warm calls: two corpus words in a row (about one session in five has them). */
+export const REPEATED_QUERY = 'deploy snapshot';
+/** Limits: the inspector's `@` menu, the plugin's default candidate limit. */
+const LIMITS = [8, 50];
+
+/**
+ * Distinct three-word phrases of the corpus vocabulary (bench/lib/text.mjs), in a fixed order:
+ * each matches a few sessions in a thousand, and none repeats.
+ */
+function freshPhrases(count) {
+  const words = ['parser', 'cache', 'deploy', 'review', 'migration', 'index', 'title', 'query', 'prepare', 'retention', 'surface', 'budget'];
+  const triples = words.flatMap((a) => words.flatMap((b) => words.filter((c) => c !== b && b !== a).map((c) => `${a} ${b} ${c}`)));
+  // A fixed shuffle, so every run asks the same phrases in the same order.
+  const next = random(4242);
+  for (let index = triples.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(next() * (index + 1));
+    [triples[index], triples[other]] = [triples[other], triples[index]];
+  }
+  if (count > triples.length) throw new Error(`only ${triples.length} distinct phrases`);
+  return triples.slice(0, count);
+}
+
+/** `runs` sequential calls: median wall ms, mean main-thread CPU ms, mean hit count. */
+async function series(call, count) {
+  const samples = [];
+  let hits = 0;
+  const cpuStart = threadCpuMs();
+  for (let run = 0; run < count; run += 1) {
+    const { ms, result } = await timed(() => call(run));
+    samples.push(ms);
+    hits += result;
+  }
+  return { wallMs: median(samples), cpuMs: (threadCpuMs() - cpuStart) / count, meanHits: hits / count, wallSamples: samples };
+}
+
+async function sessref() {
+  if (mode === 'build') for (const file of [index, `${index}-wal`, `${index}-shm`]) rmSync(file, { force: true });
+  const open = await timed(() => Engine.open({ root, indexFile: `${index}.titles.json`, searchIndexFile: index, watchLogs }));
+  const engine = open.result;
+  try {
+    // The title index (labels) is not what is measured here: make sure it is loaded or built first.
+    await engine.ctx.get('sessionReferenceCatalog').listSessions();
+    let build;
+    if (mode === 'build') {
+      // dsh's backend alone: no derived index on disk, so this first search indexes every log.
+      build = await timed(async () => (await engine.ctx.sessionQuery.searchSessions({ query: 'no such phrase anywhere' })).items.length);
+      progress(`  index build: ${(build.ms / 1000).toFixed(1)} s`);
+    }
+    const first = await timed(async () => (await engine.search(REPEATED_QUERY, { limit: 50 })).length);
+    progress(`  first search: ${first.ms.toFixed(0)} ms, ${first.result} hits`);
+    const warm = {};
+    let offset = 0;
+    for (const limit of LIMITS) {
+      await engine.search(REPEATED_QUERY, { limit });
+      const repeated = await series(async () => (await engine.search(REPEATED_QUERY, { limit })).length, runs);
+      const phrases = freshPhrases(offset + runs).slice(offset);
+      offset += runs;
+      const fresh = await series(async (run) => (await engine.search(phrases[run], { limit })).length, runs);
+      warm[limit] = { repeated, fresh };
+      progress(`  warm, limit ${limit}: repeated ${repeated.wallMs.toFixed(1)} ms, fresh phrases ${fresh.wallMs.toFixed(1)} ms`);
+    }
+    return { watchLogs, openMs: open.ms, buildMs: build?.ms, firstMs: first.ms, firstHits: first.result, warm, indexBytes: statSync(index).size };
+  } finally {
+    await engine.close();
+  }
+}
+
+/** One session's projected user and assistant text, scanned for the phrase: what the official plugin leaves a user to do, per session. */
+async function scanOne(host, sessionId, query) {
+  const needle = query.toLowerCase();
+  const surface = await host.sessionQuery.readSurface(SessionId(sessionId));
+  return surface.events.some((event) => {
+    if (event.type !== 'user/message' && event.type !== 'assistant/message') return false;
+    if (event.type === 'user/message' && event.data.source.kind !== 'user') return false;
+    const content = event.type === 'user/message' ? event.data.content : event.data.message.content;
+    return content.some((block) => block.type === 'text' && block.text.toLowerCase().includes(needle));
+  });
+}
+
+async function baseline() {
+  const host = await bootHost({ impl: 'official', root });
+  try {
+    const count = Number(sample);
+    const listing = await timed(() => host.sessionQuery.listSessions());
+    const records = listing.result;
+    // Sessions spread over the corpus, each read and scanned once.
+    const step = Math.max(1, Math.floor(records.length / count));
+    const picked = records.filter((_, index) => index % step === 0).slice(0, count);
+    const reads = [];
+    let hits = 0;
+    for (const record of picked) {
+      const read = await timed(() => scanOne(host, record.header.id, REPEATED_QUERY));
+      reads.push(read.ms);
+      if (read.result) hits += 1;
+    }
+    const readMs = median(reads);
+    const scanMs = listing.ms + records.length * readMs;
+    progress(`  baseline: listing ${listing.ms.toFixed(0)} ms, read+scan median ${readMs.toFixed(0)} ms over ${picked.length} sessions -> full scan ~${(scanMs / 1000).toFixed(0)} s`);
+    return { sessions: records.length, listingMs: listing.ms, sampled: picked.length, readMs, readSamples: reads, sampleHits: hits, scanMs };
+  } finally {
+    await host.dispose();
+  }
+}
+
+progress(`content search (${mode}) over ${root}`);
+const result = { mode, root, runs, ...(mode === 'baseline' ? await baseline() : await sessref()) };
+emitResult(result);

@@ -67,9 +67,7 @@ const SESSION_ID_SYMBOL = '@deepseek-ai/dsh-session/types#SessionId';
 
 const SERVICE = 'sessionReferenceResolver';
 const METHOD = 'candidates';
-const ENDPOINT = `${SERVICE}/${METHOD}`;
 const SEARCH_METHOD = 'search';
-const SEARCH_ENDPOINT = `${SERVICE}/${SEARCH_METHOD}`;
 
 /** A branded dsh `SessionId`: any string on the wire (the brand has no run-time shape). */
 const sessionId = () => z.intersection(z.string(), z.unknown());
@@ -87,45 +85,50 @@ const candidateSchema = z.object({
   createdAt: z.number(),
 });
 
+/**
+ * A Remote method of the resolver that takes `(agent, query, signal)`: the
+ * agent looked up from the wire `agentId`, the query a strict string, the
+ * result checked against `result`. Both methods share this wire shape.
+ */
+function agentQueryMethod(method: string, implementation: string, result: z.ZodType): InvocationDescriptor {
+  const endpoint = `${SERVICE}/${method}`;
+  return {
+    id: `${PACKAGE_NAME}#${endpoint}`,
+    service: SERVICE,
+    namespace: SERVICE,
+    method,
+    implementation,
+    invocation: { kind: 'direct' },
+    scope: { context: 'agent', wire: 'agentId' },
+    parameters: [
+      {
+        name: 'agent',
+        wire: 'agentId',
+        source: 'lookup',
+        lookup: 'agent',
+        codec: { mode: 'strict', typeSymbol: SESSION_ID_SYMBOL, schema: sessionId() },
+      },
+      {
+        name: 'query',
+        wire: 'query',
+        source: 'json',
+        codec: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${endpoint}:query`, schema: z.string() },
+      },
+    ],
+    cancellation: { parameter: 'signal' },
+    result: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${endpoint}:result`, schema: result },
+  };
+}
+
 /** `sessionReferenceResolver/candidates`, as both the host and a client read it. */
-export const CANDIDATES_DESCRIPTOR: InvocationDescriptor = {
-  id: `${PACKAGE_NAME}#${ENDPOINT}`,
-  service: SERVICE,
-  namespace: SERVICE,
-  method: METHOD,
-  implementation: 'remoteExportCandidates',
-  invocation: { kind: 'direct' },
-  scope: { context: 'agent', wire: 'agentId' },
-  parameters: [
-    {
-      name: 'agent',
-      wire: 'agentId',
-      source: 'lookup',
-      lookup: 'agent',
-      codec: { mode: 'strict', typeSymbol: SESSION_ID_SYMBOL, schema: sessionId() },
-    },
-    {
-      name: 'query',
-      wire: 'query',
-      source: 'json',
-      codec: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${ENDPOINT}:query`, schema: z.string() },
-    },
-  ],
-  cancellation: { parameter: 'signal' },
-  result: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${ENDPOINT}:result`, schema: z.array(candidateSchema) },
-};
+export const CANDIDATES_DESCRIPTOR: InvocationDescriptor = agentQueryMethod(METHOD, 'remoteExportCandidates', z.array(candidateSchema));
 
 /**
  * One content hit as it crosses the boundary: the candidate's keys, then the
  * matching message's `seq`, `role` and `checkpoint` flag and the bounded
  * plain-text `snippet`. Unknown keys are dropped.
  */
-const contentHitSchema = z.object({
-  mention: z.string(),
-  sessionId: sessionId(),
-  label: z.string(),
-  cwd: z.string().optional(),
-  createdAt: z.number(),
+const contentHitSchema = candidateSchema.extend({
   seq: z.number().int().nonnegative(),
   role: z.enum(['user', 'assistant']),
   checkpoint: z.boolean(),
@@ -133,32 +136,7 @@ const contentHitSchema = z.object({
 });
 
 /** `sessionReferenceResolver/search`: content discovery, strict on the same fields as `candidates`. */
-export const SEARCH_DESCRIPTOR: InvocationDescriptor = {
-  id: `${PACKAGE_NAME}#${SEARCH_ENDPOINT}`,
-  service: SERVICE,
-  namespace: SERVICE,
-  method: SEARCH_METHOD,
-  implementation: 'remoteExportSearch',
-  invocation: { kind: 'direct' },
-  scope: { context: 'agent', wire: 'agentId' },
-  parameters: [
-    {
-      name: 'agent',
-      wire: 'agentId',
-      source: 'lookup',
-      lookup: 'agent',
-      codec: { mode: 'strict', typeSymbol: SESSION_ID_SYMBOL, schema: sessionId() },
-    },
-    {
-      name: 'query',
-      wire: 'query',
-      source: 'json',
-      codec: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${SEARCH_ENDPOINT}:query`, schema: z.string() },
-    },
-  ],
-  cancellation: { parameter: 'signal' },
-  result: { mode: 'strict', typeSymbol: `${PACKAGE_NAME}#${SEARCH_ENDPOINT}:result`, schema: z.array(contentHitSchema) },
-};
+export const SEARCH_DESCRIPTOR: InvocationDescriptor = agentQueryMethod(SEARCH_METHOD, 'remoteExportSearch', z.array(contentHitSchema));
 
 /** The contribution to mount on a client's `ctx.remote`. */
 export const TYPERT_REMOTE: TypertRemoteContribution = {

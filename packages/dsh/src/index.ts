@@ -24,10 +24,11 @@ import { Config } from './config.js';
 import { contextMessage, expandStepMessages, targetOf } from './messages.js';
 import { sessionQueryStorage } from './storage.js';
 import type { SessionReferenceCatalog } from './catalog.js';
-import { ContentSearch } from './search.js';
+import { ContentSearch, type ContentSearchPriming } from './search.js';
 import type { PreparedReferencedMessage } from './types.js';
 
 export type * from './types.js';
+export type { ContentSearchPriming } from './search.js';
 export { Config } from './config.js';
 export { sessionQueryStorage, toSurfaceMessage } from './storage.js';
 export type { SessionReferenceCatalog } from './catalog.js';
@@ -169,17 +170,24 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * `SESSION_REFERENCE_READ_FAILED`.
    */
   async searchContent(agent: Agent | undefined, query: string, limit = this.core.config.candidateLimit, signal?: AbortSignal): Promise<SessionReferenceContentHit[]> {
-    if (!this.contentEnabled) {
-      throw new SessionReferenceError(
-        'content search is off: mount @sessref/dsh with contentSearch: true',
-        'SESSION_REFERENCE_SEARCH_DISABLED',
-      );
-    }
+    if (!this.contentEnabled) throw contentSearchOff();
     const normalized = normalizeContentQuery(query);
     checkCandidateLimit(limit);
     if (signal?.aborted) throw new SessionReferenceError('content search was cancelled', 'SESSION_REFERENCE_CANCELLED', { cause: signal.reason });
     if (normalized === '') return [];
     return this.content.search({ query: normalized, limit, ...(agent === undefined ? {} : { exclude: agent.id }), ...(signal === undefined ? {} : { signal }) });
+  }
+
+  /**
+   * Get content search ready in a long-lived host (see
+   * `ContentSearch.prime`): the backend's derived index opened and caught up,
+   * every session checked once, so a new query reads nothing but the index.
+   * A host calls it once after booting, in the background; a later call joins
+   * a running one. `SESSION_REFERENCE_SEARCH_DISABLED` as for {@link searchContent}.
+   */
+  primeContentSearch(signal?: AbortSignal): Promise<ContentSearchPriming> {
+    if (!this.contentEnabled) return Promise.reject(contentSearchOff());
+    return this.content.prime(signal);
   }
 
   /** Remote face of {@link searchContent} under the configured candidate limit. */
@@ -198,6 +206,10 @@ export class SessionReferenceResolver extends TypertRemoteService {
     const prepared = await this.core.prepare(targetOf(agent), content, references, signal);
     return prepared.context ? { content: prepared.content, additionalContext: contextMessage(prepared.context) } : { content: prepared.content };
   }
+}
+
+function contentSearchOff(): SessionReferenceError {
+  return new SessionReferenceError('content search is off: mount @sessref/dsh with contentSearch: true', 'SESSION_REFERENCE_SEARCH_DISABLED');
 }
 
 export default SessionReferenceResolver;

@@ -1,23 +1,20 @@
-import { SessionId, type SessionHeader, type SurfaceEvent } from '@deepseek-ai/dsh-session';
-import {
-  extractSessionEventText,
-  type SessionEventMetadataFilter,
-  type SessionQueryEngine,
-  type SessionSearchHit,
-  type SessionSearchPage,
+import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
+import type {
+  SessionEventMetadataFilter,
+  SessionEventSearchHit,
+  SessionQueryEngine,
+  SessionSearchCursor,
+  SessionSearchHit,
+  SessionSearchPage,
 } from '@deepseek-ai/dsh-session-query';
 import {
   SessionReferenceError,
-  boundSnippet,
-  findPhrase,
   formatSessionReferenceMention,
   isSessionReferenceError,
-  phraseTokens,
-  snippetAround,
   type SessionReferenceContentHit,
   type SessionReferenceStorage,
 } from '@sessref/core';
-import { toSurfaceMessage } from './storage.js';
+import { NOT_CARRIED, UNKNOWN, factsOf, judge, locate, projectEvent, type Located, type ProjectedEvent, type SessionFacts } from './session-facts.js';
 
 /**
  * The backend filters that keep a search to what a snapshot can carry: the
@@ -39,37 +36,29 @@ const PAGE_SIZE = 100;
 const READ_CONCURRENCY = 4;
 /** Sessions whose verification facts are remembered. */
 const MAX_CACHED_SESSIONS = 20_000;
-
-type Origin = 'user' | 'assistant' | 'checkpoint';
-
-/** One surface message as a snapshot would project it, with whether the backend indexed exactly its projected text. */
-interface ProjectedEvent {
-  seq: number;
-  /** Undefined for a message no snapshot carries (injected context, referenced snapshots, tool results). */
-  origin: Origin | undefined;
-  text: string;
-  /** The backend's document of this event has the same tokens as its projected text. */
-  pure: boolean;
-}
-
 /**
- * What verification remembers of a session, valid while its header's
- * `createdAt` holds: the carried messages it showed whose indexed
- * text is exactly their projected text, with their origin. Logs are
- * append-only and the surface only ever loses events, so a seq once verified
- * stays verified; the backend's surface filter drops it when it is shadowed.
+ * What priming asks the backend: dsh's search service has no "open and catch
+ * up" call, so priming runs one search, which opens the derived index and
+ * reconciles it with the corpus. Its hits are not used.
  */
-interface SessionFacts {
-  createdAt: number;
-  verified: Map<number, Origin>;
+const PRIMING_QUERY = 'sessref';
+
+/** A match a snapshot carries, in its session. */
+interface Match extends Located {
+  header: SessionHeader;
 }
 
-/** A verified match inside one session. */
-interface Match {
-  header: SessionHeader;
-  seq: number;
-  origin: Origin;
-  snippet: string;
+/** Matching events of one session followed when its best match is not carried, at most. */
+const MAX_FALLBACK_EVENTS = 200;
+
+/** What one priming did. */
+export interface ContentSearchPriming {
+  /** Sessions listed. */
+  sessions: number;
+  /** Sessions read and checked (the others were checked before, or past the cache bound). */
+  read: number;
+  /** Sessions whose read failed. */
+  skipped: number;
 }
 
 export interface ContentSearchRequest {
@@ -100,10 +89,57 @@ export class ContentSearch {
     private readonly storage: SessionReferenceStorage,
   ) {}
 
+  /** The running priming, joined by every caller until it settles. */
+  private priming: Promise<ContentSearchPriming> | undefined;
+
+  /**
+   * Get a long-lived host ready to answer content queries from the index
+   * alone: open and reconcile the backend's derived index, then check every
+   * listed session once (newest first, one read at a time, yielding between
+   * reads), so a later search reads a session only when it changed since.
+   * Callers join a priming that is running; its signal is the first caller's.
+   * A session whose read fails is skipped (a search refuses it when it is hit).
+   */
+  prime(signal?: AbortSignal): Promise<ContentSearchPriming> {
+    this.priming ??= this.sweep(signal).finally(() => {
+      this.priming = undefined;
+    });
+    return this.priming;
+  }
+
+  private async sweep(signal: AbortSignal | undefined): Promise<ContentSearchPriming> {
+    try {
+      await this.query().searchSessions({ query: PRIMING_QUERY, eventFilters: SNAPSHOT_EVENT_FILTERS, limit: 1 }, signal === undefined ? {} : { signal });
+    } catch (error) {
+      throw searchFailure(error, signal);
+    }
+    let headers;
+    try {
+      headers = await this.storage.listSessions(signal);
+    } catch (error) {
+      throw searchFailure(error, signal, 'could not list sessions');
+    }
+    const priming: ContentSearchPriming = { sessions: headers.length, read: 0, skipped: 0 };
+    for (const header of headers.slice(0, MAX_CACHED_SESSIONS)) {
+      throwIfCancelled(signal);
+      if (this.facts.get(header.id)?.createdAt === header.createdAt) continue;
+      // Interactive requests go first: one read at a time, after pending I/O.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      try {
+        await this.readProjected(header.id, signal);
+        priming.read += 1;
+      } catch (error) {
+        if (signal?.aborted) throw cancelled(signal);
+        priming.skipped += 1;
+      }
+    }
+    return priming;
+  }
+
   async search(request: ContentSearchRequest): Promise<SessionReferenceContentHit[]> {
     const { query, limit, exclude, signal } = request;
     const matches: Match[] = [];
-    let cursor: SessionSearchPage<SessionSearchHit>['nextCursor'];
+    let cursor: SessionSearchCursor | undefined;
     let examined = 0;
     let pageSize: number | undefined = Math.min(PAGE_SIZE, limit + 1);
     while (matches.length < limit && examined < MAX_EXAMINED) {
@@ -142,44 +178,75 @@ export class ContentSearch {
     return this.withLabels(matches, signal);
   }
 
-  /** The hit as a snapshot would see it, or undefined when the session's carried conversation lacks the phrase. */
+  /**
+   * The hit as a snapshot would see it, or undefined when the session's
+   * carried conversation lacks the phrase: from what an earlier read of the
+   * session taught when that is enough, else from a read of its surface.
+   */
   private async verify(hit: SessionSearchHit, query: string, signal: AbortSignal | undefined): Promise<Match | undefined> {
     const { header, bestMatch } = hit;
-    const known = this.facts.get(header.id);
-    const origin = known?.createdAt === header.createdAt ? known.verified.get(bestMatch.seq) : undefined;
-    if (origin !== undefined) {
-      this.remember(header.id, known!);
-      return { header, seq: bestMatch.seq, origin, snippet: boundSnippet(bestMatch.snippet) };
+    const facts = this.facts.get(header.id);
+    if (facts?.createdAt === header.createdAt) {
+      this.remember(header.id, facts);
+      const verdict = await this.judgeByFacts(facts, header.id, bestMatch, query, signal);
+      if (verdict !== UNKNOWN) return verdict === NOT_CARRIED ? undefined : { header, ...verdict };
     }
-    const events = await this.readProjected(header, signal);
-    const best = events.find((event) => event.seq === bestMatch.seq);
-    if (best?.origin !== undefined && best.pure) {
-      return { header, seq: best.seq, origin: best.origin, snippet: boundSnippet(bestMatch.snippet) };
+    const located = locate(await this.readProjected(header.id, signal), bestMatch, query);
+    return located && { header, ...located };
+  }
+
+  /**
+   * The facts' verdict on a session's matches: its best match, else the first
+   * carried one in log order among all its matching events (the backend's
+   * within-session search, no log read). Unknown when a match is newer than
+   * the facts or the session matches too often to follow.
+   */
+  private async judgeByFacts(facts: SessionFacts, sessionId: string, best: SessionEventSearchHit, query: string, signal: AbortSignal | undefined) {
+    const verdict = judge(facts, best, query);
+    if (verdict !== NOT_CARRIED) return verdict;
+    const matches = await this.matchingEvents(sessionId, query, signal);
+    if (matches === undefined) return UNKNOWN;
+    for (const match of matches.sort((a, b) => a.seq - b.seq)) {
+      const next = judge(facts, match, query);
+      if (next !== NOT_CARRIED) return next;
     }
-    // The best event is not carried, or only its tool calls matched: the first carried message with the phrase, that event first.
-    const ordered = best === undefined ? events : [best, ...events.filter((event) => event !== best)];
-    for (const event of ordered) {
-      if (event.origin === undefined) continue;
-      const [range] = findPhrase(event.text, query);
-      if (range !== undefined) return { header, seq: event.seq, origin: event.origin, snippet: snippetAround(event.text, range) };
-    }
-    return undefined;
+    return NOT_CARRIED;
+  }
+
+  /** Every event of the session matching `query` under the snapshot filters; undefined past the bound or when the backend cannot say. */
+  private async matchingEvents(sessionId: string, query: string, signal: AbortSignal | undefined): Promise<SessionEventSearchHit[] | undefined> {
+    const events: SessionEventSearchHit[] = [];
+    let cursor: SessionSearchCursor | undefined;
+    do {
+      let page;
+      try {
+        page = await this.query().searchEvents(
+          { sessionId: SessionId(sessionId), query, filters: SNAPSHOT_EVENT_FILTERS, ...(cursor === undefined ? {} : { cursor }) },
+          signal === undefined ? {} : { signal },
+        );
+      } catch (error) {
+        if (signal?.aborted) throw cancelled(signal);
+        // A session that moved or vanished, or a refused page: its read decides.
+        return undefined;
+      }
+      events.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && events.length < MAX_FALLBACK_EVENTS);
+    return cursor === undefined ? events : undefined;
   }
 
   /** The session's current surface, projected, and its facts remembered. */
-  private async readProjected(header: SessionHeader, signal: AbortSignal | undefined): Promise<ProjectedEvent[]> {
+  private async readProjected(sessionId: string, signal: AbortSignal | undefined): Promise<ProjectedEvent[]> {
     throwIfCancelled(signal);
     let surface: Awaited<ReturnType<SessionQueryEngine['readSurface']>>;
     try {
-      surface = await raceCancellation(this.query().readSurface(SessionId(header.id)), signal);
+      surface = await raceCancellation(this.query().readSurface(SessionId(sessionId)), signal);
     } catch (error) {
-      throw searchFailure(error, signal, `could not read session "${header.id}"`);
+      throw searchFailure(error, signal, `could not read session "${sessionId}"`);
     }
     throwIfCancelled(signal);
     const events = surface.events.map(projectEvent);
-    const verified = new Map<number, Origin>();
-    for (const event of events) if (event.origin !== undefined && event.pure) verified.set(event.seq, event.origin);
-    this.remember(header.id, { createdAt: surface.session.createdAt, verified });
+    this.remember(sessionId, factsOf(surface.session.createdAt, events));
     return events;
   }
 
@@ -222,24 +289,6 @@ export class ContentSearch {
       };
     });
   }
-}
-
-/** One surface event as a snapshot would project it. */
-function projectEvent(event: SurfaceEvent): ProjectedEvent {
-  const message = toSurfaceMessage(event);
-  const text = message.content.flatMap((block) => (block.type === 'text' && 'text' in block ? [block.text] : [])).join('\n');
-  const origin: Origin | undefined =
-    message.role === 'assistant' ? 'assistant' : message.origin === 'direct-user' ? 'user' : message.origin === 'compact-checkpoint' ? 'checkpoint' : undefined;
-  // The backend indexes the event's semantic text, which adds tool calls (and nested tool results) to the text blocks.
-  const pure = origin !== undefined && sameTokens(extractSessionEventText(event), text);
-  return { seq: event.seq, origin: text.length === 0 ? undefined : origin, text, pure };
-}
-
-function sameTokens(a: string, b: string): boolean {
-  if (a === b) return true;
-  const left = phraseTokens(a);
-  const right = phraseTokens(b);
-  return left.length === right.length && left.every((token, index) => token === right[index]);
 }
 
 function codeOf(error: unknown): string | undefined {

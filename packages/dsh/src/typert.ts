@@ -62,6 +62,12 @@ const service: TypertServiceModel = {
     },
     {
       kind: 'method',
+      name: 'primeContentSearch',
+      signature: 'primeContentSearch(signal?: AbortSignal): Promise<ContentSearchPriming>',
+      summary: 'Opens and catches up the search index and checks every session once, so later content queries read only the index.',
+    },
+    {
+      kind: 'method',
       name: 'remoteExportSearch',
       signature: "@Remote('search') remoteExportSearch(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceContentHit[]>",
       summary: 'The Remote `search` method: searchContent under the configured candidate limit.',
@@ -75,6 +81,10 @@ const service: TypertServiceModel = {
     },
   ],
   types: [
+    {
+      name: 'ContentSearchPriming',
+      declaration: 'export interface ContentSearchPriming {\n    sessions: number;\n    read: number;\n    skipped: number;\n}',
+    },
     {
       name: 'PreparedReferencedMessage',
       declaration: 'export interface PreparedReferencedMessage {\n    content: ContentBlock[];\n    additionalContext?: UserMessage;\n}',

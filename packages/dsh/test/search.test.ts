@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import yaml from 'js-yaml';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SessionId, type SessionEvent } from '@deepseek-ai/dsh-session';
 import type { ContentBlock } from '@deepseek-ai/dsh-llm';
 import { findPhrase, normalizeContentQuery, MAX_SNIPPET_LENGTH, type SessionReferenceContentHit } from '@sessref/core';
@@ -293,6 +293,97 @@ describe('cancellation', () => {
     stalled.restore();
     // Nothing was left half-done: the next search verifies and answers.
     expect(ids(await resolver.searchContent(agent, 'quokkafactor'))).toEqual(['assistant-text']);
+  });
+});
+
+/** Count `readSurface` calls on the host's query service from now on. */
+function countReads(host: Host): { readonly count: number; restore(): void } {
+  const spy = vi.spyOn(host.sessionQuery, 'readSurface');
+  return {
+    get count() {
+      return spy.mock.calls.length;
+    },
+    restore: () => spy.mockRestore(),
+  };
+}
+
+const MARKERS = ['zebracrossing', 'quokkafactor', 'narwhalplan', 'snapmarker', 'bothmarker', 'walrusmarker', 'injectmarker', 'tooloutputmarker', 'shadowmarker'];
+
+describe('priming a long-lived host', () => {
+  it('checks every session once, after which searches read only the index and answer as before', async () => {
+    const root = await scratch.tempRoot();
+    await writeCorpus(root);
+    const cold = await searcher(root);
+    const expected = await Promise.all(MARKERS.map((word) => cold.resolver.searchContent(cold.agent, word)));
+
+    const { host, resolver, agent } = await searcher(root);
+    const sessions = (await host.sessionQuery.listSessions()).length;
+    expect(await resolver.primeContentSearch()).toEqual({ sessions, read: sessions, skipped: 0 });
+    const reads = countReads(host);
+    const answers = await Promise.all(MARKERS.map((word) => resolver.searchContent(agent, word)));
+    expect(answers).toEqual(expected);
+    // Best matches a snapshot does not carry (injected context, a held snapshot) or carries only in part
+    // (an assistant message with tool calls) are settled from the facts and the index: no log is read.
+    expect(reads.count).toBe(0);
+    reads.restore();
+    // Nothing changed: a second priming reads nothing.
+    expect(await resolver.primeContentSearch()).toEqual({ sessions, read: 0, skipped: 0 });
+  });
+
+  it('finds the same messages primed as a host that reads every hit (property)', async () => {
+    const root = await scratch.tempRoot();
+    await writeCorpus(root);
+    const primed = await searcher(root);
+    await primed.resolver.primeContentSearch();
+    const words = [...MARKERS, 'the', 'said', 'once', 'is', 'fine', 'plan', 'module', 'argumentmarker', 'reasonmarker'];
+    const located = (hits: readonly SessionReferenceContentHit[]) => hits.map(({ sessionId, seq, role, checkpoint }) => ({ sessionId, seq, role, checkpoint }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 2 }), async (parts) => {
+        const query = parts.join(' ');
+        const cold = await searcher(root);
+        expect(located(await primed.resolver.searchContent(primed.agent, query))).toEqual(located(await cold.resolver.searchContent(cold.agent, query)));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('joins a running priming, and still finds text appended after it', async () => {
+    const root = await scratch.tempRoot();
+    const writer = await writeCorpus(root);
+    const { resolver, agent } = await searcher(root);
+    const first = resolver.primeContentSearch();
+    expect(resolver.primeContentSearch()).toBe(first);
+    await first;
+    const session = writer.sessions.get(SessionId('user-text'))!;
+    appendExchange(session, { user: 'A latecomerword arrives.', assistant: 'Seen.' });
+    await writer.flush(session);
+    expect(await resolver.searchContent(agent, 'latecomerword')).toEqual([expect.objectContaining({ sessionId: 'user-text', snippet: 'A latecomerword arrives.' })]);
+  });
+
+  it('skips a session it cannot read, stops when cancelled, and refuses when search is off', async () => {
+    const root = await scratch.tempRoot();
+    await writeCorpus(root);
+    const { host, resolver } = await searcher(root);
+    const read = host.sessionQuery.readSurface.bind(host.sessionQuery);
+    const failing = vi.spyOn(host.sessionQuery, 'readSurface').mockImplementation((id) => (id === 'mixed' ? Promise.reject(new Error('disk error')) : read(id)));
+    const sessions = (await host.sessionQuery.listSessions()).length;
+    expect(await resolver.primeContentSearch()).toEqual({ sessions, read: sessions - 1, skipped: 1 });
+    failing.mockRestore();
+
+    const again = await searcher(root);
+    const aborted = new AbortController();
+    aborted.abort(new Error('host stopping'));
+    await expectReferenceError(again.resolver.primeContentSearch(aborted.signal), 'SESSION_REFERENCE_CANCELLED');
+    const stalled = stall(again.host.sessionQuery, 'readSurface');
+    const stopping = new AbortController();
+    const priming = again.resolver.primeContentSearch(stopping.signal);
+    await stalled.called;
+    stopping.abort(new Error('host stopping'));
+    await expectReferenceError(priming, 'SESSION_REFERENCE_CANCELLED');
+    stalled.restore();
+
+    await expectReferenceError((await searcher(root, {})).resolver.primeContentSearch(), 'SESSION_REFERENCE_SEARCH_DISABLED');
+    await expectReferenceError((await searcher(root, ON, { path: ':memory:', openAt: 'never' })).resolver.primeContentSearch(), 'SESSION_REFERENCE_SEARCH_DISABLED');
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectSessionReferenceError } from '../test/errors.js';
 import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES, isPositiveSafeInteger, resolveConfig, type SessionReferenceConfig } from './config.js';
-import { createSessionReferenceResolver } from './resolver.js';
+import { createSessionReferenceCore } from './facade.js';
 import type { SessionReferenceStorage } from './types.js';
 
 const INVALID_CONFIG = 'SESSION_REFERENCE_INVALID_CONFIG';
@@ -62,7 +62,7 @@ describe('isPositiveSafeInteger', () => {
   );
 });
 
-describe('createSessionReferenceResolver configuration', () => {
+describe('createSessionReferenceCore configuration', () => {
   const untouchable: SessionReferenceStorage = {
     listSessions: () => Promise.reject(new Error('not expected')),
     readTitles: () => Promise.reject(new Error('not expected')),
@@ -70,12 +70,12 @@ describe('createSessionReferenceResolver configuration', () => {
   };
 
   it('fails with INVALID_CONFIG before the resolver exists', () => {
-    expectSessionReferenceError(() => createSessionReferenceResolver(untouchable, { maxReferences: 4 }), INVALID_CONFIG);
-    expectSessionReferenceError(() => createSessionReferenceResolver(untouchable, { maxReferenceBytes: 0 }), INVALID_CONFIG);
+    expectSessionReferenceError(() => createSessionReferenceCore(untouchable, { maxReferences: 4 }), INVALID_CONFIG);
+    expectSessionReferenceError(() => createSessionReferenceCore(untouchable, { maxReferenceBytes: 0 }), INVALID_CONFIG);
   });
 
   it('exposes the resolved configuration', () => {
-    expect(createSessionReferenceResolver(untouchable, { candidateLimit: 5 }).config).toEqual({
+    expect(createSessionReferenceCore(untouchable, { candidateLimit: 5 }).config).toEqual({
       maxReferences: 3,
       candidateLimit: 5,
       maxReferenceBytes: 65536,

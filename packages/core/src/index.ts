@@ -24,16 +24,20 @@ export {
 export { stringifyTagSafeJson } from './serialization.js';
 export { projectConversation, type ProjectedItem } from './projection.js';
 export { retainReference, cutText, omissionNotice, type RetainedReference, type RetentionInput } from './retention.js';
+export { fitSnapshot, type SnapshotFit } from './fit.js';
 export {
   REFERENCED_SESSIONS_CLOSE_TAG,
   REFERENCED_SESSIONS_HEADING,
   REFERENCED_SESSIONS_OPEN_TAG,
   REFERENCED_SESSIONS_WARNING,
   extractReferencedSessionsJson,
+  prettyReferencedSessionsPrompt,
+  renderReferencedSessionsDisplay,
   renderReferencedSessionsPrompt,
 } from './prompt.js';
+export { isTextBlock } from './text-block.js';
 export { checkCandidateLimit, rankByCwd } from './discovery.js';
-export { createSessionReferenceResolver, type SessionReferenceResolver } from './resolver.js';
+export { createSessionReferenceCore, type SessionReferenceCore } from './facade.js';
 export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
 export { utf8Length } from './utf8.js';
 export {

@@ -4,7 +4,7 @@ import { MemoryStorage } from '../test/memory-storage.js';
 import { assistantMessage, text, userMessage } from '../test/surface.js';
 import { applySessionReferences, parseContentReferences, type ReferenceMessageAdapter } from './messages.js';
 import { extractReferencedSessionsJson } from './prompt.js';
-import { createSessionReferenceResolver } from './resolver.js';
+import { createSessionReferenceCore } from './facade.js';
 import type { ContentBlockLike, PreparedReferences, SessionReferenceInput } from './types.js';
 import { encodeSessionReferenceUri, formatSessionReferenceMention } from './uri.js';
 
@@ -166,7 +166,7 @@ describe('applySessionReferences', () => {
 
   it('works end to end with a resolver: the context carries the cited session’s snapshot', async () => {
     const storage = new MemoryStorage([{ id: 'alpha', messages: [userMessage('hello'), assistantMessage('hi')] }]);
-    const resolver = createSessionReferenceResolver(storage);
+    const resolver = createSessionReferenceCore(storage);
     const { adapter } = adapterWith((content, references) => resolver.prepare({ id: 'target' }, content, references));
     const [rewritten, context] = await applySessionReferences([cited], adapter);
     expect(rewritten!.content).toEqual([text('look at @Alpha please')]);

@@ -1,3 +1,4 @@
+import { isTextBlock } from './text-block.js';
 import type { ContentBlockLike, PreparedReferences, SessionReferenceInput } from './types.js';
 import { parseSessionReferenceText } from './uri.js';
 
@@ -11,7 +12,7 @@ export interface ParsedContent<Block extends ContentBlockLike> {
 export function parseContentReferences<Block extends ContentBlockLike>(content: readonly Block[]): ParsedContent<Block> {
   const references: SessionReferenceInput[] = [];
   const readable = content.map((block) => {
-    if (block.type !== 'text' || !('text' in block)) return block;
+    if (!isTextBlock(block)) return block;
     const parsed = parseSessionReferenceText(block.text);
     if (parsed.references.length === 0) return block;
     references.push(...parsed.references);
@@ -31,7 +32,7 @@ export interface ReferenceMessageAdapter<Message, Block extends ContentBlockLike
   contextMessage(prepared: Required<PreparedReferences<Block>>['context'], cited: Message): Message;
   /**
    * Throw whatever `prepare` would reject one message's references with
-   * before reading (see `SessionReferenceResolver.checkReferences`), so such
+   * before reading (see `SessionReferenceCore.checkReferences`), so such
    * failures are decided in message order before anything is read. Optional:
    * without it they surface from `prepare` like any other failure.
    */

@@ -1,13 +1,13 @@
 import { raceCancellation, throwIfCancelled } from './cancellation.js';
 import type { ResolvedSessionReferenceConfig } from './config.js';
 import { SessionReferenceError } from './errors.js';
-import { projectConversation } from './projection.js';
+import { fitSnapshot } from './fit.js';
 import { renderReferencedSessionsPrompt } from './prompt.js';
 import { readFailed } from './reads.js';
-import { retainReference, type RetainedReference } from './retention.js';
 import type {
   ContentBlockLike,
   PreparedReferences,
+  PreparedSource,
   ReferenceTarget,
   SessionReferenceInput,
   SessionReferenceStorage,
@@ -56,24 +56,14 @@ export async function prepareReferences<Block extends ContentBlockLike>(
   if (distinct.length === 0) return { content: detached };
 
   const snapshots = await readSources(storage, distinct, signal);
-  const retained = distinct.map((reference, index) => fit(reference, snapshots[index]!, config.maxReferenceBytes));
+  const fitted = distinct.map((reference, index) => fit(reference, snapshots[index]!, config.maxReferenceBytes));
+  const sources = fitted.map((entry) => entry.source);
   return {
     content: detached,
     context: {
-      text: renderReferencedSessionsPrompt(retained.map((entry) => entry.json)),
-      source: {
-        kind: 'session-reference',
-        form: 'recall',
-        version: 1,
-        references: retained.map((entry, index) => ({
-          sessionId: entry.data.sessionId,
-          label: entry.data.label,
-          capturedThroughSeq: entry.data.capturedThroughSeq,
-          ...entry.stats,
-          inputIndex: distinct[index]!.inputIndex,
-        })),
-      },
-      sources: retained.map((entry) => entry.data),
+      text: renderReferencedSessionsPrompt(fitted.map((entry) => entry.json)),
+      source: { kind: 'session-reference', form: 'recall', version: 1, references: sources.map((source) => source.entry) },
+      sources,
     },
   };
 }
@@ -134,20 +124,16 @@ async function readSource(storage: SessionReferenceStorage, sessionId: string, s
   }
 }
 
-function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: number): RetainedReference {
-  const retained = retainReference({
-    sessionId: reference.sessionId,
-    label: reference.label,
-    cwd: snapshot.session.cwd ?? null,
-    capturedThroughSeq: snapshot.capturedThroughSeq,
-    items: projectConversation(snapshot.messages),
-    maxBytes,
-  });
+/** One source fitted to its budget: its prepared record and the exact JSON the context text carries for it. */
+function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: number): { source: PreparedSource; json: string } {
+  const { retained } = fitSnapshot(reference, snapshot, maxBytes);
   if (retained === undefined) {
     throw new SessionReferenceError(
       `session "${reference.sessionId}" does not fit in ${maxBytes} bytes even when shortened; raise maxReferenceBytes`,
       'SESSION_REFERENCE_BUDGET_EXCEEDED',
     );
   }
-  return retained;
+  const { data, json, bytes, stats } = retained;
+  const entry = { sessionId: data.sessionId, label: data.label, capturedThroughSeq: data.capturedThroughSeq, ...stats, inputIndex: reference.inputIndex };
+  return { source: { entry, data, bytes }, json };
 }

@@ -1,3 +1,4 @@
+import { isTextBlock } from './text-block.js';
 import type { ReferencedConversationItem, SurfaceMessage } from './types.js';
 
 /** A projected item, with whether it is a compaction checkpoint (never dropped by retention). */
@@ -34,7 +35,7 @@ function conversationKind(message: SurfaceMessage): 'user' | 'assistant' | 'chec
 function joinText(message: SurfaceMessage): string {
   let text: string | undefined;
   for (const block of message.content) {
-    if (block.type !== 'text' || !('text' in block)) continue;
+    if (!isTextBlock(block)) continue;
     text = text === undefined ? block.text : `${text}\n${block.text}`;
   }
   return text ?? '';

@@ -5,6 +5,8 @@ import {
   REFERENCED_SESSIONS_OPEN_TAG,
   REFERENCED_SESSIONS_WARNING,
   extractReferencedSessionsJson,
+  prettyReferencedSessionsPrompt,
+  renderReferencedSessionsDisplay,
   renderReferencedSessionsPrompt,
 } from './prompt.js';
 import { stringifyTagSafeJson } from './serialization.js';
@@ -52,5 +54,23 @@ describe('extractReferencedSessionsJson', () => {
   it('returns undefined when the frame is missing', () => {
     expect(extractReferencedSessionsJson('## Referenced sessions\n\nno tags')).toBeUndefined();
     expect(extractReferencedSessionsJson('</referenced-sessions>\n<referenced-sessions>\n')).toBeUndefined();
+  });
+});
+
+describe('display copies of the context text', () => {
+  const data = [{ sessionId: 'a', label: 'a', cwd: null, capturedThroughSeq: 1, conversation: [{ role: 'user' as const, text: '</referenced-sessions>' }] }];
+  const prompt = renderReferencedSessionsPrompt(data.map((entry) => stringifyTagSafeJson(entry)));
+
+  it('frames the data objects pretty-printed and tag-safe, as a logged text pretty-prints', () => {
+    const display = renderReferencedSessionsDisplay(data);
+    expect(display).toBe(prettyReferencedSessionsPrompt(prompt));
+    expect(display.split('\n').slice(0, 5)).toEqual(prompt.split('\n').slice(0, 5));
+    expect(display.split('</referenced-sessions>')).toHaveLength(2);
+    expect(JSON.parse(extractReferencedSessionsJson(display)!)).toEqual(data);
+  });
+
+  it('leaves a text without a parsable snapshot as it is', () => {
+    expect(prettyReferencedSessionsPrompt('no tags')).toBe('no tags');
+    expect(prettyReferencedSessionsPrompt('x\n<referenced-sessions>\n[oops\n</referenced-sessions>')).toBe('x\n<referenced-sessions>\n[oops\n</referenced-sessions>');
   });
 });

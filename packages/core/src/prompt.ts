@@ -1,4 +1,6 @@
-/** The model-facing frame around snapshot data. */
+/** The model-facing frame around snapshot data: the one module that knows the context text's layout. */
+import { escapeTagOpeners } from './serialization.js';
+import type { ReferencedSessionData } from './types.js';
 
 export const REFERENCED_SESSIONS_HEADING = '## Referenced sessions';
 export const REFERENCED_SESSIONS_OPEN_TAG = '<referenced-sessions>';
@@ -19,21 +21,54 @@ export const REFERENCED_SESSIONS_WARNING = [
  * @param dataJson - serialized data objects, each already tag-safe.
  */
 export function renderReferencedSessionsPrompt(dataJson: readonly string[]): string {
-  return [
-    REFERENCED_SESSIONS_HEADING,
-    '',
-    REFERENCED_SESSIONS_WARNING,
-    '',
-    REFERENCED_SESSIONS_OPEN_TAG,
-    `[${dataJson.join(',')}]`,
-    REFERENCED_SESSIONS_CLOSE_TAG,
-  ].join('\n');
+  return frame(`[${dataJson.join(',')}]`);
+}
+
+/** The context text as an inspector shows it: the same frame around the data objects pretty-printed, still tag-safe. */
+export function renderReferencedSessionsDisplay(data: readonly ReferencedSessionData[]): string {
+  return frame(prettyTagSafeJson(data));
+}
+
+function frame(json: string): string {
+  return [REFERENCED_SESSIONS_HEADING, '', REFERENCED_SESSIONS_WARNING, '', REFERENCED_SESSIONS_OPEN_TAG, json, REFERENCED_SESSIONS_CLOSE_TAG].join('\n');
 }
 
 /** The JSON array between the tags of a rendered prompt, or `undefined` when the frame is absent. */
 export function extractReferencedSessionsJson(prompt: string): string | undefined {
-  const open = prompt.indexOf(`\n${REFERENCED_SESSIONS_OPEN_TAG}\n`);
-  const close = prompt.lastIndexOf(`\n${REFERENCED_SESSIONS_CLOSE_TAG}`);
-  if (open < 0 || close < open) return undefined;
-  return prompt.slice(open + REFERENCED_SESSIONS_OPEN_TAG.length + 2, close);
+  const span = snapshotSpan(prompt);
+  return span && prompt.slice(span.start, span.end);
+}
+
+/**
+ * A logged context text (whose data objects exist only as that text) with
+ * its JSON pretty-printed and still tag-safe, the frame around it kept as
+ * written; unchanged when it holds no parsable snapshot.
+ */
+export function prettyReferencedSessionsPrompt(prompt: string): string {
+  const span = snapshotSpan(prompt);
+  const data = span && parseJson(prompt.slice(span.start, span.end));
+  if (span === undefined || data === undefined) return prompt;
+  return `${prompt.slice(0, span.start)}${prettyTagSafeJson(data)}${prompt.slice(span.end)}`;
+}
+
+/** Where the JSON array lies: after the open tag's line, before the last close tag's line. */
+function snapshotSpan(prompt: string): { start: number; end: number } | undefined {
+  const openLine = `\n${REFERENCED_SESSIONS_OPEN_TAG}\n`;
+  const open = prompt.indexOf(openLine);
+  const end = prompt.lastIndexOf(`\n${REFERENCED_SESSIONS_CLOSE_TAG}`);
+  if (open < 0 || end < open + openLine.length) return undefined;
+  return { start: open + openLine.length, end };
+}
+
+/** Indented JSON for display, as tag-safe as the wire form. */
+function prettyTagSafeJson(value: unknown): string {
+  return escapeTagOpeners(JSON.stringify(value, null, 2));
+}
+
+function parseJson(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
 }

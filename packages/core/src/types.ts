@@ -14,8 +14,14 @@ export interface ParsedSessionReferenceText {
   references: SessionReferenceInput[];
 }
 
+/** A text block as a host hands it in (see `isTextBlock`). */
+export interface TextBlockLike {
+  readonly type: 'text';
+  readonly text: string;
+}
+
 /** A content block. Only `text` blocks are ever projected; every other type is dropped. */
-export type ContentBlockLike = { readonly type: 'text'; readonly text: string } | { readonly type: string };
+export type ContentBlockLike = TextBlockLike | { readonly type: string };
 
 /** Where a user-role message came from; only direct input and compaction checkpoints are conversation. */
 export type MessageOrigin = 'direct-user' | 'compact-checkpoint' | 'other';
@@ -48,7 +54,7 @@ export type TitleReadResult =
   | { readonly sessionId: string; readonly status: 'fulfilled'; readonly title: string | undefined }
   | { readonly sessionId: string; readonly status: 'rejected'; readonly reason: unknown };
 
-/** The storage port a resolver reads through. Read-only by construction. */
+/** The storage port the core reads through. Read-only by construction. */
 export interface SessionReferenceStorage {
   /** Every session header, in creation order. */
   listSessions(signal?: AbortSignal): Promise<readonly SessionHeaderLike[]>;
@@ -138,12 +144,26 @@ export interface TextBlock {
   text: string;
 }
 
+/** One source as prepared: its durable metadata, its data object and the size that object serializes to. */
+export interface PreparedSource {
+  /** The source's entry in the context message's `source.references`. */
+  entry: SessionReferenceSourceEntry;
+  /** The data object the context text carries for this source. */
+  data: ReferencedSessionData;
+  /** UTF-8 length of the serialized (tag-safe) data object: the figure budgeted against `maxReferenceBytes`. */
+  bytes: number;
+}
+
 /** The prepared context: one user-role message holding every snapshot of a cited message. */
 export interface PreparedContext {
+  /** The model-facing text; only `prompt.ts` knows its layout. */
   text: string;
   source: SessionReferenceSource;
-  /** Serialized data objects, in input order (for inspectors and byte bars). */
-  sources: ReferencedSessionData[];
+  /**
+   * Each source as prepared, in input order. Never part of the message: a
+   * host keeps it beside the message so inspectors need not re-read the text.
+   */
+  sources: PreparedSource[];
 }
 
 /** Result of `prepare()`: detached content and zero or one context. */

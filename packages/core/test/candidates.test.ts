@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { rankByCwd } from '../src/discovery.js';
-import { createSessionReferenceResolver } from '../src/resolver.js';
+import { createSessionReferenceCore } from '../src/facade.js';
 import type { ReferenceTarget, SessionReferenceCandidate } from '../src/types.js';
 import { parseSessionReferenceText } from '../src/uri.js';
 import { expectRejection } from './errors.js';
@@ -21,7 +21,7 @@ const SESSIONS: MemorySession[] = [
 
 function setup(sessions: MemorySession[] = SESSIONS, config?: { candidateLimit?: number }) {
   const storage = new MemoryStorage(sessions);
-  return { storage, resolver: createSessionReferenceResolver(storage, config) };
+  return { storage, resolver: createSessionReferenceCore(storage, config) };
 }
 
 const ids = (candidates: readonly SessionReferenceCandidate[]) => candidates.map((candidate) => candidate.sessionId);

@@ -6,7 +6,7 @@ import {
   REFERENCED_SESSIONS_OPEN_TAG,
   REFERENCED_SESSIONS_WARNING,
 } from '../src/prompt.js';
-import { createSessionReferenceResolver } from '../src/resolver.js';
+import { createSessionReferenceCore } from '../src/facade.js';
 import { stringifyTagSafeJson } from '../src/serialization.js';
 import type { ContentBlockLike, ReferenceTarget, SessionReferenceInput, SurfaceMessage, SurfaceSnapshot } from '../src/types.js';
 import { utf8Length } from '../src/utf8.js';
@@ -37,7 +37,7 @@ const CONTENT: ContentBlockLike[] = [text('see @alpha'), { type: 'image', url: '
 
 function setup(config?: SessionReferenceConfig) {
   const storage = new MemoryStorage(SESSIONS);
-  return { storage, resolver: createSessionReferenceResolver(storage, config) };
+  return { storage, resolver: createSessionReferenceCore(storage, config) };
 }
 
 const refs = (...ids: string[]): SessionReferenceInput[] => ids.map((sessionId) => ({ sessionId }));
@@ -108,7 +108,7 @@ describe('prepare', () => {
   it('projects each source to its conversation: direct user text, checkpoints and assistant text only', async () => {
     const { resolver } = setup();
     const { context } = await resolver.prepare(TARGET, CONTENT, refs('alpha', 'beta', 'gamma'));
-    expect(context!.sources).toStrictEqual([
+    expect(context!.sources.map((source) => source.data)).toStrictEqual([
       {
         sessionId: 'alpha',
         label: 'alpha',
@@ -150,9 +150,18 @@ describe('prepare', () => {
     expect(close).toBe(lines.length - 1);
     expect(json).not.toContain('<');
     const data = JSON.parse(json) as Record<string, unknown>[];
-    expect(data).toStrictEqual(context!.sources);
+    expect(data).toStrictEqual(context!.sources.map((source) => source.data));
     for (const entry of data) expect(Object.keys(entry)).toEqual(['sessionId', 'label', 'cwd', 'capturedThroughSeq', 'conversation']);
     expect(JSON.stringify(data)).toContain('</referenced-sessions>');
+  });
+
+  it('keeps each source as prepared beside the text: its entry, its data object and that object\'s serialized size', async () => {
+    const { resolver } = setup({ maxReferenceBytes: 400 });
+    const { context } = await resolver.prepare(TARGET, CONTENT, refs('chatty', 'alpha'));
+    const data = JSON.parse(readPrompt(context!.text).json) as unknown[];
+    expect(context!.sources.map((source) => source.entry)).toStrictEqual(context!.source.references);
+    expect(context!.sources.map((source) => source.data)).toStrictEqual(data);
+    expect(context!.sources.map((source) => source.bytes)).toEqual(data.map((entry) => utf8Length(stringifyTagSafeJson(entry))));
   });
 
   it('accepts as many distinct sources as configured', async () => {
@@ -260,7 +269,7 @@ describe('prepare', () => {
     const aborted = AbortSignal.abort('stop');
     await expectRejection(resolver.prepare(TARGET, CONTENT, refs('alpha', 'target'), aborted), 'SESSION_REFERENCE_SELF_REFERENCE');
     await expectRejection(
-      createSessionReferenceResolver(storage, { maxReferences: 1 }).prepare(TARGET, CONTENT, refs('alpha', 'beta'), aborted),
+      createSessionReferenceCore(storage, { maxReferences: 1 }).prepare(TARGET, CONTENT, refs('alpha', 'beta'), aborted),
       'SESSION_REFERENCE_TOO_MANY',
     );
     expect(await resolver.prepare(TARGET, CONTENT, [], aborted)).toEqual({ content: CONTENT });
@@ -309,7 +318,7 @@ describe('prepare', () => {
     shared.text = 'rewritten after capture';
     messages.push(userMessage('appended after capture'));
     expect(context).toEqual(before);
-    expect(context!.sources[0]!.conversation).toEqual([{ role: 'user', text: 'captured' }]);
+    expect(context!.sources[0]!.data.conversation).toEqual([{ role: 'user', text: 'captured' }]);
   });
 
   it('shortens a source to the byte budget and reports it', async () => {
@@ -320,8 +329,8 @@ describe('prepare', () => {
     expect(chatty!.omittedMessages).toBeGreaterThan(0);
     expect(chatty!.retainedMessages).toBe(10 - chatty!.omittedMessages);
     expect(alpha).toMatchObject({ truncated: false, omittedMessages: 0 });
-    for (const data of context!.sources) expect(utf8Length(stringifyTagSafeJson(data))).toBeLessThanOrEqual(400);
-    expect(context!.sources[0]!.conversation.at(-1)).toEqual({ role: 'assistant', text: 'message 9 '.repeat(10) });
+    for (const { data } of context!.sources) expect(utf8Length(stringifyTagSafeJson(data))).toBeLessThanOrEqual(400);
+    expect(context!.sources[0]!.data.conversation.at(-1)).toEqual({ role: 'assistant', text: 'message 9 '.repeat(10) });
   });
 
   it('rejects with BUDGET_EXCEEDED, and no context, when one source cannot fit', async () => {

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSessionReferenceResolver } from '../src/resolver.js';
+import { createSessionReferenceCore } from '../src/facade.js';
 import { decodeSessionReferenceUri, formatSessionReferenceMention, parseSessionReferenceText } from '../src/uri.js';
 import { extractReferencedSessionsJson, REFERENCED_SESSIONS_CLOSE_TAG, REFERENCED_SESSIONS_OPEN_TAG } from '../src/prompt.js';
 import type { SessionReferenceStorage, SurfaceSnapshot } from '../src/types.js';
@@ -57,7 +57,7 @@ describe('hostile input: 100,000 fuzz runs in batches', () => {
 /** A source whose only message is `text`, and the prompt a reference to it yields. */
 async function promptFor(text: string): Promise<string> {
   const storage = new MemoryStorage([{ id: 'source', messages: [userMessage(text), assistantMessage('ok')] }]);
-  const prepared = await createSessionReferenceResolver(storage).prepare(target, [], [{ sessionId: 'source' }]);
+  const prepared = await createSessionReferenceCore(storage).prepare(target, [], [{ sessionId: 'source' }]);
   return prepared.context!.text;
 }
 
@@ -115,14 +115,14 @@ describe('storage faults', () => {
     ['rejects with undefined', () => faulty(() => Promise.reject(undefined))],
     ['rejects with an object', () => faulty(() => Promise.reject({ code: 42 }))],
   ])('a read that %s is SESSION_REFERENCE_READ_FAILED with the cause kept, and no context', async (_name, storage) => {
-    const error = await expectRejection(createSessionReferenceResolver(storage()).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
+    const error = await expectRejection(createSessionReferenceCore(storage()).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
     expect('cause' in error).toBe(true);
   });
 
   it.each(PATHOLOGICAL_REJECTIONS)('a read rejecting with %s is SESSION_REFERENCE_READ_FAILED with that very value as cause', async (_name, make) => {
     const value = make();
     const storage = faulty(() => Promise.reject(value));
-    const error = await expectRejection(createSessionReferenceResolver(storage).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
+    const error = await expectRejection(createSessionReferenceCore(storage).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
     expect(error.cause).toBe(value);
     expect(error.message).toContain('could not read session "source"');
   });
@@ -130,7 +130,7 @@ describe('storage faults', () => {
   it.each(PATHOLOGICAL_REJECTIONS)('a session listing rejecting with %s is SESSION_REFERENCE_READ_FAILED too', async (_name, make) => {
     const value = make();
     const storage: SessionReferenceStorage = { ...faulty(never), listSessions: () => Promise.reject(value) };
-    const error = await expectRejection(createSessionReferenceResolver(storage).listCandidates(target, 'x'), 'SESSION_REFERENCE_READ_FAILED');
+    const error = await expectRejection(createSessionReferenceCore(storage).listCandidates(target, 'x'), 'SESSION_REFERENCE_READ_FAILED');
     expect(error.cause).toBe(value);
   });
 
@@ -147,7 +147,7 @@ describe('storage faults', () => {
           if (synchronous) throw value;
           return Promise.reject(value);
         });
-        const error = await expectRejection(createSessionReferenceResolver(storage).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
+        const error = await expectRejection(createSessionReferenceCore(storage).prepare(target, [], references), 'SESSION_REFERENCE_READ_FAILED');
         expect(error.cause).toBe(value);
       }),
       { numRuns: 300 },
@@ -156,7 +156,7 @@ describe('storage faults', () => {
 
   it('a read that hangs forever is SESSION_REFERENCE_CANCELLED once the turn is aborted', async () => {
     const controller = new AbortController();
-    const pending = createSessionReferenceResolver(faulty(() => never())).prepare(target, [], references, controller.signal);
+    const pending = createSessionReferenceCore(faulty(() => never())).prepare(target, [], references, controller.signal);
     controller.abort(new Error('user pressed stop'));
     await expectRejection(pending, 'SESSION_REFERENCE_CANCELLED');
   });
@@ -165,7 +165,7 @@ describe('storage faults', () => {
     const controller = new AbortController();
     let release: (snapshot: SurfaceSnapshot) => void = () => {};
     const late = new Promise<SurfaceSnapshot>((resolve) => (release = resolve));
-    const pending = createSessionReferenceResolver(faulty(() => late)).prepare(target, [], references, controller.signal);
+    const pending = createSessionReferenceCore(faulty(() => late)).prepare(target, [], references, controller.signal);
     controller.abort();
     release({ session: { id: 'source', createdAt: 0 }, capturedThroughSeq: 1, messages: [userMessage('late')] });
     await expectRejection(pending, 'SESSION_REFERENCE_CANCELLED');
@@ -177,7 +177,7 @@ describe('storage faults', () => {
       { id: 'b', title: new Error('unreadable log') },
       { id: 'c', title: 'Gamma' },
     ]);
-    const candidates = await createSessionReferenceResolver(storage).listCandidates(target, '');
+    const candidates = await createSessionReferenceCore(storage).listCandidates(target, '');
     expect(candidates.map((candidate) => candidate.label)).toEqual(['Alpha', 'b', 'Gamma']);
   });
 });
@@ -191,7 +191,7 @@ describe('load', () => {
         turn % 2 === 0 ? userMessage(`question ${turn} for ${index} <b>`.repeat(10)) : assistantMessage(`answer ${turn} ✓ `.repeat(20)),
       ),
     }));
-    const resolver = createSessionReferenceResolver(new MemoryStorage(sources), { maxReferenceBytes: 4096 });
+    const resolver = createSessionReferenceCore(new MemoryStorage(sources), { maxReferenceBytes: 4096 });
     const calls = Array.from({ length: 1000 }, (_, index) => {
       const ids = [index % 100, (index * 7) % 100, (index * 13) % 100].map((n) => ({ sessionId: `source-${n}` }));
       return () => resolver.prepare(target, [{ type: 'text', text: `call ${index}` }], ids);

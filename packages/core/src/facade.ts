@@ -12,8 +12,12 @@ import type {
 } from './types.js';
 import { formatSessionReferenceMention } from './uri.js';
 
-/** Discovery and preparation over one storage port. */
-export interface SessionReferenceResolver {
+/**
+ * The core's facade: discovery and preparation over one storage port. A host
+ * adapter (such as `@sessref/dsh`'s `SessionReferenceResolver` service) wraps
+ * one and adds its own host's types.
+ */
+export interface SessionReferenceCore {
   readonly config: ResolvedSessionReferenceConfig;
   /** Candidates other than `target`, ranked by cwd affinity; `limit` defaults to the configured candidate limit. */
   listCandidates(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceCandidate[]>;
@@ -35,24 +39,21 @@ export interface SessionReferenceResolver {
 }
 
 /**
- * Build a resolver. Configuration is validated here, so an invalid one fails
+ * Build the facade. Configuration is validated here, so an invalid one fails
  * with `SESSION_REFERENCE_INVALID_CONFIG` before anything can use it.
  */
-export function createSessionReferenceResolver(
-  storage: SessionReferenceStorage,
-  config?: SessionReferenceConfig,
-): SessionReferenceResolver {
+export function createSessionReferenceCore(storage: SessionReferenceStorage, config?: SessionReferenceConfig): SessionReferenceCore {
   const resolved = resolveConfig(config);
-  const resolver: SessionReferenceResolver = {
+  const core: SessionReferenceCore = {
     config: resolved,
     listCandidates: async (target, query = '', limit = resolved.candidateLimit, signal) =>
       listCandidates(storage, { target, query: String(query), limit: checkCandidateLimit(limit), signal }),
     listMentionCandidates: async (target, query = '', signal) => {
-      const candidates = await resolver.listCandidates(target, query, resolved.candidateLimit, signal);
+      const candidates = await core.listCandidates(target, query, resolved.candidateLimit, signal);
       return candidates.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }) }));
     },
     checkReferences: (target, references, signal) => void checkReferences(resolved, target, references, signal),
     prepare: (target, content, references, signal) => prepareReferences(storage, resolved, target, content, references, signal),
   };
-  return resolver;
+  return core;
 }

@@ -10,7 +10,7 @@ import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol';
 import {
   SessionReferenceError,
   checkCandidateLimit,
-  createSessionReferenceResolver,
+  createSessionReferenceCore,
   formatSessionReferenceMention,
   isSessionReferenceError,
   normalizeContentQuery,
@@ -18,7 +18,7 @@ import {
   type SessionReferenceContentHit,
   type SessionReferenceInput,
   type SessionReferenceMentionCandidate,
-  type SessionReferenceResolver as CoreResolver,
+  type SessionReferenceCore,
 } from '@sessref/core';
 import { Config } from './config.js';
 import { contextMessage, expandStepMessages, targetOf } from './messages.js';
@@ -34,7 +34,7 @@ export { sessionQueryStorage, toSurfaceMessage } from './storage.js';
 export type { SessionReferenceCatalog } from './catalog.js';
 export { SNAPSHOT_EVENT_FILTERS } from './search.js';
 
-export { contextMessage, expandStepMessages } from './messages.js';
+export { contextMessage, expandStepMessages, preparedContextOf } from './messages.js';
 export {
   DEFAULT_CANDIDATE_LIMIT,
   DEFAULT_MAX_REFERENCE_BYTES,
@@ -63,7 +63,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
   static inject = ['sessionQuery'];
   static Config = Config;
 
-  private readonly core: CoreResolver;
+  private readonly core: SessionReferenceCore;
   private readonly content: ContentSearch;
   private readonly contentEnabled: boolean;
 
@@ -73,7 +73,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
       () => ctx.sessionQuery,
       () => ctx.get('sessionReferenceCatalog'),
     );
-    const core = createSessionReferenceResolver(storage, config);
+    const core = createSessionReferenceCore(storage, config);
     const contentSearch = config.contentSearch ?? false;
     if (typeof contentSearch !== 'boolean') {
       throw new SessionReferenceError(
@@ -100,7 +100,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
   }
 
   /** Configured candidate limit, distinct-source cap and snapshot budget. */
-  get config(): CoreResolver['config'] {
+  get config(): SessionReferenceCore['config'] {
     return this.core.config;
   }
 

@@ -1,6 +1,6 @@
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import { createUserMessage, type ContentBlock, type UserMessage } from '@deepseek-ai/dsh-llm';
-import { applySessionReferences, type PreparedContext, type SessionReferenceResolver } from '@sessref/core';
+import { applySessionReferences, type PreparedContext, type SessionReferenceCore } from '@sessref/core';
 
 /**
  * Rewrite an entered step's batch: each direct user message with canonical
@@ -9,7 +9,7 @@ import { applySessionReferences, type PreparedContext, type SessionReferenceReso
  * the very same object.
  */
 export function expandStepMessages(
-  resolver: SessionReferenceResolver,
+  core: SessionReferenceCore,
   agent: Agent,
   messages: readonly UserMessage[],
   signal: AbortSignal,
@@ -20,8 +20,8 @@ export function expandStepMessages(
     contentOf: (message) => message.content,
     withContent: (message, content) => deepFreeze({ ...message, content }),
     contextMessage: (context) => contextMessage(context),
-    check: (references) => resolver.checkReferences(target, references, signal),
-    prepare: (content, references) => resolver.prepare(target, content, references, signal),
+    check: (references) => core.checkReferences(target, references, signal),
+    prepare: (content, references) => core.prepare(target, content, references, signal),
   });
 }
 
@@ -31,13 +31,29 @@ export function targetOf(agent: Agent): { id: string; cwd?: string } {
   return cwd === undefined ? { id: agent.id } : { id: agent.id, cwd };
 }
 
+/** What the core prepared for each context message built here; the entry lives as long as the message. */
+const prepared = new WeakMap<UserMessage, PreparedContext>();
+
 /**
  * The durable user-role message that carries the snapshots, under a fresh id,
  * built by the host's own message factory (so its fields are laid out like
  * the official plugin's: source, content, role, id).
  */
 export function contextMessage(context: PreparedContext): UserMessage {
-  return deepFreeze(createUserMessage({ source: context.source, content: [{ type: 'text', text: context.text }] }));
+  const message = deepFreeze(createUserMessage({ source: context.source, content: [{ type: 'text', text: context.text }] }));
+  prepared.set(message, context);
+  return message;
+}
+
+/**
+ * What was prepared for a context message this process built: each source's
+ * entry, data object and serialized size. The message carries the data only
+ * as model-facing text, which no one but the core's prompt module reads, so a
+ * host inspecting a step asks here instead. `undefined` for any other
+ * message, such as one read back from a log.
+ */
+export function preparedContextOf(message: UserMessage): PreparedContext | undefined {
+  return prepared.get(message);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { remoteMethods } from '@deepseek-ai/dsh-typert-protocol';
 import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, type SessionId } from '@deepseek-ai/dsh-session';
-import SessionReferenceResolver, { encodeSessionReferenceUri, formatSessionReferenceMention, type Config, type SessionReferenceErrorCode } from '@sessref/dsh';
+import SessionReferenceResolver, { encodeSessionReferenceUri, formatSessionReferenceMention, preparedContextOf, type Config, type SessionReferenceErrorCode } from '@sessref/dsh';
 import { SessionReferenceError, stringifyTagSafeJson, utf8Length, type ReferencedSessionData, type SessionReferenceSource } from '@sessref/core';
 import {
   appendExchange,
@@ -482,6 +482,23 @@ describe('prepare()', () => {
       { truncated: false, omittedMessages: 0 },
     ]);
     expect(sources[1]!.conversation.at(-1)).toEqual({ role: 'assistant', text: 'answer 29' });
+  });
+
+  it('keeps what it prepared beside each context message it built, for the host, and nothing beside any other message', async () => {
+    const { host, resolver, agent } = await world({ maxReferenceBytes: 400 });
+    source(host, 'many-messages', { exchanges: Array.from({ length: 30 }, (_, index): [string, string] => [`question ${index}`, `answer ${index}`]) });
+    source(host, 'small');
+    const prepared = await resolver.prepare(agent, text('x'), [ref('many-messages'), ref('small')]);
+    const record = preparedContextOf(prepared.additionalContext!)!;
+    const data = snapshotsOf(prepared.additionalContext);
+    expect(record.sources.map((entry) => entry.entry)).toEqual(referencesOf(prepared.additionalContext));
+    expect(record.sources.map((entry) => entry.data)).toEqual(data);
+    expect(record.sources.map((entry) => entry.bytes)).toEqual(data.map((entry) => utf8Length(stringifyTagSafeJson(entry))));
+    expect(preparedContextOf(userPrompt('plain'))).toBeUndefined();
+
+    const decision = await runPreStep(host, agent, [userPrompt(`see ${mention('small')}`)]);
+    const context = decision.kind === 'enter' ? decision.messages[1] : undefined;
+    expect(preparedContextOf(context!)?.sources.map((entry) => entry.entry.sessionId)).toEqual(['small']);
   });
 
   it('gives no partial context when one source cannot fit', async () => {

@@ -47,7 +47,7 @@ function userTexts(list: readonly SessionEvent[]): string[] {
 }
 
 function logOf(engine: Engine, id: string, cwd?: string): string {
-  return engine.ctx.sessionPersistence.locate!({ version: 0, id: SessionId(id), createdAt: 0, ...(cwd === undefined ? {} : { cwd }) })!.path;
+  return engine.ctx.sessionPersistence.locate({ version: 0, id: SessionId(id), createdAt: 0, ...(cwd === undefined ? {} : { cwd }) })!.path;
 }
 
 describe('concurrent sends in one process', () => {

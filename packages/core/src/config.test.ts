@@ -41,7 +41,7 @@ describe('resolveConfig', () => {
   it.each(keys.flatMap((key) => invalidValues.map(([name, value]) => [key, name, value] as const)))(
     'rejects %s set to %s',
     (key, _name, value) => {
-      expectSessionReferenceError(() => resolveConfig({ [key]: value } as SessionReferenceConfig), INVALID_CONFIG);
+      expectSessionReferenceError(() => resolveConfig({ [key]: value }), INVALID_CONFIG);
     },
   );
 

@@ -206,7 +206,7 @@ describe('agent/pre-step', () => {
     const plain = userPrompt('no mentions here');
     const third = userPrompt([
       { type: 'text', text: `both ${mention('beta')} and` },
-      { type: 'text', text: `${encodeSessionReferenceUri('alpha' as SessionId)} again ${mention('alpha', 'A')}` },
+      { type: 'text', text: `${encodeSessionReferenceUri('alpha')} again ${mention('alpha', 'A')}` },
     ]);
     const decision = await runPreStep(host, agent, [first, plain, third]);
     expect(decision.kind).toBe('enter');

@@ -3,7 +3,6 @@
  * being prepared, and a turn cancelled mid-preparation.
  */
 import { describe, expect, it } from 'vitest';
-import type { SessionId } from '@deepseek-ai/dsh-session';
 import { SessionReferenceError, type ReferencedSessionData } from '@sessref/core';
 import { formatSessionReferenceMention } from '@sessref/dsh';
 import { appendExchange, compact, createOwnedSession, createSession, makeAgent, runPreStep, userPrompt, type Host } from './host';
@@ -20,7 +19,7 @@ async function world(): Promise<{ host: Host; source: ReturnType<typeof createSe
   return { host, source, agent };
 }
 
-const cite = (text: string) => userPrompt(`${text} ${formatSessionReferenceMention({ sessionId: 'source' as SessionId })}`);
+const cite = (text: string) => userPrompt(`${text} ${formatSessionReferenceMention({ sessionId: 'source' })}`);
 
 /** What a reference to the source would carry if it were read right now, through the host. */
 async function observedNow(host: Host): Promise<Pick<ReferencedSessionData, 'capturedThroughSeq' | 'conversation'>> {

@@ -495,7 +495,7 @@ describe('the dsh bundle patch and the content-search overlay', () => {
     // dsh web's own row: an in-memory index that never opens. Under it the plugin adds nothing and refuses search.
     const root = await scratch.tempRoot();
     await writeCorpus(root);
-    const { resolver, agent } = await searcher(root, (resolverRow.config ?? {}) as Config, { path: ':memory:', openAt: 'never' });
+    const { resolver, agent } = await searcher(root, resolverRow.config ?? {}, { path: ':memory:', openAt: 'never' });
     expect(ids(await resolver.remoteExportCandidates(agent, 'zebracrossing', signal()))).toEqual([]);
     await expectReferenceError(resolver.remoteExportSearch(agent, 'zebracrossing', signal()), 'SESSION_REFERENCE_SEARCH_DISABLED');
   });
@@ -509,7 +509,7 @@ describe('the dsh bundle patch and the content-search overlay', () => {
     expect(ours.config).toEqual({ contentSearch: true });
     const root = await scratch.tempRoot();
     await writeCorpus(root);
-    const { resolver, agent } = await searcher(root, ours.config as Config, query.config as unknown as HostOptions['search']);
+    const { resolver, agent } = await searcher(root, ours.config, query.config as unknown as HostOptions['search']);
     expect(ids(await resolver.remoteExportCandidates(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
     expect(readFileSync(join(home, 'session-query', 'index.sqlite')).length).toBeGreaterThan(0);
   });

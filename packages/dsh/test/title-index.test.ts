@@ -34,7 +34,7 @@ async function hostView(host: Host): Promise<{ ids: string[]; titles: (string | 
 async function catalogView(host: Host): Promise<{ ids: string[]; titles: (string | undefined)[] }> {
   const catalog = host.ctx.get('sessionReferenceCatalog');
   if (catalog === undefined) throw new Error('the title index did not register ctx.sessionReferenceCatalog');
-  const ids = (await catalog.listSessions()).map((header) => header.id as string);
+  const ids = (await catalog.listSessions()).map((header) => header.id);
   const titles = (await catalog.readTitles(ids)).map((result) => (result.status === 'fulfilled' ? result.title : undefined));
   return { ids, titles };
 }

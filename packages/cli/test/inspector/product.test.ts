@@ -100,7 +100,7 @@ function holdOpenForWriting(path: string): Promise<ChildProcess> {
   const script = "require('fs').openSync(process.argv[1], 'a'); console.log('ready'); setInterval(() => {}, 1e6);";
   const child = spawn(process.execPath, ['-e', script, path], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
-    child.stdout!.once('data', () => resolve(child));
+    child.stdout.once('data', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`the holder exited (${code})`)));
   });
 }

@@ -215,11 +215,11 @@ describe('the listing the search backend reconciles with', () => {
       const persistence = engine.ctx.get('sessionPersistence')!;
       const listed = async () => Object.fromEntries((await persistence.list()).map((header) => [header.id, header]));
       expect(await listed()).toEqual(await dshListing(copy));
-      const before = new Map((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, snapshot.revision]));
+      const before = new Map<string, unknown>((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, snapshot.revision]));
       // Another process appends to one session and creates another.
       await ok(['send', '--target', 'scratch', 'More text.', '--root', copy], env());
       await ok(['new', '--title', 'Fresh one', '--root', copy], env());
-      const after = new Map((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, snapshot.revision]));
+      const after = new Map<string, unknown>((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, snapshot.revision]));
       expect(after.size).toBe(before.size + 1);
       expect(after.get('scratch')).not.toBe(before.get('scratch'));
       expect(after.get('notes')).toBe(before.get('notes'));

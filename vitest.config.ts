@@ -12,6 +12,7 @@ export default defineConfig({
       // compile; its tests load the tsc build that `npm test` makes first (its
       // subpaths resolve to that build through the package's exports).
       { find: /^@sessref\/dsh$/, replacement: source('./packages/dsh/dist/index.js') },
+      { find: /^@sessref\/host$/, replacement: source('./packages/host/src/index.ts') },
     ],
   },
   test: {

@@ -6,7 +6,8 @@
  * index that never opens, so full-text search is off and every exact read is
  * the host's) and mounts exactly one session-reference plugin: ours
  * (@sessref/dsh, built) or the official one (black box). The content-search
- * suite runs sessref's own engine instead (`Engine` from @sessref/cli).
+ * suite runs sessref as `sessref serve` does instead ({@link ServeHost}: the
+ * host `bootHost` from @sessref/host composes, searched through the plugin's service).
  *
  * Over a JSONL root, ours is mounted as the CLI deploys it
  * (packages/cli/src/engine/host.ts): with the CLI's title index
@@ -28,6 +29,7 @@ import OfficialResolver from '@deepseek-ai/dsh-session-reference';
 import SessrefResolver from '@sessref/dsh';
 import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite';
 import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/title-index';
+import { bootHost as bootServeHost } from '@sessref/host';
 import { titleIndexFile } from './lib/cache.mjs';
 
 /** The JSONL persistence's default log name (zstd), as the title index is configured. */
@@ -73,6 +75,33 @@ export async function bootHost({ impl, root, resolver = {}, titleIndex = true, i
     catalog: ctx.get('sessionReferenceCatalog'),
     dispose: () => ctx.fiber.dispose(),
   };
+}
+
+/**
+ * sessref as `sessref serve` runs it: `bootHost` from @sessref/host (strict
+ * JSONL persistence, dsh's SqliteSessionQueryEngine as ctx.sessionQuery, the
+ * title index, @sessref/dsh with contentSearch on), and content search through
+ * the plugin's service, `ctx.sessionReferenceResolver.searchContent()`, as the
+ * CLI's Engine calls it for a search without a target.
+ */
+export class ServeHost {
+  /** @param {{ root: string, indexFile: string, searchIndexFile: string, watchLogs?: boolean }} options */
+  static async open(options) {
+    return new ServeHost(await bootServeHost(options));
+  }
+
+  constructor(ctx) {
+    this.ctx = ctx;
+  }
+
+  /** @param {string} query @param {{ limit?: number, signal?: AbortSignal }} [options] */
+  search(query, { limit, signal } = {}) {
+    return this.ctx.sessionReferenceResolver.searchContent(undefined, query, limit, signal);
+  }
+
+  close() {
+    return this.ctx.fiber.dispose();
+  }
 }
 
 /** Create a live session; `createdAt` drives listing order, `cwd` the ranking. */

@@ -80,7 +80,7 @@ function hostList(root) {
 }
 
 if (values['probe-root'] !== undefined) {
-  const { probeLog } = await import('../packages/cli/dist/engine/log-probe.js');
+  const { probeLog } = await import('@sessref/host');
   const root = values['probe-root'];
   const logs = [];
   for (const project of readdirSync(root, { withFileTypes: true })) {

@@ -18,7 +18,7 @@ const OUT = join(ROOT, 'artifacts');
 const TARBALLS = [
   { dir: 'packages/core', bundled: [] },
   { dir: 'packages/dsh', bundled: ['packages/core'] },
-  { dir: 'packages/cli', bundled: ['packages/core', 'packages/dsh'] },
+  { dir: 'packages/cli', bundled: ['packages/core', 'packages/dsh', 'packages/host'] },
 ];
 
 function manifestOf(dir) {

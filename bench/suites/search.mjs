@@ -29,9 +29,8 @@
  *   `sessref search` does not (reuse).
  */
 import { rmSync, statSync } from 'node:fs';
-import { Engine } from '@sessref/cli';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { bootHost } from '../host.mjs';
+import { ServeHost as Engine, bootHost } from '../host.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 import { median, threadCpuMs, timed } from '../lib/stats.mjs';
 import { random } from '../lib/text.mjs';

@@ -4,7 +4,7 @@ import { formatError, toCliError, usageError, type CliError } from './errors.js'
 import { COMMAND_HELP, MAIN_HELP } from './help.js';
 import { progress, styleFor, writeLine, type Io } from './output.js';
 import { checkRoot, describeRoot, noSessions, resolveRoot, type SessionRoot } from './root.js';
-import { assertSupportedRoot } from './engine/root-shape.js';
+import { assertSupportedRoot } from '@sessref/host';
 import { explainMissing } from './engine/listing.js';
 import { checkBytes } from './commands/args.js';
 import { listCommand, showCommand } from './commands/sessions.js';

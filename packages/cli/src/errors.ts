@@ -1,7 +1,6 @@
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
-import { SessionLogError } from './engine/storage.js';
-import { RootFormatError } from './engine/root-shape.js';
+import { RootFormatError, SessionLogError } from '@sessref/host';
 import { SessionWriteError } from './engine/session-writes.js';
 import { terminalSafe, type Style } from './output.js';
 

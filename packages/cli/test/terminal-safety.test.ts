@@ -19,7 +19,7 @@ import { formatSessionReferenceMention } from '@sessref/core';
 import { main } from '../src/cli';
 import { Engine } from '../src/engine/engine';
 import { terminalSafe } from '../src/output';
-import { SessionWriter } from '../src/seed/writer';
+import { SessionWriter } from '@sessref/host';
 
 /** What must never reach a terminal (the line break splits lines, so it is never inside one). */
 // eslint-disable-next-line no-control-regex -- the control characters are what is checked

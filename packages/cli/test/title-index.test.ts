@@ -12,7 +12,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import { createSessionReferenceResolver } from '@sessref/core';
 import { sessionQueryStorage } from '@sessref/dsh';
 import { Engine } from '../src/engine/engine';
-import { SessionWriter } from '../src/seed/writer';
+import { SessionWriter } from '@sessref/host';
 
 let root: string;
 let indexFile: string;

@@ -18,9 +18,8 @@ import {
   type SessionReferenceSource,
 } from '@sessref/core';
 import { toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
-import { runPreStep } from './agent.js';
+import { bootHost, runPreStep } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
-import { bootHost } from './host.js';
 import { appendTurn, createSession, nextTurn } from './session-writes.js';
 
 /** A session as listings show it. */

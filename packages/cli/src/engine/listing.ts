@@ -1,7 +1,6 @@
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { Engine, SessionSummary } from './engine.js';
-import { assertSupportedRoot } from './root-shape.js';
-import { CheckedJsonlPersistence } from './storage.js';
+import { CheckedJsonlPersistence, assertSupportedRoot } from '@sessref/host';
 
 /** A listed session; one whose log header cannot be read has only its id (from its directory) and why. */
 export type ListedSession = Omit<SessionSummary, 'createdAt'> & { createdAt?: number };

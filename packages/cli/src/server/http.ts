@@ -3,8 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
 import { SessionWriteError } from '../engine/session-writes.js';
-import { SessionLogError } from '../engine/storage.js';
-import { RootFormatError } from '../engine/root-shape.js';
+import { RootFormatError, SessionLogError } from '@sessref/host';
 import type { ApiError } from './protocol.js';
 
 /** Request bodies above this many bytes are refused with 413. */

@@ -12,7 +12,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { build } from 'vite';
 import { Engine } from '../../src/engine/engine.js';
-import { SessionWriter } from '../../src/seed/writer.js';
+import { SessionWriter } from '@sessref/host';
 
 export const WEBAPP = '/home/dev/webapp';
 export const INFRA = '/home/dev/infra';

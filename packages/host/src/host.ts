@@ -74,11 +74,11 @@ function quietSqliteWarning(): void {
   if (quieted) return;
   quieted = true;
   const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning.message;
     if (text.startsWith('SQLite is an experimental feature')) return;
     emit(warning, ...rest);
-  }) as typeof process.emitWarning;
+  };
 }
 
 interface IndexClaim {

@@ -21,5 +21,13 @@ export default defineConfig({
     // Browser suites poll the page; on a loaded 2-core machine a page can take seconds to settle.
     expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
+    // `npm test` runs with --coverage: the core's sources only, held just under what the suites reach.
+    coverage: {
+      provider: 'v8',
+      include: ['packages/core/src/**/*.ts'],
+      exclude: ['**/*.test.ts'],
+      reporter: ['text-summary'],
+      thresholds: { statements: 99, branches: 98, functions: 99, lines: 99 },
+    },
   },
 });

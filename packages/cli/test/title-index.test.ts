@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { createSessionReferenceResolver } from '@sessref/core';
+import { createSessionReferenceCore } from '@sessref/core';
 import { sessionQueryStorage } from '@sessref/dsh';
 import { Engine } from '../src/engine/engine';
 import { SessionWriter } from '@sessref/host';
@@ -64,7 +64,7 @@ async function labels(engine: Engine, query: string): Promise<string[]> {
 
 /** The same discovery without the index: straight through ctx.sessionQuery. */
 async function withoutIndex(engine: Engine, query: string): Promise<string[]> {
-  const resolver = createSessionReferenceResolver(sessionQueryStorage(() => engine.ctx.sessionQuery));
+  const resolver = createSessionReferenceCore(sessionQueryStorage(() => engine.ctx.sessionQuery));
   const candidates = await resolver.listCandidates({ id: 'target', cwd: '/p/a' }, query, 50);
   return candidates.map((candidate) => `${candidate.sessionId}=${candidate.label}`);
 }

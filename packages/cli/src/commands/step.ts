@@ -1,6 +1,9 @@
-import type { Engine } from '../engine/engine.js';
+import { stepSources, type Engine, type StepPreview } from '../engine/engine.js';
 import { formatBytes, styleFor, terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 import { printPlainMentionHints } from './hints.js';
+
+/** A previewed step, or a sent one with the seqs it was appended at. */
+type StepResult = StepPreview & { appendedSeqs?: number[] };
 
 /** `sessref prepare --target ID MESSAGE` and `sessref send --target ID MESSAGE`. */
 export async function stepCommand(
@@ -8,28 +11,40 @@ export async function stepCommand(
   io: Io,
   options: { target: string; message: string; json: boolean; send: boolean },
 ): Promise<void> {
-  const result = options.send ? await engine.send(options.target, options.message) : await engine.preview(options.target, options.message);
+  const result: StepResult = options.send ? await engine.send(options.target, options.message) : await engine.preview(options.target, options.message);
   // `@flaky-ci` as typed in a chat cites nothing; say which sessions it matches and how to cite one.
   await printPlainMentionHints(engine, io, { target: options.target, message: options.message, json: options.json });
-  if (options.json) return writeJson(io.stdout, result);
+  if (options.json) return writeJson(io.stdout, stepJson(result));
+  const sources = stepSources(result);
   const style = styleFor(io.stdout, io.env);
-  result.messages.forEach((message, index) => {
+  result.messages.forEach(({ message }, index) => {
     const kind = message.source.kind === 'session-reference' ? 'snapshot (context)' : 'readable message';
     writeLine(io.stdout, style.bold(`── message ${index + 1}: user, ${kind} ──`));
     for (const block of message.content) if (block.type === 'text') writeLine(io.stdout, block.text);
     writeLine(io.stdout);
   });
-  for (const [index, reference] of result.references.entries()) {
+  for (const { entry: reference, bytes } of sources) {
     writeLine(
       io.stdout,
       `${style.cyan(reference.label)} (${terminalSafe(reference.sessionId)}) seq ≤ ${reference.capturedThroughSeq}: ` +
-        `${formatBytes(result.sourceBytes[index] ?? 0)} of ${formatBytes(result.maxReferenceBytes)}, ` +
+        `${formatBytes(bytes)} of ${formatBytes(result.maxReferenceBytes)}, ` +
         `${reference.retainedMessages}/${reference.originalMessages} messages kept, ${reference.omittedMessages} dropped, ` +
         `${formatBytes(reference.omittedBytes)} omitted${reference.truncated ? ', truncated' : ''}${reference.compacted ? ', compacted' : ''}`,
     );
   }
-  if (result.references.length === 0) writeLine(io.stdout, style.dim('no session references in this message'));
-  if ('appendedSeqs' in result) {
-    writeLine(io.stdout, style.green(`appended to ${result.target} at seq ${(result as { appendedSeqs: number[] }).appendedSeqs.join(', ')}`));
-  }
+  if (sources.length === 0) writeLine(io.stdout, style.dim('no session references in this message'));
+  if (result.appendedSeqs !== undefined) writeLine(io.stdout, style.green(`appended to ${result.target} at seq ${result.appendedSeqs.join(', ')}`));
+}
+
+/** The documented `--json` shape: the messages as they would enter history, each source's entry and its budgeted size. */
+function stepJson(result: StepResult) {
+  const sources = stepSources(result);
+  return {
+    target: result.target,
+    messages: result.messages.map(({ message }) => message),
+    references: sources.map((source) => source.entry),
+    sourceBytes: sources.map((source) => source.bytes),
+    maxReferenceBytes: result.maxReferenceBytes,
+    ...(result.appendedSeqs === undefined ? {} : { appendedSeqs: result.appendedSeqs }),
+  };
 }

@@ -5,19 +5,17 @@ import { Session, SessionId, type SessionHeader } from '@deepseek-ai/dsh-session
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import type {} from '@deepseek-ai/dsh-session-title';
 import {
-  extractReferencedSessionsJson,
+  fitSnapshot,
   formatSessionReferenceMention,
-  stringifyTagSafeJson,
-  projectConversation,
-  retainReference,
   utf8Length,
+  type PreparedContext,
+  type PreparedSource,
   type ProjectedItem,
   type RetainedReference,
   type SessionReferenceContentHit,
   type SessionReferenceMentionCandidate,
-  type SessionReferenceSource,
 } from '@sessref/core';
-import { toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
+import { preparedContextOf, toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
 import { bootHost, runPreStep } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
 import { appendTurn, createSession, nextTurn } from './session-writes.js';
@@ -46,15 +44,23 @@ export interface SessionView {
   maxReferenceBytes: number;
 }
 
+/** One message of a step, as it would enter history. */
+export interface StepMessage {
+  message: UserMessage;
+  /** For a context message, what the plugin prepared for it: each source's entry, data object and budgeted size. */
+  prepared?: PreparedContext;
+}
+
 /** The model-facing result of one step through `agent/pre-step`. */
 export interface StepPreview {
   target: string;
-  messages: UserMessage[];
-  /** Source metadata of each context message, in order. */
-  references: SessionReferenceSource['references'];
-  /** UTF-8 size of each serialized source data object, the figure budgeted against `maxReferenceBytes`, aligned with `references`. */
-  sourceBytes: number[];
+  messages: StepMessage[];
   maxReferenceBytes: number;
+}
+
+/** Every source the step's context messages carry, in order. */
+export function stepSources(preview: StepPreview): PreparedSource[] {
+  return preview.messages.flatMap((entry) => entry.prepared?.sources ?? []);
 }
 
 export interface EngineOptions {
@@ -142,22 +148,16 @@ export class Engine {
     const id = SessionId(sessionId);
     const [surface, titled] = await Promise.all([this.ctx.sessionQuery.readSurface(id), this.ctx.sessionQuery.readTitleSnapshot(id)]);
     const title = titled.title?.title;
-    const items = projectConversation(surface.events.map(toSurfaceMessage));
-    const label = title ?? sessionId;
+    const snapshot = { session: surface.session, capturedThroughSeq: surface.capturedThroughSeq, messages: surface.events.map(toSurfaceMessage) };
+    // The same step prepare() runs, so the view is exactly what a reference would carry.
+    const { items, retained } = fitSnapshot({ sessionId, label: title ?? sessionId }, snapshot, this.maxReferenceBytes);
     return {
       header: surface.session,
       ...(title === undefined ? {} : { title }),
       capturedThroughSeq: surface.capturedThroughSeq,
       surfaceEvents: surface.events.length,
       items: items.map((item) => ({ ...item, bytes: utf8Length(item.text) })),
-      reference: retainReference({
-        sessionId,
-        label,
-        cwd: surface.session.cwd ?? null,
-        capturedThroughSeq: surface.capturedThroughSeq,
-        items,
-        maxBytes: this.maxReferenceBytes,
-      }),
+      reference: retained,
       maxReferenceBytes: this.maxReferenceBytes,
     };
   }
@@ -178,7 +178,7 @@ export class Engine {
     const target = await this.detachedSession(targetId);
     const preview = await this.step(target, text, signal);
     signal.throwIfAborted();
-    const turn = { root: this.root, header: target.header, messages: preview.messages, lockWaitMs: this.lockWaitMs, signal };
+    const turn = { root: this.root, header: target.header, messages: preview.messages.map(({ message }) => message), lockWaitMs: this.lockWaitMs, signal };
     const appendedSeqs = await this.oneWriteAtATime(target.id, () => appendTurn(this.ctx, turn));
     return { ...preview, appendedSeqs };
   }
@@ -200,10 +200,7 @@ export class Engine {
     const message = createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } });
     const decision = await runPreStep(this.ctx, session, [message], nextTurn(session.events), signal);
     const messages = decision.kind === 'enter' ? decision.messages : [];
-    const contexts = messages.filter((entry) => entry.source.kind === 'session-reference');
-    const references = contexts.flatMap((entry) => (entry.source.kind === 'session-reference' ? entry.source.references : []));
-    const sourceBytes = contexts.flatMap(serializedSourceBytes);
-    return { target: session.id, messages, references, sourceBytes, maxReferenceBytes: this.maxReferenceBytes };
+    return { target: session.id, messages: messages.map(stepMessage), maxReferenceBytes: this.maxReferenceBytes };
   }
 
   /** A header-only session for read-only steps: nothing is resumed, nothing repaired. */
@@ -235,14 +232,8 @@ export class Engine {
   }
 }
 
-/**
- * The budgeted size of each source in a context message. The message is all
- * the pre-step path hands back, so the sizes are measured on its JSON array.
- */
-function serializedSourceBytes(context: UserMessage): number[] {
-  const block = context.content[0];
-  const json = block?.type === 'text' ? extractReferencedSessionsJson(block.text) : undefined;
-  if (json === undefined) return [];
-  return (JSON.parse(json) as unknown[]).map((data) => utf8Length(stringifyTagSafeJson(data)));
+/** A step's message with the plugin's own record of it, when it is a context message the plugin built. */
+function stepMessage(message: UserMessage): StepMessage {
+  const prepared = preparedContextOf(message);
+  return prepared === undefined ? { message } : { message, prepared };
 }
-

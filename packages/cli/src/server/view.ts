@@ -3,12 +3,12 @@
  * target's current conversation. Pure functions over engine results.
  */
 import { isCompactCheckpointSource } from '@deepseek-ai/dsh-compaction';
-import type { ContentBlock, MessageSource, UserMessage } from '@deepseek-ai/dsh-llm';
+import type { ContentBlock, MessageSource } from '@deepseek-ai/dsh-llm';
 import { SessionId, type SurfaceEvent } from '@deepseek-ai/dsh-session';
 import type {} from '@deepseek-ai/dsh-session-query';
 import type {} from '@sessref/dsh';
-import { REFERENCED_SESSIONS_CLOSE_TAG, REFERENCED_SESSIONS_OPEN_TAG } from '@sessref/core';
-import type { Engine, StepPreview } from '../engine/engine.js';
+import { prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay } from '@sessref/core';
+import { stepSources, type Engine, type StepMessage, type StepPreview } from '../engine/engine.js';
 import type { DisplayKind, DisplayMessage, MessagesResponse, ModelMessage, PreviewResponse, ReferenceMeta, ReferenceView } from './protocol.js';
 
 /** A message's projected text: its text blocks joined with newlines. */
@@ -16,53 +16,21 @@ export function textOf(content: readonly ContentBlock[]): string {
   return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
 }
 
-interface SnapshotSplit {
-  before: string;
-  json: string;
-  after: string;
-}
-
-/** Cut a context message around the JSON array between the snapshot tags. */
-export function splitSnapshot(text: string): SnapshotSplit | undefined {
-  const openLine = `\n${REFERENCED_SESSIONS_OPEN_TAG}\n`;
-  const open = text.indexOf(openLine);
-  const close = text.lastIndexOf(`\n${REFERENCED_SESSIONS_CLOSE_TAG}`);
-  if (open < 0 || close < open + openLine.length) return undefined;
-  const start = open + openLine.length;
-  return { before: text.slice(0, start), json: text.slice(start, close), after: text.slice(close) };
-}
-
-function parseJson(json: string): unknown {
-  try {
-    return JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The context text with its JSON pretty-printed, still tag-safe; unchanged when it holds no parsable snapshot. */
-export function prettySnapshot(text: string): string {
-  const split = splitSnapshot(text);
-  const parsed = split && parseJson(split.json);
-  if (!split || parsed === undefined) return text;
-  return `${split.before}${JSON.stringify(parsed, null, 2).replaceAll('<', '\\u003c')}${split.after}`;
-}
-
-function isContext(message: UserMessage): boolean {
-  return message.source.kind === 'session-reference';
-}
-
 function referencesOf(source: MessageSource): ReferenceMeta[] {
   return source.kind === 'session-reference' ? source.references.map((reference) => ({ ...reference })) : [];
 }
 
+/** A step's message; a context message is displayed from the data the plugin prepared, never from its text. */
+function modelMessage({ message, prepared }: StepMessage): ModelMessage {
+  const text = textOf(message.content);
+  if (message.source.kind !== 'session-reference') return { kind: 'readable', text, display: text };
+  const display = prepared === undefined ? prettyReferencedSessionsPrompt(text) : renderReferencedSessionsDisplay(prepared.sources.map((source) => source.data));
+  return { kind: 'context', text, display };
+}
+
 export function previewView(preview: StepPreview): PreviewResponse {
-  const messages = preview.messages.map((message): ModelMessage => {
-    const text = textOf(message.content);
-    return isContext(message) ? { kind: 'context', text, display: prettySnapshot(text) } : { kind: 'readable', text, display: text };
-  });
-  const references = preview.references.map((reference, index): ReferenceView => ({ ...reference, bytes: preview.sourceBytes[index] ?? 0 }));
-  return { target: preview.target, maxReferenceBytes: preview.maxReferenceBytes, messages, references };
+  const references = stepSources(preview).map(({ entry, bytes }): ReferenceView => ({ ...entry, bytes }));
+  return { target: preview.target, maxReferenceBytes: preview.maxReferenceBytes, messages: preview.messages.map(modelMessage), references };
 }
 
 function userKind(source: MessageSource): DisplayKind {
@@ -82,7 +50,8 @@ export function displayMessage(event: SurfaceEvent): DisplayMessage | undefined 
   const text = textOf(message.content);
   if (text === '') return undefined;
   const kind = userKind(message.source);
-  const context = kind === 'context' ? { display: prettySnapshot(text), references: referencesOf(message.source) } : {};
+  // A logged context exists only as its text: the core's prompt module lays it out for display.
+  const context = kind === 'context' ? { display: prettyReferencedSessionsPrompt(text), references: referencesOf(message.source) } : {};
   return { seq: event.seq, role: 'user', kind, text, ...context };
 }
 

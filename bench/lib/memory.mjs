@@ -16,7 +16,7 @@ function statusKiB(field) {
 }
 
 /** Full collection; the child processes run with --expose-gc. */
-export function collectGarbage() {
+function collectGarbage() {
   if (typeof globalThis.gc !== 'function') throw new Error('run with --expose-gc');
   globalThis.gc();
   globalThis.gc();

@@ -194,7 +194,7 @@ function atLargest(ladder) {
 }
 
 /** One row per input of the adversarial table, each side relative to its own 1 MiB of prose. */
-export function adversarialRows(parse) {
+function adversarialRows(parse) {
   const names = Object.keys(parse.adversarial);
   const proseName = names[0];
   const prose = Object.fromEntries(['sessref', 'official'].map((impl) => [impl, atLargest(parse.adversarial[proseName][impl]).ms]));

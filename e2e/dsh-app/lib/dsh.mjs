@@ -97,7 +97,7 @@ export async function pluginAdd({ env, cwd, spec }) {
 }
 
 /** One gateway call: `POST /api/<method>`; resolves to the envelope's `result`. */
-export async function callApi(baseUrl, method, payload) {
+async function callApi(baseUrl, method, payload) {
   const response = await globalThis.fetch(`${baseUrl}/api/${method}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

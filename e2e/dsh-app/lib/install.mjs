@@ -80,7 +80,7 @@ function readJson(path) {
 }
 
 /** Non-optional `@deepseek-ai/dsh-*` / react peers no package in the install satisfies. */
-export function missingPeers(dir = CACHE_DIR) {
+function missingPeers(dir = CACHE_DIR) {
   const modules = join(dir, 'node_modules');
   const missing = new Map();
   const visit = (folder) => {
@@ -128,7 +128,7 @@ function markerValue() {
 }
 
 /** Whether the cache already holds the install this code asks for. */
-export function installIsCurrent() {
+function installIsCurrent() {
   if (!existsSync(MARKER)) return false;
   let recorded;
   try { recorded = readJson(MARKER); } catch { return false; }

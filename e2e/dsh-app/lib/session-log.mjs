@@ -17,7 +17,7 @@ const ZSTD_MAGIC = 0xfd2fb528;
  * @param {Buffer} buf
  * @returns {{ frames: { start: number, end: number, skippable: boolean }[], incomplete: number | null }}
  */
-export function zstdFrames(buf) {
+function zstdFrames(buf) {
   const frames = [];
   let at = 0;
   while (at < buf.length) {

@@ -74,7 +74,7 @@ export function writeJson(stream: Io['stdout'], value: unknown): void {
  * (U+FFF9–U+FFFB), which some renderers use to hide text.
  */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-export const UNSAFE_TERMINAL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u206f\ufdd0-\ufdef\ufff9-\ufffb]/;
+const UNSAFE_TERMINAL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u206f\ufdd0-\ufdef\ufff9-\ufffb]/;
 const UNSAFE_IN_BLOCK = new RegExp(UNSAFE_TERMINAL_CHARACTERS.source, 'g');
 const UNSAFE_IN_LINE = new RegExp(`${UNSAFE_TERMINAL_CHARACTERS.source}|\\n`, 'g');
 const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };

@@ -1,6 +1,6 @@
 import { SessionReferenceError } from './errors.js';
 
-export function cancelledError(signal: AbortSignal): SessionReferenceError {
+function cancelledError(signal: AbortSignal): SessionReferenceError {
   return new SessionReferenceError('session reference preparation was cancelled', 'SESSION_REFERENCE_CANCELLED', {
     cause: signal.reason,
   });

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 
 /** Fragments that stress escaping, tag framing, mention syntax and UTF-8 arithmetic. */
-export const TRICKY_FRAGMENTS = [
+const TRICKY_FRAGMENTS = [
   '<',
   '>',
   '<referenced-sessions>',
@@ -32,10 +32,10 @@ export const TRICKY_FRAGMENTS = [
 ] as const;
 
 /** Any single UTF-16 code unit, lone surrogates included. */
-export const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
 
 /** Any single code point (surrogate pairs for the astral planes). */
-export const codePoint = fc.string({ unit: 'binary', minLength: 1, maxLength: 1 });
+const codePoint = fc.string({ unit: 'binary', minLength: 1, maxLength: 1 });
 
 /** One "character" of an arbitrary JavaScript string: tricky fragments, any code unit or any code point. */
 export const anyChar = fc.oneof(fc.constantFrom(...TRICKY_FRAGMENTS), codeUnit, codePoint);

@@ -4,7 +4,7 @@ import { boundSnippet, findPhrase, phraseTokens, snippetAround } from '@sessref/
 import { toSurfaceMessage } from './storage.js';
 
 /** Where a carried message comes from, as a content hit reports it. */
-export type Origin = 'user' | 'assistant' | 'checkpoint';
+type Origin = 'user' | 'assistant' | 'checkpoint';
 
 /** One surface message as a snapshot would project it. */
 export interface ProjectedEvent {

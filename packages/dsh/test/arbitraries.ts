@@ -61,7 +61,7 @@ export function hostileText(maxLength = 24): fc.Arbitrary<string> {
  * Message text: usually short, sometimes a long repetition, so both tiny and
  * large budgets have something to drop and to cut.
  */
-export const messageText: fc.Arbitrary<string> = fc.oneof(
+const messageText: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: hostileText(40) },
   {
     weight: 2,
@@ -87,7 +87,7 @@ const assistantBlock: fc.Arbitrary<AssistantBlockSpec> = fc.oneof(
 );
 
 /** One step of a source conversation. */
-export const sourceStep: fc.Arbitrary<SourceStep> = fc.oneof(
+const sourceStep: fc.Arbitrary<SourceStep> = fc.oneof(
   { weight: 5, arbitrary: fc.array(messageText, { maxLength: 3 }).map((blocks) => ({ kind: 'user' as const, blocks })) },
   {
     weight: 5,
@@ -114,7 +114,7 @@ export const sourceStep: fc.Arbitrary<SourceStep> = fc.oneof(
 );
 
 /** Working directories sources and targets are drawn from (`undefined`: none recorded). */
-export const CWDS = ['/proj', '/other', '/Proj/ẞ', undefined] as const;
+const CWDS = ['/proj', '/other', '/Proj/ẞ', undefined] as const;
 export const cwd = fc.constantFrom(...CWDS);
 
 /** A source session's id suffix: usually plain, sometimes hostile. */
@@ -162,7 +162,7 @@ export const conversationBody: fc.Arbitrary<SourceBody> = bodyOf(
 );
 
 /** Which session a reference points at. */
-export type ReferencePick = { kind: 'source'; index: number } | { kind: 'self' } | { kind: 'missing' };
+type ReferencePick = { kind: 'source'; index: number } | { kind: 'self' } | { kind: 'missing' };
 
 /** A reference of a generated message: a pick plus an optional label. */
 export interface ReferenceSpec {
@@ -193,7 +193,7 @@ export const referenceBudget: fc.Arbitrary<number> = fc.oneof(
 // Mentions
 
 /** Fragments of mention syntax, valid payloads, escapes and whitespace of every kind. */
-export const MENTION_FRAGMENTS = [
+const MENTION_FRAGMENTS = [
   '@',
   '@[',
   '[',

@@ -34,7 +34,7 @@ export const HEADER_BUDGET_BYTES = 64 * 1024;
  * spend decompressing it. One block of a frame regenerates at most 128 KiB,
  * so dsh's one-block header frame is bounded without decompressing it.
  */
-export const HEADER_PLAINTEXT_BUDGET_BYTES = 256 * 1024;
+const HEADER_PLAINTEXT_BUDGET_BYTES = 256 * 1024;
 
 /** What one Zstandard block may regenerate at most (Block_Maximum_Size). */
 const BLOCK_MAXIMUM_BYTES = 128 * 1024;

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { decodeSessionDirectory } from '@sessref/dsh/title-index';
 
 /** What sessref reads, as the refusals say it. */
-export const SUPPORTED_FORMAT = 'dsh 0.1.0-rc.8 logs, <project>/<session>/session.jsonl.zstd (zstd, log format v0)';
+const SUPPORTED_FORMAT = 'dsh 0.1.0-rc.8 logs, <project>/<session>/session.jsonl.zstd (zstd, log format v0)';
 
 export type RootFormatCode = 'ROOT_NEWER_FORMAT' | 'ROOT_UNCOMPRESSED' | 'ROOT_FLAT_LAYOUT';
 

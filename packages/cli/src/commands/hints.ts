@@ -88,7 +88,7 @@ function shellWord(value: string): string {
 }
 
 /** The one line a hint is printed as. */
-export function formatPlainMentionHint(hint: PlainMentionHint): string {
+function formatPlainMentionHint(hint: PlainMentionHint): string {
   const head = `"${hint.text}" is plain text, not a session reference: the model gets it as written, with no snapshot.`;
   if (hint.sessions.length === 1) {
     const [session] = hint.sessions;

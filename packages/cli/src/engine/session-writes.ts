@@ -19,7 +19,7 @@ const DSH_LOCK_FILE_NAME = 'session.lock';
  * call can keep it quiet for minutes). Only an open turn quiet for this long
  * is closed and appended to, as dsh's own resume would.
  */
-export const OPEN_TURN_QUIET_MS = 10 * 60_000;
+const OPEN_TURN_QUIET_MS = 10 * 60_000;
 
 export type SessionWriteCode = 'SESSION_BUSY' | 'SESSION_IN_USE' | 'SESSION_LOG_SYMLINK';
 

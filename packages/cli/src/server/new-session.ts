@@ -4,7 +4,7 @@ import { HttpError, readJsonObject, stringField } from './http.js';
 import type { NewSessionResponse } from './protocol.js';
 
 /** Titles longer than this are refused: a title is a line in a list, not a message. */
-export const MAX_TITLE_LENGTH = 200;
+const MAX_TITLE_LENGTH = 200;
 
 export async function newSession({ engine, req }: ApiRequest): Promise<NewSessionResponse> {
   const body = await readJsonObject(req);

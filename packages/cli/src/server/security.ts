@@ -35,7 +35,7 @@ export function newToken(): string {
 }
 
 /** Constant-time comparison; false for anything that is not the token. */
-export function tokenMatches(candidate: string | undefined, token: string): boolean {
+function tokenMatches(candidate: string | undefined, token: string): boolean {
   if (candidate === undefined) return false;
   const a = Buffer.from(candidate);
   const b = Buffer.from(token);
@@ -68,7 +68,7 @@ export function allowedHosts(host: string, port: number): Set<string> {
  * visits receives it; that is why it is not the API token. Named per port so
  * two inspectors can run side by side.
  */
-export function pageCookieName(port: number): string {
+function pageCookieName(port: number): string {
   return `sessref_page_${port}`;
 }
 

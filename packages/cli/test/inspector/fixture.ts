@@ -15,7 +15,7 @@ import { Engine } from '../../src/engine/engine.js';
 import { SessionWriter } from '@sessref/host';
 
 export const WEBAPP = '/home/dev/webapp';
-export const INFRA = '/home/dev/infra';
+const INFRA = '/home/dev/infra';
 export const TARGET = 'checkout-redesign';
 const HOUR = 3_600_000;
 
@@ -114,7 +114,7 @@ export async function buildWeb(outDir: string): Promise<void> {
   await build({ configFile, logLevel: 'silent', build: { outDir, emptyOutDir: true } });
 }
 
-export const CHROMIUM = process.env.SESSREF_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.SESSREF_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

@@ -36,7 +36,7 @@ export function hasToken(): boolean {
   return token !== '';
 }
 
-export class ApiFailure extends Error {
+class ApiFailure extends Error {
   constructor(
     readonly status: number,
     readonly code: string,

@@ -26,7 +26,7 @@ export function chip(candidate: Candidate, copy: (mention: string, label: string
   );
 }
 
-export function isChip(node: Node | null | undefined): node is HTMLElement {
+function isChip(node: Node | null | undefined): node is HTMLElement {
   return node instanceof HTMLElement && node.classList.contains('chip');
 }
 

@@ -35,7 +35,7 @@ export function explainFailure(code: string, message: string): string {
 export const UNREACHABLE = 'The inspector server did not answer. Is `sessref serve` still running?';
 
 /** `text` with a capital first letter and a closing full stop. */
-export function sentence(text: string): string {
+function sentence(text: string): string {
   const trimmed = text.trim();
   const capitalized = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
   return /[.!?]$/.test(capitalized) ? capitalized : `${capitalized}.`;

@@ -230,7 +230,7 @@ function roleLabel(hit: SearchHit): string {
  * come from the server; anything out of order or out of bounds is ignored,
  * and the text is never parsed as HTML.
  */
-export function marked(snippet: string, highlights: readonly (readonly [number, number])[]): (string | HTMLElement)[] {
+function marked(snippet: string, highlights: readonly (readonly [number, number])[]): (string | HTMLElement)[] {
   const parts: (string | HTMLElement)[] = [];
   let from = 0;
   for (const [start, end] of highlights) {

@@ -41,14 +41,14 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
 }
 
 /** The in-use badge's tooltip: who holds the session, and what that means for Send. */
-export function inUseExplanation(holder: NonNullable<SessionItem['inUse']>): string {
+function inUseExplanation(holder: NonNullable<SessionItem['inUse']>): string {
   const who = `${holder.command ?? 'Another program'} (pid ${holder.pid})`;
   const how = holder.how === 'locked' ? 'holds this session\'s lock' : 'has this session\'s log open for writing';
   return `${who} ${how} right now, as dsh does while it runs the session. Send is refused until it lets go; Preview still works.`;
 }
 
 /** A small button that copies a canonical mention; its name says what it copies. */
-export function copyButton(label: string, copy: () => void): HTMLElement {
+function copyButton(label: string, copy: () => void): HTMLElement {
   const button = h('button', { type: 'button', class: 'icon-button copy-button', 'aria-label': label, title: `${label} (to paste into dsh)` });
   button.addEventListener('click', (event) => {
     event.stopPropagation();

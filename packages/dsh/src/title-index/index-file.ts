@@ -27,7 +27,7 @@ const INDEX_VERSION = 1;
  * far above what a million sessions take, so only a file that is not ours
  * reaches it.
  */
-export const MAX_INDEX_BYTES = 512 * 1024 * 1024;
+const MAX_INDEX_BYTES = 512 * 1024 * 1024;
 
 /**
  * The per-root index file, outside any dsh root: under `$SESSREF_CACHE_DIR`,

@@ -13,6 +13,7 @@ export default defineConfig({
       // subpaths resolve to that build through the package's exports).
       { find: /^@sessref\/dsh$/, replacement: source('./packages/dsh/dist/index.js') },
       { find: /^@sessref\/host$/, replacement: source('./packages/host/src/index.ts') },
+      { find: /^@sessref\/test-support$/, replacement: source('./packages/test-support/src/index.ts') },
     ],
   },
   test: {

@@ -20,7 +20,7 @@ import {
   createSession,
   endTurn,
   setTitle,
-} from '../../dsh/test/host';
+} from '@sessref/test-support';
 import {
   copyRoot,
   expectFailure,

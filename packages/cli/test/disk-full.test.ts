@@ -15,7 +15,7 @@ import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { createHost } from '../../dsh/test/host';
+import { createHost } from '@sessref/test-support';
 import { hashTree, ok, removeTemps, requireBuild, sessref, tempDir, type RunResult } from './support';
 
 const PAGE = 4096;

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import type { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { encodeSessionReferenceUri } from '@sessref/core';
-import { createHost } from '../../dsh/test/host';
+import { createHost } from '@sessref/test-support';
 import { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type ProbeCounters } from '@sessref/host';
 import { copyRoot, expectFailure, json, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
 

@@ -21,7 +21,7 @@ import {
   createSession,
   endTurn,
   setTitle,
-} from '../../dsh/test/host';
+} from '@sessref/test-support';
 import { Engine } from '../src/engine/engine.js';
 import { expectFailure, json, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
 

@@ -10,7 +10,7 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { zstdCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendExchange, createHost, createSession, setTitle } from '../../dsh/test/host';
+import { appendExchange, createHost, createSession, setTitle } from '@sessref/test-support';
 import { copyRoot, expectFailure, hashTree, json, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
 
 const uri = (id: string): string => `dsh-session:${Buffer.from(JSON.stringify(id)).toString('base64url')}`;

@@ -14,7 +14,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { createHost } from '../../dsh/test/host';
+import { createHost } from '@sessref/test-support';
 
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId, type SessionEvent } from '@deepseek-ai/dsh-session';
-import { createHost } from '../../dsh/test/host';
+import { createHost } from '@sessref/test-support';
 import { HAS_FLOCK, HAS_PROC, deadPid, holdFlock, holdOpen, idleProcess, lockRecord, startOf } from './processes';
 import { copyRoot, hashTree, logPath, ok, removeTemps, requireBuild, sessref, tempDir, type RunResult } from './support';
 

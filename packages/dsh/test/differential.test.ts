@@ -24,7 +24,7 @@ import {
   type SourceBody,
 } from './arbitraries';
 import { candidatesOutcome, failTitleReads, outcomeOf, prepareOutcome, preStepOutcome, remoteOutcome, twoSides, type WorldSpec } from './differential';
-import { userPrompt } from './host';
+import { userPrompt } from '@sessref/test-support';
 import { writeSource, type SourceSpec } from './sources';
 import { useScratch } from './support';
 

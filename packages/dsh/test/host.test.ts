@@ -20,8 +20,8 @@ import {
   runPreStep,
   setTitle,
   userPrompt,
-} from './host';
-import type { Host } from './host';
+} from '@sessref/test-support';
+import type { Host } from '@sessref/test-support';
 
 const hosts: Host[] = [];
 const dirs: string[] = [];

@@ -22,7 +22,7 @@ import {
   type HarnessAgent,
   type Host,
   type HostOptions,
-} from './host';
+} from '@sessref/test-support';
 import { expectReferenceError, loadOurs, never, snapshotJson, stall, textOf, useScratch } from './support';
 
 const scratch = useScratch();

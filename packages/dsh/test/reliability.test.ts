@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { SessionReferenceError, type ReferencedSessionData } from '@sessref/core';
 import { formatSessionReferenceMention } from '@sessref/dsh';
-import { appendExchange, compact, createOwnedSession, createSession, makeAgent, runPreStep, userPrompt, type Host } from './host';
+import { appendExchange, compact, createOwnedSession, createSession, makeAgent, runPreStep, userPrompt, type Host } from '@sessref/test-support';
 import { loadOurs, snapshotJson, useScratch } from './support';
 
 const scratch = useScratch();

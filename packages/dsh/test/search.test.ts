@@ -30,7 +30,7 @@ import {
   userPrompt,
   type Host,
   type HostOptions,
-} from './host';
+} from '@sessref/test-support';
 import { expectReferenceError, loadOurs, stall, textOf, useScratch } from './support';
 
 const scratch = useScratch();

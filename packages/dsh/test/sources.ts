@@ -17,8 +17,8 @@ import {
   createSession,
   endTurn,
   setTitle,
-} from './host';
-import type { Host } from './host';
+} from '@sessref/test-support';
+import type { Host } from '@sessref/test-support';
 
 /** One block of assistant content: visible text or hidden reasoning. */
 export type AssistantBlockSpec = { type: 'text'; text: string } | { type: 'reasoning'; text: string };

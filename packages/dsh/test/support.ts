@@ -9,8 +9,8 @@ import { afterEach, expect, vi } from 'vitest';
 import type { Message, UserMessage } from '@deepseek-ai/dsh-llm';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
 import SessionReferenceResolver, { type Config } from '@sessref/dsh';
-import { createHost } from './host';
-import type { Host, HostOptions } from './host';
+import { createHost } from '@sessref/test-support';
+import type { Host, HostOptions } from '@sessref/test-support';
 
 /** Hosts and temporary JSONL roots that are disposed after each test. */
 export interface Scratch {

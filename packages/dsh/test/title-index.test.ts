@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME, defaultIndexFile } from '@sessref/dsh/title-index';
-import { createSession, makeAgent, setTitle, appendUser, type Host } from './host';
+import { createSession, makeAgent, setTitle, appendUser, type Host } from '@sessref/test-support';
 import { loadOurs, useScratch } from './support';
 
 const scratch = useScratch();

@@ -27,7 +27,7 @@ import * as OurInvariant from '@sessref/dsh/invariant';
 import { TYPERT } from '@sessref/dsh/typert';
 import OUR_REMOTE from '@sessref/dsh/remote';
 import SessionReferenceResolver from '@sessref/dsh';
-import { appendExchange, createSession, makeAgent, setTitle, type HarnessAgent, type Host, type HostOptions } from './host';
+import { appendExchange, createSession, makeAgent, setTitle, type HarnessAgent, type Host, type HostOptions } from '@sessref/test-support';
 import { useScratch } from './support';
 
 const scratch = useScratch();

@@ -9,7 +9,7 @@ import { formatSessionReferenceMention } from '@sessref/core';
 import { Engine } from '../../src/engine/engine.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { textOf } from '../../src/server/view.js';
-import { TARGET, WEBAPP, buildWeb, launchBrowser, removeDir, seedRoot, tempDir, type Browser } from './fixture.js';
+import { TARGET, WEBAPP, buildWeb, launchBrowser, openPage, removeDir, seedRoot, tempDir, type Browser } from './fixture.js';
 
 let root: string;
 let webRoot: string;
@@ -59,14 +59,7 @@ afterAll(async () => {
   await removeDir(webRoot);
 });
 
-async function open(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.context.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(server.url);
-  return { page, problems };
-}
+const open = () => openPage(browser, server.url);
 
 const menuItems = (page: Page) => page.locator('#menu .menu-item');
 

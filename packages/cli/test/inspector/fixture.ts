@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { expect } from 'vitest';
 import { Engine } from '../../src/engine/engine.js';
 import { SessionWriter } from '@sessref/host';
 
@@ -142,6 +143,25 @@ export async function launchBrowser(viewport = { width: 1440, height: 900 }): Pr
       await removeDir(profile);
     },
   };
+}
+
+/** A new page at `url`, with every console error and uncaught exception it reports. */
+export async function openPage(browser: Browser, url: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(url);
+  return { page, problems };
+}
+
+/** Type `@query` in the composer and pick its one title match with Enter (content matches, if any, follow it). */
+export async function cite(page: Page, query: string): Promise<void> {
+  await page.keyboard.type(`@${query}`);
+  await expect.poll(() => page.locator('#menu').getAttribute('aria-busy')).toBeNull();
+  await expect.poll(() => page.locator('#menu .menu-item:not(.menu-hit)').count()).toBe(1);
+  await page.keyboard.press('Enter');
+  await expect.poll(() => page.locator('#menu').isHidden()).toBe(true);
 }
 
 export interface Reply {

@@ -17,7 +17,7 @@ import { serveCommand } from '../../src/commands/serve.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { SessionsResponse } from '../../src/server/protocol.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { TARGET, WEBAPP, buildWeb, httpRequest, json, launchBrowser, removeDir, seedRoot, tempDir, type Browser } from './fixture.js';
+import { TARGET, WEBAPP, buildWeb, cite, httpRequest, json, launchBrowser, openPage, removeDir, seedRoot, tempDir, type Browser } from './fixture.js';
 
 let root: string;
 let webRoot: string;
@@ -45,28 +45,15 @@ afterAll(async () => {
 // ---------------------------------------------------------------- helpers
 
 async function open(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.context.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(server.url);
+  const opened = await openPage(browser, server.url);
   // Loaded: the first target is shown and the composer has the keyboard.
-  await expect.poll(() => activeId(page)).toBe('draft');
-  return { page, problems };
+  await expect.poll(() => activeId(opened.page)).toBe('draft');
+  return opened;
 }
 
 async function target(page: Page, id: string, title: string): Promise<void> {
   await page.click(`#sessions .session[data-session-id="${id}"]`);
   await expect.poll(() => page.locator('#target .target-title').textContent()).toBe(title);
-}
-
-/** Type `@query` and pick the only title match with Enter (content matches, if any, follow it). */
-async function cite(page: Page, query: string): Promise<void> {
-  await page.keyboard.type(`@${query}`);
-  await expect.poll(() => page.locator('#menu').getAttribute('aria-busy')).toBeNull();
-  await expect.poll(() => page.locator('#menu .menu-item:not(.menu-hit)').count()).toBe(1);
-  await page.keyboard.press('Enter');
-  await expect.poll(() => page.locator('#menu').isHidden()).toBe(true);
 }
 
 const draftText = (page: Page) => page.locator('#draft').evaluate((draft) => draft.textContent);

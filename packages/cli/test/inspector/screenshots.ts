@@ -11,17 +11,9 @@ import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.js';
 import { startServer } from '../../src/server/server.js';
-import { TARGET, buildWeb, launchBrowser, removeDir, seedRoot, tempDir } from './fixture.js';
+import { TARGET, buildWeb, cite, launchBrowser, removeDir, seedRoot, tempDir } from './fixture.js';
 
 const DOCS = fileURLToPath(new URL('../../../../docs/', import.meta.url));
-
-/** Type `@query` and pick its one title match (content matches, if any, follow it). */
-async function mention(page: Page, query: string): Promise<void> {
-  await page.keyboard.type(`@${query}`);
-  await expect.poll(() => page.locator('#menu').getAttribute('aria-busy')).toBeNull();
-  await expect.poll(() => page.locator('#menu .menu-item:not(.menu-hit)').count()).toBe(1);
-  await page.keyboard.press('Enter');
-}
 
 /** The open preview at a narrower window, where it is a sheet under the conversation. */
 async function narrowShot(page: Page, viewport: { width: number; height: number }, file: string): Promise<void> {
@@ -42,7 +34,7 @@ it('takes the inspector screenshots', async () => {
     await page.click(`#sessions .session[data-session-id="${TARGET}"]`);
     await page.click('#draft');
     await page.keyboard.type('Keep the pricing rules from ');
-    await mention(page, 'billing');
+    await cite(page, 'billing');
     await page.keyboard.type('in mind.');
     await page.click('#send-button');
     await expect.poll(() => page.locator('#conversation .message.context').count()).toBe(1);
@@ -51,7 +43,7 @@ it('takes the inspector screenshots', async () => {
 
     await page.click('#draft');
     await page.keyboard.type('Was the checkout failure in ');
-    await mention(page, 'flaky');
+    await cite(page, 'flaky');
     await page.keyboard.type('related to @');
     await expect.poll(() => page.locator('#menu .menu-item').count()).toBe(5);
     for (let step = 0; step < 4; step++) await page.keyboard.press('ArrowDown');

@@ -128,7 +128,7 @@ export class ContentSearch {
       try {
         await this.readProjected(header.id, signal);
         priming.read += 1;
-      } catch (error) {
+      } catch {
         if (signal?.aborted) throw cancelled(signal);
         priming.skipped += 1;
       }
@@ -224,7 +224,7 @@ export class ContentSearch {
           { sessionId: SessionId(sessionId), query, filters: SNAPSHOT_EVENT_FILTERS, ...(cursor === undefined ? {} : { cursor }) },
           signal === undefined ? {} : { signal },
         );
-      } catch (error) {
+      } catch {
         if (signal?.aborted) throw cancelled(signal);
         // A session that moved or vanished, or a refused page: its read decides.
         return undefined;

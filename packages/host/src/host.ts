@@ -20,7 +20,11 @@ export interface HostOptions {
    * while another live process holds it, this one indexes in memory.
    */
   searchIndexFile?: string;
-  /** Follow file-system events to keep the title index current (long-lived processes). */
+  /**
+   * A long-lived process (`sessref serve`): follow file-system events to keep
+   * the title index current, and get content search ready in the background
+   * (see {@link primeInBackground}).
+   */
   watchLogs?: boolean;
 }
 
@@ -55,11 +59,27 @@ export async function bootHost(options: HostOptions): Promise<Context> {
       watch: options.watchLogs ?? false,
     });
     await ctx.plugin(SessionReferenceResolver, { contentSearch: true, ...options.resolver });
+    if (options.watchLogs) await ctx.plugin({ name: 'sessref-search-priming', inject: ['sessionReferenceResolver'], apply: primeInBackground });
   } catch (error) {
     await ctx.fiber.dispose();
     throw error;
   }
   return ctx;
+}
+
+/**
+ * Open the derived index and check every session once, without holding up
+ * the host (`primeContentSearch` on the plugin), so that a query the server
+ * has not seen before answers from the index alone. Stopped when the host
+ * stops. Not awaited: a priming that fails or is stopped only leaves later
+ * searches to check their hits themselves, as a one-shot process does.
+ */
+function primeInBackground(ctx: Context): void {
+  const resolver = ctx.get('sessionReferenceResolver');
+  if (!resolver?.contentSearch) return;
+  const stop = new AbortController();
+  ctx.effect(() => () => stop.abort(new Error('the host stopped')), 'stop priming content search');
+  resolver.primeContentSearch(stop.signal).catch(() => undefined);
 }
 
 let quieted = false;

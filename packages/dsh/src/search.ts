@@ -34,8 +34,15 @@ const MAX_EXAMINED = 200;
 const PAGE_SIZE = 100;
 /** Surface reads running at once while verifying one page. */
 const READ_CONCURRENCY = 4;
-/** Sessions whose verification facts are remembered. */
-const MAX_CACHED_SESSIONS = 20_000;
+/** How much of what verification learnt a {@link ContentSearch} remembers. */
+export interface FactsBounds {
+  /** Sessions; default 20,000. */
+  sessions: number;
+  /** Projected text kept for messages whose indexed document holds more, in UTF-16 code units; default 16 Mi (about 32 MB). */
+  text: number;
+}
+
+const DEFAULT_BOUNDS: FactsBounds = { sessions: 20_000, text: 16 * 1024 * 1024 };
 /**
  * What priming asks the backend: dsh's search service has no "open and catch
  * up" call, so priming runs one search, which opens the derived index and
@@ -83,10 +90,13 @@ export interface ContentSearchRequest {
  */
 export class ContentSearch {
   private readonly facts = new Map<string, SessionFacts>();
+  /** Text the remembered facts keep, summed. */
+  private keptText = 0;
 
   constructor(
     private readonly query: () => SessionQueryEngine,
     private readonly storage: SessionReferenceStorage,
+    private readonly bounds: FactsBounds = DEFAULT_BOUNDS,
   ) {}
 
   /** The running priming, joined by every caller until it settles. */
@@ -120,8 +130,10 @@ export class ContentSearch {
       throw searchFailure(error, signal, 'could not list sessions');
     }
     const priming: ContentSearchPriming = { sessions: headers.length, read: 0, skipped: 0 };
-    for (const header of headers.slice(0, MAX_CACHED_SESSIONS)) {
+    for (const header of headers) {
       throwIfCancelled(signal);
+      // What no longer fits would push out the newer sessions checked first.
+      if (this.isFull()) break;
       if (this.facts.get(header.id)?.createdAt === header.createdAt) continue;
       // Interactive requests go first: one read at a time, after pending I/O.
       await new Promise((resolve) => setTimeout(resolve, 0));
@@ -187,7 +199,7 @@ export class ContentSearch {
     const { header, bestMatch } = hit;
     const facts = this.facts.get(header.id);
     if (facts?.createdAt === header.createdAt) {
-      this.remember(header.id, facts);
+      this.touch(header.id, facts);
       const verdict = await this.judgeByFacts(facts, header.id, bestMatch, query, signal);
       if (verdict !== UNKNOWN) return verdict === NOT_CARRIED ? undefined : { header, ...verdict };
     }
@@ -250,11 +262,32 @@ export class ContentSearch {
     return events;
   }
 
-  /** Keep `facts` as the most recently used entry, forgetting the least recently used beyond the bound. */
+  /** Keep `facts` as the most recently used entry, forgetting the least recently used beyond the bounds. */
   private remember(sessionId: string, facts: SessionFacts): void {
+    this.forget(sessionId);
+    this.facts.set(sessionId, facts);
+    this.keptText += facts.keptText;
+    for (const [oldest] of this.facts) {
+      if (this.facts.size <= this.bounds.sessions && this.keptText <= this.bounds.text) break;
+      this.forget(oldest);
+    }
+  }
+
+  private isFull(): boolean {
+    return this.facts.size >= this.bounds.sessions || this.keptText >= this.bounds.text;
+  }
+
+  /** Mark `facts` as the most recently used entry. */
+  private touch(sessionId: string, facts: SessionFacts): void {
     this.facts.delete(sessionId);
     this.facts.set(sessionId, facts);
-    if (this.facts.size > MAX_CACHED_SESSIONS) this.facts.delete(this.facts.keys().next().value!);
+  }
+
+  private forget(sessionId: string): void {
+    const facts = this.facts.get(sessionId);
+    if (facts === undefined) return;
+    this.facts.delete(sessionId);
+    this.keptText -= facts.keptText;
   }
 
   /** Matches as hits: latest titles (else ids) as labels, canonical mentions, the candidates' key order first. */

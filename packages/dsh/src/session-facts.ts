@@ -40,6 +40,8 @@ export interface SessionFacts {
   throughSeq: number;
   /** Carried messages by seq; a seq up to `throughSeq` that is absent is one no snapshot carries. */
   carried: Map<number, CarriedFact>;
+  /** Length of the projected text kept in `carried`, which the cache bounds. */
+  keptText: number;
 }
 
 /** A backend match inside one session: the event's seq and the backend's snippet of it. */
@@ -77,11 +79,18 @@ export function projectEvent(event: SurfaceEvent): ProjectedEvent {
 export function factsOf(createdAt: number, events: readonly ProjectedEvent[]): SessionFacts {
   const carried = new Map<number, CarriedFact>();
   let throughSeq = -1;
+  let keptText = 0;
   for (const event of events) {
     throughSeq = Math.max(throughSeq, event.seq);
-    if (event.origin !== undefined) carried.set(event.seq, event.pure ? { origin: event.origin } : { origin: event.origin, text: event.text });
+    if (event.origin === undefined) continue;
+    if (event.pure) {
+      carried.set(event.seq, { origin: event.origin });
+    } else {
+      carried.set(event.seq, { origin: event.origin, text: event.text });
+      keptText += event.text.length;
+    }
   }
-  return { createdAt, throughSeq, carried };
+  return { createdAt, throughSeq, carried, keptText };
 }
 
 /** Whether the backend's match of `query` is one a snapshot carries, by the facts alone. */

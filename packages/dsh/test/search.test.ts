@@ -13,7 +13,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { SessionId, type SessionEvent } from '@deepseek-ai/dsh-session';
 import type { ContentBlock } from '@deepseek-ai/dsh-llm';
 import { findPhrase, normalizeContentQuery, MAX_SNIPPET_LENGTH, type SessionReferenceContentHit } from '@sessref/core';
-import SessionReferenceResolver, { formatSessionReferenceMention, type Config } from '@sessref/dsh';
+import SessionReferenceResolver, { formatSessionReferenceMention, sessionQueryStorage, type Config } from '@sessref/dsh';
+import { ContentSearch } from '../src/search';
 import {
   appendAssistant,
   appendExchange,
@@ -384,6 +385,45 @@ describe('priming a long-lived host', () => {
 
     await expectReferenceError((await searcher(root, {})).resolver.primeContentSearch(), 'SESSION_REFERENCE_SEARCH_DISABLED');
     await expectReferenceError((await searcher(root, ON, { path: ':memory:', openAt: 'never' })).resolver.primeContentSearch(), 'SESSION_REFERENCE_SEARCH_DISABLED');
+  });
+});
+
+describe('what content search remembers is bounded', () => {
+  it('primes only what fits, forgets the least recently used sessions beyond the bounds, and answers the same either way', async () => {
+    const root = await scratch.tempRoot();
+    await writeCorpus(root);
+    const { host, agent } = await searcher(root);
+    const storage = sessionQueryStorage(() => host.sessionQuery);
+    const bounded = new ContentSearch(() => host.sessionQuery, storage, { sessions: 2, text: 1_000 });
+    const sessions = (await host.sessionQuery.listSessions()).length;
+    expect(await bounded.prime()).toEqual({ sessions, read: 2, skipped: 0 });
+
+    const unbounded = new ContentSearch(() => host.sessionQuery, storage);
+    await unbounded.prime();
+    for (const word of MARKERS) {
+      const request = { query: word, limit: 5, exclude: agent.id };
+      expect(await bounded.search(request)).toEqual(await unbounded.search(request));
+    }
+    // The two sessions remembered last are known: asking again reads nothing.
+    const reads = countReads(host);
+    await bounded.search({ query: 'walrusmarker', limit: 5 });
+    await bounded.search({ query: 'bothmarker', limit: 5 });
+    expect(reads.count).toBe(0);
+    reads.restore();
+  });
+
+  it('keeps no session whose kept text alone exceeds the text bound: its hits are read each time', async () => {
+    const root = await scratch.tempRoot();
+    await writeCorpus(root);
+    const { host } = await searcher(root);
+    // "mixed" keeps its assistant text (the message has a tool call): 25 code units.
+    const bounded = new ContentSearch(() => host.sessionQuery, sessionQueryStorage(() => host.sessionQuery), { sessions: 100, text: 10 });
+    const reads = countReads(host);
+    for (let round = 1; round <= 2; round += 1) {
+      expect(ids(await bounded.search({ query: 'walrusmarker', limit: 5 }))).toEqual(['mixed']);
+      expect(reads.count).toBe(round);
+    }
+    reads.restore();
   });
 });
 

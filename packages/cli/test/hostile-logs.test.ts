@@ -22,7 +22,7 @@ import type { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persisten
 import { encodeSessionReferenceUri } from '@sessref/core';
 import { createHost } from '@sessref/test-support';
 import { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type ProbeCounters } from '@sessref/host';
-import { copyRoot, expectFailure, json, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
+import { copyRoot, expectFailure, finished, json, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
 
 const WEBAPP = '/home/dev/webapp';
 const GIB = 2 ** 30;
@@ -230,7 +230,7 @@ describe('memory and host reads, measured in a child process', () => {
   const CLI = fileURLToPath(new URL('../', import.meta.url));
 
   /** Run the built engine over `root` in a fresh Node: warm up on healthy sessions, then list and show the hostile one. */
-  function measure(root: string): Promise<{ growthKiB: number; codes: string[]; hostPaths: string[] }> {
+  async function measure(root: string): Promise<{ growthKiB: number; codes: string[]; hostPaths: string[] }> {
     const source = `
       import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
       import { Engine } from './dist/engine/engine.js';
@@ -257,14 +257,9 @@ describe('memory and host reads, measured in a child process', () => {
       await engine.close();
       process.stdout.write(JSON.stringify({ growthKiB, codes, hostPaths: hostPaths.filter((path) => path.includes('flaky-ci')) }));
     `;
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', source, root], { cwd: CLI, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout)) : reject(new Error(`child exited ${code}: ${stderr}`))));
-    });
+    const { code, stdout, stderr } = await finished(spawn(process.execPath, ['--input-type=module', '-e', source, root], { cwd: CLI, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 }));
+    if (code !== 0) throw new Error(`child exited ${code}: ${stderr}`);
+    return JSON.parse(stdout) as { growthKiB: number; codes: string[]; hostPaths: string[] };
   }
 
   it.each([

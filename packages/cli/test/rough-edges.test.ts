@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectFailure, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine, type RunResult } from './support';
+import { expectFailure, finished, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine, type RunResult } from './support';
 
 const STUB = fileURLToPath(new URL('../bin/sessref.js', import.meta.url));
 let root: string;
@@ -25,18 +25,12 @@ afterAll(removeTemps);
 /** Run a shell pipeline with pipefail, the built binary as `sessref`. */
 function pipeline(script: string, env: Record<string, string> = {}): Promise<RunResult> {
   const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', `set -o pipefail; sessref() { "${process.execPath}" "${bin}" "$@"; }; ${script}`], {
+  return finished(
+    spawn('bash', ['-c', `set -o pipefail; sessref() { "${process.execPath}" "${bin}" "$@"; }; ${script}`], {
       env: { ...process.env, NO_COLOR: '1', SESSREF_ROOT: root, SESSREF_CACHE_DIR: join(root, '..', 'cache'), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+    }),
+  );
 }
 
 describe('a reader that stops early', () => {
@@ -100,15 +94,7 @@ describe('a port in use', () => {
 describe('the committed bin stub', () => {
   it('runs the built sessref', async () => {
     const direct = await sessref(['--help']);
-    const viaStub = await new Promise<RunResult>((resolve, reject) => {
-      const child = spawn(process.execPath, [STUB, '--help'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const viaStub = await finished(spawn(process.execPath, [STUB, '--help'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] }));
     expect(viaStub.code).toBe(0);
     expect(viaStub.stdout.split('\n').slice(0, 20)).toEqual(direct.stdout.split('\n').slice(0, 20));
   });
@@ -119,16 +105,7 @@ describe('the committed bin stub', () => {
     await mkdir(join(pkg, 'bin'));
     await copyFile(STUB, join(pkg, 'bin', 'sessref.js'));
     await writeFile(join(pkg, 'package.json'), '{"type":"module"}');
-    const run = (args: string[]) =>
-      new Promise<RunResult>((resolve, reject) => {
-        const child = spawn(process.execPath, [join(pkg, 'bin', 'sessref.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
+    const run = (args: string[]) => finished(spawn(process.execPath, [join(pkg, 'bin', 'sessref.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
     expect(expectFailure(await run(['--help']), 1, 'NOT_BUILT')).toBe('sessref is not built yet: packages/cli/dist/bin.js is missing');
     const json = await run(['list', '--json']);
     expect(json.code).toBe(1);

@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeSessionReferenceUri } from '@sessref/core';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
-import { BIN, NO_DSH_HOME, copyRoot, hashTree, logPath, ok, removeTemps, requireBuild, tempDir, withoutRootLine, type RunResult } from './support';
+import { BIN, NO_DSH_HOME, copyRoot, finished, hashTree, logPath, ok, removeTemps, requireBuild, tempDir, withoutRootLine, type RunResult } from './support';
 
 const WEBAPP = '/home/dev/webapp';
 /** A command that has not answered by then is waiting on something it must never wait on. */
@@ -74,20 +74,13 @@ const CACHE = join(tmpdir(), `sessref-special-cache-${process.pid}`);
 
 /** `sessref ...args` in a child process, killed at the deadline (then `timedOut`). */
 function run(args: readonly string[], env: Record<string, string> = {}): Promise<RunResult & { timedOut: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', SESSREF_CACHE_DIR: CACHE, DSH_HOME: NO_DSH_HOME, SESSREF_ROOT: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: DEADLINE_MS,
-      killSignal: 'SIGKILL',
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, stdout, stderr, timedOut: signal === 'SIGKILL' }));
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, NO_COLOR: '1', SESSREF_CACHE_DIR: CACHE, DSH_HOME: NO_DSH_HOME, SESSREF_ROOT: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: DEADLINE_MS,
+    killSignal: 'SIGKILL',
   });
+  return finished(child).then(({ code, stdout, stderr, signal }) => ({ code, stdout, stderr, timedOut: signal === 'SIGKILL' }));
 }
 
 /** Exit `exit` with one `error CODE: message (fix: …)` line and nothing on stdout; returns the message. */

@@ -5,12 +5,13 @@
  * with the Node that runs the tests (`process.execPath`, Node 22 under
  * vitest), without a terminal and with NO_COLOR set.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
@@ -41,7 +42,7 @@ const CACHE_DIR = join(tmpdir(), `sessref-cli-test-cache-${process.pid}`);
 export const NO_DSH_HOME = join(tmpdir(), `sessref-cli-test-no-dsh-home-${process.pid}`);
 
 /** Run `sessref ...args` to completion and capture its output and exit code. */
-export function sessref(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+export async function sessref(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     NO_COLOR: '1',
@@ -52,15 +53,20 @@ export function sessref(args: readonly string[], options: RunOptions = {}): Prom
     ...options.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const { code, stdout, stderr } = await finished(spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return { code, stdout, stderr };
+}
+
+/** Wait for a child with piped stdout and stderr to close: its output, its exit code and the signal that ended it. */
+export function finished(child: ChildProcessByStdio<null, Readable, Readable>): Promise<RunResult & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') }),
+    child.on('close', (code, signal) =>
+      resolve({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') }),
     );
   });
 }

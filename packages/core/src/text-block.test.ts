@@ -7,7 +7,10 @@ describe('isTextBlock', () => {
     expect(isTextBlock({ type: 'text', text: 'hi' })).toBe(true);
     expect(isTextBlock({ type: 'text', text: '' })).toBe(true);
     expect(isTextBlock({ type: 'image' })).toBe(false);
-    expect(isTextBlock({ type: 'text' } as ContentBlockLike)).toBe(false);
-    expect(isTextBlock({ type: 'text', text: 5 } as unknown as ContentBlockLike)).toBe(false);
+    // Foreign blocks that claim the tag: one without text, one whose text is not a string.
+    const untexted: ContentBlockLike = { type: 'text' };
+    const numeric: ContentBlockLike = JSON.parse('{"type":"text","text":5}') as ContentBlockLike;
+    expect(isTextBlock(untexted)).toBe(false);
+    expect(isTextBlock(numeric)).toBe(false);
   });
 });

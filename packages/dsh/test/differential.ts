@@ -12,14 +12,14 @@ import type { Host } from '@sessref/test-support';
 import { writeSource, type SourceSpec } from './sources';
 import { errorCodeOf, loadOurs, snapshotJson, type Scratch } from './support';
 
-export interface ResolverConfig {
+interface ResolverConfig {
   maxReferences?: number;
   candidateLimit?: number;
   maxReferenceBytes?: number;
 }
 
 /** What both resolvers have in common (their classes are unrelated types). */
-export interface ResolverFace {
+interface ResolverFace {
   listCandidates(agent: Agent, query?: string, limit?: number, signal?: AbortSignal): Promise<unknown[]>;
   remoteExportCandidates(agent: Agent, query: string, signal: AbortSignal): Promise<unknown[]>;
   prepare(
@@ -38,7 +38,7 @@ export interface Side {
   readonly agent: Agent;
 }
 
-export interface TargetSpec {
+interface TargetSpec {
   id: string;
   cwd?: string;
   createdAt: number;
@@ -76,7 +76,7 @@ export async function twoSides(scratch: Scratch, world: WorldSpec): Promise<[Sid
 }
 
 /** A context message reduced to what must match exactly (the warning prose is each implementation's own). */
-export interface ContextOutcome {
+interface ContextOutcome {
   /** Field order too: the message is logged as JSON. */
   keys: string[];
   role: string;
@@ -90,7 +90,7 @@ export interface ContextOutcome {
 /** `contentJson` is the readable content as serialized: key order must match too. */
 export type PrepareOutcome = { code: string } | { content: ContentBlock[]; contentJson: string; context?: ContextOutcome };
 
-export function contextOutcome(message: UserMessage): ContextOutcome {
+function contextOutcome(message: UserMessage): ContextOutcome {
   return {
     keys: Object.keys(message),
     role: message.role,
@@ -117,7 +117,7 @@ export async function prepareOutcome(
 }
 
 /** An entered message: a context reduced as above, any other message as it is minus its fresh context id. */
-export type StepMessageOutcome =
+type StepMessageOutcome =
   | { kind: 'message'; keys: string[]; id: string; content: ContentBlock[]; source: unknown; json: string }
   | ({ kind: 'context' } & ContextOutcome);
 

@@ -81,7 +81,7 @@ export function writeSource(host: Host, spec: SourceSpec): Session {
 }
 
 /** Append one step to a live session (see {@link SourceStep}). */
-export function writeStep(session: Session, step: SourceStep): void {
+function writeStep(session: Session, step: SourceStep): void {
   switch (step.kind) {
     case 'user':
       appendUser(session, step.blocks.map((text): ContentBlock => ({ type: 'text', text })));

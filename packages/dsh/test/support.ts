@@ -55,8 +55,8 @@ export function textOf(message: Pick<Message, 'content'>): string {
   return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
 }
 
-export const OPEN_TAG_LINE = '<referenced-sessions>';
-export const CLOSE_TAG_LINE = '</referenced-sessions>';
+const OPEN_TAG_LINE = '<referenced-sessions>';
+const CLOSE_TAG_LINE = '</referenced-sessions>';
 
 /**
  * The JSON text between the `<referenced-sessions>` and

@@ -113,7 +113,7 @@ export interface Host {
  * inherited real implementation; only the two abstract full-text methods are
  * stubbed, with the query package's own `SESSION_QUERY_SEARCH_DISABLED` code.
  */
-export class HarnessSessionQuery extends SessionQueryEngine {
+class HarnessSessionQuery extends SessionQueryEngine {
   override async searchSessions(): Promise<SessionSearchPage<SessionSearchHit>> {
     throw new SessionQueryError('search disabled', 'SESSION_QUERY_SEARCH_DISABLED');
   }
@@ -296,7 +296,7 @@ function logPosition(session: Session): LogPosition {
 }
 
 /** Append `turn/start` unless a turn is open; returns the open turn number. */
-export function ensureTurn(session: Session): number {
+function ensureTurn(session: Session): number {
   const position = logPosition(session);
   if (position.openTurn !== undefined) return position.openTurn;
   session.append('turn/start', { turn: position.nextTurn });
@@ -304,7 +304,7 @@ export function ensureTurn(session: Session): number {
 }
 
 /** Close the open step, if any, with `step/end`. */
-export function endStep(session: Session): void {
+function endStep(session: Session): void {
   const position = logPosition(session);
   if (position.openTurn !== undefined && position.openStep !== undefined) {
     session.append('step/end', { turn: position.openTurn, step: position.openStep });
@@ -370,7 +370,7 @@ export function appendInjected(
 }
 
 /** One tool call requested by an assistant message. */
-export interface ToolCallInput {
+interface ToolCallInput {
   /** Call id (default `call-<uuid>`). */
   id?: string;
   name: string;

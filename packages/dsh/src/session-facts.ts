@@ -1,6 +1,6 @@
 import type { SurfaceEvent } from '@deepseek-ai/dsh-session';
 import { extractSessionEventText } from '@deepseek-ai/dsh-session-query';
-import { boundSnippet, findPhrase, phraseTokens, snippetAround } from '@sessref/core';
+import { boundSnippet, findPhrase, isTextBlock, phraseTokens, snippetAround } from '@sessref/core';
 import { toSurfaceMessage } from './storage.js';
 
 /** Where a carried message comes from, as a content hit reports it. */
@@ -67,7 +67,7 @@ export type Verdict = Located | typeof UNKNOWN | typeof NOT_CARRIED;
 /** One surface event as a snapshot would project it. */
 export function projectEvent(event: SurfaceEvent): ProjectedEvent {
   const message = toSurfaceMessage(event);
-  const text = message.content.flatMap((block) => (block.type === 'text' && 'text' in block ? [block.text] : [])).join('\n');
+  const text = message.content.flatMap((block) => (isTextBlock(block) ? [block.text] : [])).join('\n');
   const origin: Origin | undefined =
     message.role === 'assistant' ? 'assistant' : message.origin === 'direct-user' ? 'user' : message.origin === 'compact-checkpoint' ? 'checkpoint' : undefined;
   // The backend indexes the event's semantic text, which adds tool calls (and nested tool results) to the text blocks.

@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeSessionReferenceUri } from '@sessref/core';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
+import { deviceSupport } from '@sessref/test-support';
 import { BIN, NO_DSH_HOME, copyRoot, finished, hashTree, logPath, ok, removeTemps, requireBuild, tempDir, withoutRootLine, type RunResult } from './support';
 
 const WEBAPP = '/home/dev/webapp';
@@ -29,18 +30,7 @@ const DEADLINE_MS = 30_000;
 
 type Kind = 'FIFO' | 'socket' | 'device';
 
-/** Whether this machine lets the test make a character device (root, with CAP_MKNOD), and why not. */
-const DEVICE = (() => {
-  const probe = join(tmpdir(), `sessref-mknod-${process.pid}`);
-  try {
-    execFileSync('mknod', [probe, 'c', '1', '5'], { stdio: 'pipe' });
-    return { ok: true, reason: '' };
-  } catch (error) {
-    return { ok: false, reason: `mknod failed here (${(error as Error).message.split('\n')[0]}): needs root with CAP_MKNOD` };
-  } finally {
-    rmSync(probe, { force: true });
-  }
-})();
+const DEVICE = deviceSupport();
 
 const KINDS: { kind: Kind; says: string }[] = [
   { kind: 'FIFO', says: 'a FIFO (named pipe)' },

@@ -7,27 +7,18 @@
  * deadline, so an open that waited would fail the test instead of hanging
  * the suite.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { deviceSupport } from '@sessref/test-support';
 
 const DIST = fileURLToPath(new URL('../dist/title-index/', import.meta.url));
 const DEADLINE_MS = 20_000;
 
-const DEVICE = (() => {
-  const probe = join(tmpdir(), `sessref-dsh-mknod-${process.pid}`);
-  try {
-    execFileSync('mknod', [probe, 'c', '1', '5'], { stdio: 'pipe' });
-    return { ok: true, reason: '' };
-  } catch (error) {
-    return { ok: false, reason: `mknod failed here (${(error as Error).message.split('\n')[0]}): needs root with CAP_MKNOD` };
-  } finally {
-    rmSync(probe, { force: true });
-  }
-})();
+const DEVICE = deviceSupport();
 
 const dirs: string[] = [];
 afterAll(() => {

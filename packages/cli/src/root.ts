@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dshHomeDisplay, resolveDshHome } from '@deepseek-ai/dsh-home-paths';
-import { CliError, EXIT_STORAGE, EXIT_USAGE } from './errors.js';
+import { CliError } from './failure.js';
 
 /** The embedded demo root, relative to the current directory: what `sessref seed` and `npm start` write. */
 export const DEMO_ROOT = '.sessref/sessions';
@@ -37,7 +37,7 @@ export interface RootOptions {
 export function resolveRoot(flag: string | undefined, env: NodeJS.ProcessEnv, options: RootOptions = {}): SessionRoot {
   const cwd = options.cwd ?? process.cwd();
   if (flag !== undefined) {
-    if (flag.trim() === '') throw new CliError('--root needs a directory, got an empty value', EXIT_USAGE, 'USAGE', 'pass --root DIR');
+    if (flag.trim() === '') throw new CliError('USAGE', '--root needs a directory, got an empty value', 'pass --root DIR');
     return { path: resolve(cwd, flag), source: '--root', reason: '--root' };
   }
   const variable = env.SESSREF_ROOT;
@@ -96,14 +96,13 @@ export function isEmptyRoot(root: SessionRoot | string): boolean {
 /** `NO_ROOT`, saying whether the root is missing or empty and how it was chosen. */
 export function noSessions(root: SessionRoot, state: RootState): CliError {
   const what = state === 'missing' ? 'it does not exist' : 'it is empty';
-  return new CliError(`no sessions at ${origin(root)}: ${what}`, EXIT_USAGE, 'NO_ROOT', 'pass --root DIR, set SESSREF_ROOT, or run `sessref seed`');
+  return new CliError('NO_ROOT', `no sessions at ${origin(root)}: ${what}`, 'pass --root DIR, set SESSREF_ROOT, or run `sessref seed`');
 }
 
 function notADirectory(root: SessionRoot, why: string): CliError {
   return new CliError(
-    `the session root ${origin(root)} is not a directory: ${why}`,
-    EXIT_USAGE,
     'ROOT_NOT_A_DIRECTORY',
+    `the session root ${origin(root)} is not a directory: ${why}`,
     "pass the directory that holds the session logs, such as dsh's ~/.dsh/sessions",
   );
 }
@@ -111,7 +110,7 @@ function notADirectory(root: SessionRoot, why: string): CliError {
 function unreadable(root: SessionRoot, error: unknown): CliError {
   const code = (error as NodeJS.ErrnoException).code;
   const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (error instanceof Error ? error.message : String(error)));
-  return new CliError(`the session root ${origin(root)} cannot be read: ${why}`, EXIT_STORAGE, 'ROOT_UNREADABLE', 'give your user read access to it, or pass another --root', {
+  return new CliError('ROOT_UNREADABLE', `the session root ${origin(root)} cannot be read: ${why}`, 'give your user read access to it, or pass another --root', {
     cause: error,
   });
 }

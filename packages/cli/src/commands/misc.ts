@@ -4,7 +4,7 @@ import { terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 import { usageError } from '../errors.js';
 
 /** `sessref new [--cwd DIR] [--title T]` */
-export async function newCommand(engine: Engine, io: Io, options: { cwd?: string; title?: string; json: boolean }): Promise<void> {
+export async function newCommand(engine: Engine, io: Io, options: { cwd: string | undefined; title: string | undefined; json: boolean }): Promise<void> {
   if (options.cwd !== undefined && !options.cwd.startsWith('/')) throw usageError(`--cwd must be an absolute path, got "${options.cwd}"`);
   const id = await engine.create(options);
   if (options.json) return writeJson(io.stdout, { sessionId: id });
@@ -22,7 +22,7 @@ export function uriCommand(io: Io, options: { action: string; value: string; jso
 }
 
 /** `sessref mention ID [--label L]`: the label defaults to the session's title. */
-export async function mentionCommand(engine: Engine | undefined, io: Io, options: { id: string; label?: string; json: boolean }): Promise<void> {
+export async function mentionCommand(engine: Engine | undefined, io: Io, options: { id: string; label: string | undefined; json: boolean }): Promise<void> {
   const label = options.label ?? (engine ? ((await engine.show(options.id)).title ?? options.id) : options.id);
   const mention = formatSessionReferenceMention({ sessionId: options.id, label });
   if (options.json) return writeJson(io.stdout, { sessionId: options.id, label, mention });

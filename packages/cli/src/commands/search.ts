@@ -2,7 +2,6 @@ import { boundSnippet, findPhrase, snippetAround } from '@sessref/core';
 import type { Engine } from '../engine/engine.js';
 import { usageError } from '../errors.js';
 import { formatAge, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
-import { checkLimit } from './args.js';
 
 /**
  * `sessref search QUERY [--target ID] [--limit N] [--json]`: sessions whose
@@ -10,12 +9,11 @@ import { checkLimit } from './args.js';
  * what a reference carries) contains QUERY as a literal phrase, by relevance,
  * each with its label, the matching message and a snippet.
  */
-export async function searchCommand(engine: Engine, io: Io, options: { query: string; target?: string; limit?: string; json: boolean }): Promise<void> {
+export async function searchCommand(engine: Engine, io: Io, options: { query: string; target: string | undefined; limit: number | undefined; json: boolean }): Promise<void> {
   if (options.query.trim() === '') throw usageError('search needs a QUERY with some text');
-  const limit = options.limit === undefined ? undefined : checkLimit(options.limit);
   const hits = await engine.search(options.query, {
     ...(options.target === undefined ? {} : { target: options.target }),
-    ...(limit === undefined ? {} : { limit }),
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
   });
   if (options.json) return writeJson(io.stdout, hits);
   const style = styleFor(io.stdout, io.env);

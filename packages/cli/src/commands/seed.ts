@@ -1,5 +1,5 @@
 import { Engine } from '../engine/engine.js';
-import { CliError } from '../errors.js';
+import { CliError } from '../failure.js';
 import { progress, terminalSafe, writeLine, type Io } from '../output.js';
 import { isEmptyRoot } from '../root.js';
 import { seedDemo } from '../seed/demo.js';
@@ -7,7 +7,7 @@ import { seedDemo } from '../seed/demo.js';
 /** `sessref seed [--force]`: write the demo sessions into the root. */
 export async function seedCommand(root: string, io: Io, options: { force: boolean }): Promise<void> {
   if (!options.force && !isEmptyRoot(root)) {
-    throw new CliError(`${root} is not empty`, 1, 'ROOT_NOT_EMPTY', 'seed an empty root, or pass --force to add the demo sessions');
+    throw new CliError('ROOT_NOT_EMPTY', `${root} is not empty`, 'seed an empty root, or pass --force to add the demo sessions');
   }
   const ids = await seedRoot(root, io);
   writeLine(io.stdout, terminalSafe(`seeded ${ids.length} sessions into ${root}`));

@@ -1,10 +1,6 @@
 /**
  * `sessref serve [--root DIR] [--port N] [--host H] [--seed-if-empty]`: the web inspector.
  *
- * Wiring for the CLI router:
- *
- *   await serveCommand({ root, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedIfEmpty }, io);
- *
  * It opens its own Engine on `root` (or uses `options.engine`, which it then
  * leaves open), writes the demo sessions first when `seedIfEmpty` is set and
  * the root is empty, prints the URL with the per-launch token on stdout (as
@@ -14,7 +10,8 @@
  * picks a free port.
  */
 import { Engine } from '../engine/engine.js';
-import { CliError, EXIT_USAGE, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
+import { CliError } from '../failure.js';
 import { terminalSafe } from '../output.js';
 import { isEmptyRoot } from '../root.js';
 import { seedDemo } from '../seed/demo.js';
@@ -44,7 +41,6 @@ export interface ServeIo {
 }
 
 export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<void> {
-  if (!Number.isSafeInteger(options.port) || options.port < 0 || options.port > 65535) throw usageError(`--port must be 0..65535, got ${options.port}`);
   if (options.seedIfEmpty === true && isEmptyRoot(options.root)) say(io.stderr, `seeded ${await seed(options.root)} demo sessions into ${options.root}`);
   const engine = options.engine ?? (await Engine.open({ root: options.root, watchLogs: true, ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }) }));
   try {
@@ -73,9 +69,8 @@ async function listenOrExplain(engine: Engine, options: ServeOptions, io: ServeI
     if (code === 'EADDRINUSE') {
       // Not a usage error: the command was right, the port is taken (often by another inspector).
       throw new CliError(
-        `port ${options.port} on ${options.host} is in use`,
-        EXIT_USAGE,
         'PORT_IN_USE',
+        `port ${options.port} on ${options.host} is in use`,
         'pass --port N, or --port 0 for a free one; through npm start: npm start -- --port 0',
         { cause: error },
       );

@@ -1,25 +1,23 @@
 import { table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
 import type { Engine } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';
-import { checkLimit } from './args.js';
-import { formatError, toCliError, type CliError } from '../errors.js';
+import { describeFailure, formatError, type CliReport } from '../errors.js';
 
 /** `sessref list [QUERY] [--target ID] [--limit N] [--json]` */
-export async function listCommand(engine: Engine, io: Io, options: { query: string; target?: string; limit?: string; json: boolean }): Promise<void> {
+export async function listCommand(engine: Engine, io: Io, options: { query: string; target: string | undefined; limit: number | undefined; json: boolean }): Promise<void> {
   const style = styleFor(io.stdout, io.env);
-  const limit = options.limit === undefined ? undefined : checkLimit(options.limit);
   if (options.target === undefined) {
     const sessions = await listSessions(engine);
     const needle = options.query.toLowerCase();
     const matching = sessions
       .filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)))
-      .slice(0, limit);
+      .slice(0, options.limit);
     // A session whose log cannot be read is still listed (by its directory when
     // even its header is damaged), marked as unreadable, and named in a warning
     // on stderr; every healthy session is listed as usual.
     const rows = matching.map(({ readError, ...summary }) => ({
       summary,
-      ...(readError === undefined ? {} : { error: toCliError(readError, summary.sessionId) }),
+      ...(readError === undefined ? {} : { error: describeFailure(readError, summary.sessionId) }),
     }));
     const warn = styleFor(io.stderr, io.env);
     for (const { error } of rows) {
@@ -45,7 +43,7 @@ export async function listCommand(engine: Engine, io: Io, options: { query: stri
     );
     return;
   }
-  const candidates = await engine.candidates(options.target, options.query, limit);
+  const candidates = await engine.candidates(options.target, options.query, options.limit);
   if (options.json) return writeJson(io.stdout, candidates);
   if (candidates.length === 0) return writeLine(io.stdout, style.dim('no candidates'));
   writeLine(
@@ -105,6 +103,6 @@ export async function showCommand(engine: Engine, io: Io, options: { id: string;
   );
 }
 
-function readErrorJson(error: CliError): { code: string; message: string; hint?: string } {
+function readErrorJson(error: CliReport): { code: string; message: string; hint?: string } {
   return { code: error.code, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) };
 }

@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Engine } from '../engine/engine.js';
 import { explainMissing, listSessions } from '../engine/listing.js';
-import { toCliError } from '../errors.js';
+import { describeFailure } from '../errors.js';
 import { readJsonObject, stringField } from './http.js';
 import type { CandidatesResponse, MessagesResponse, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
 import { findPhrase, formatSessionReferenceMention } from '@sessref/core';
@@ -27,7 +27,7 @@ async function sessions({ engine, signal }: ApiRequest): Promise<SessionsRespons
   const inUse = sessionsInUse(engine, summaries.filter((summary) => summary.readError === undefined));
   // Listing facts, and for a session whose log cannot be read its code and one-line reason (never a stack).
   const items = summaries.map(({ sessionId, title, cwd, createdAt, live, persisted, readError }): SessionItem => {
-    const failure = readError === undefined ? undefined : toCliError(readError, sessionId);
+    const failure = readError === undefined ? undefined : describeFailure(readError, sessionId);
     return {
       sessionId,
       ...(title === undefined ? {} : { title }),

@@ -1,9 +1,6 @@
 /** Small node:http helpers: typed failures, JSON bodies with a size cap, JSON answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
-import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
-import { SessionWriteError } from '../engine/session-writes.js';
-import { RootFormatError, SessionLogError } from '@sessref/host';
+import { HTTP_STATUS, classify } from '../failure.js';
 import type { ApiError } from './protocol.js';
 
 /** Request bodies above this many bytes are refused with 413. */
@@ -21,62 +18,16 @@ export class HttpError extends Error {
   }
 }
 
-const REFERENCE_STATUS: Record<SessionReferenceErrorCode, number> = {
-  SESSION_REFERENCE_INVALID_CONFIG: 500,
-  SESSION_REFERENCE_INVALID_REFERENCE: 400,
-  SESSION_REFERENCE_SELF_REFERENCE: 400,
-  SESSION_REFERENCE_TOO_MANY: 400,
-  SESSION_REFERENCE_READ_FAILED: 502,
-  SESSION_REFERENCE_BUDGET_EXCEEDED: 422,
-  // nginx's "client closed request": only ever seen by a client that is gone.
-  SESSION_REFERENCE_CANCELLED: 499,
-  SESSION_REFERENCE_INVALID_QUERY: 400,
-  SESSION_REFERENCE_SEARCH_DISABLED: 503,
-};
-
-function findCause<T extends Error>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 16; current = current.cause, depth++) {
-    if (current instanceof type) return current;
-  }
-  return undefined;
-}
-
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function queryStatus(code: string): number {
-  if (code === 'SESSION_QUERY_SESSION_NOT_FOUND' || code === 'SESSION_QUERY_EVENT_NOT_FOUND') return 404;
-  if (code === 'SESSION_QUERY_ABORTED') return 499;
-  if (code.startsWith('SESSION_QUERY_INVALID_')) return 400;
-  return 502;
-}
-
 /**
- * Map anything a handler throws to an {@link HttpError}: bad references are
- * 4xx, a missing session 404, a session another writer has 409, storage
- * failures 502, anything else 500.
+ * Map anything a handler throws to an {@link HttpError}, its status read off
+ * the failure's class (see failure.ts). An unexpected failure is a bare 500:
+ * its message may carry anything.
  */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
-  // A damaged log, or a root in a shape sessref does not read, is reported as itself (the CLI's code and line): 502.
-  const damaged = findCause(error, SessionLogError);
-  if (damaged !== undefined) return new HttpError(502, damaged.code, `session "${damaged.sessionId}": ${damaged.message}`);
-  const shape = findCause(error, RootFormatError);
-  if (shape !== undefined) return new HttpError(502, shape.code, shape.message);
-  if (error instanceof SessionReferenceError) {
-    const cause = codeOf(error.cause);
-    const status = cause !== undefined && cause.startsWith('SESSION_QUERY_') ? queryStatus(cause) : REFERENCE_STATUS[error.code];
-    return new HttpError(status, error.code, error.message);
-  }
-  if (error instanceof SessionQueryError) {
-    const status = queryStatus(error.code);
-    return new HttpError(status, error.code, status === 404 ? 'no such session' : error.message);
-  }
-  // Another writer has the session (409: retry later), or its log's path leaves the root (a storage fault).
-  if (error instanceof SessionWriteError) return new HttpError(error.code === 'SESSION_LOG_SYMLINK' ? 502 : 409, error.code, error.message);
-  return new HttpError(500, 'INTERNAL', 'internal error; see the server log');
+  const failure = classify(error);
+  if (failure.class === 'unexpected') return new HttpError(HTTP_STATUS.unexpected, 'INTERNAL', 'internal error; see the server log');
+  return new HttpError(HTTP_STATUS[failure.class], failure.code, failure.message);
 }
 
 /**

@@ -1,0 +1,89 @@
+/**
+ * A command as data: its name, what it does, its operands and options, its
+ * examples and its handler. The help text is generated from it (help.ts),
+ * the parser checks flags against it (parse.ts), and the handler gets its
+ * operands and flags already checked and typed.
+ */
+import { usageError } from '../errors.js';
+import type { Io } from '../output.js';
+import { OPTIONS, isOptionName, optionSyntax, type CommandOptionName, type GlobalOptionName, type OptionName, type ParsedValue } from './options.js';
+
+export interface Operand {
+  /** As the usage line shows it: `ID`, `QUERY`, `MESSAGE`. */
+  readonly name: string;
+  /** A required operand: completes "<command> needs …" when it is missing. */
+  readonly needs?: string;
+}
+
+export interface CommandOption {
+  readonly description: string;
+  /** What applies when the flag is not given, as help shows it. */
+  readonly default?: string;
+  /** The command cannot run without it. */
+  readonly required?: true;
+}
+
+export type CommandOptions = { readonly [K in CommandOptionName]?: CommandOption };
+
+/** Flags as the parser read them; a flag not given is absent. */
+export type ParsedFlags = { readonly [K in OptionName]?: ParsedValue<K> };
+
+/** A flag not given is false, or undefined unless the command requires it. */
+type FlagValue<K extends OptionName, Required> = ParsedValue<K> extends boolean ? boolean : Required extends true ? ParsedValue<K> : ParsedValue<K> | undefined;
+
+type FlagValues<P extends CommandOptions> = {
+  readonly [K in GlobalOptionName | (keyof P & CommandOptionName)]: FlagValue<K, K extends keyof P ? (P[K] extends { readonly required: true } ? true : false) : false>;
+};
+
+type OperandValues<O extends readonly Operand[]> = {
+  readonly [A in O[number] as A['name']]: A extends { readonly needs: string } ? string : string | undefined;
+};
+
+interface CommandSpec<O extends readonly Operand[], P extends CommandOptions> {
+  readonly name: string;
+  /** One line in `sessref --help`. */
+  readonly summary: string;
+  /** The operands as the usage line shows them, when the operand names alone do not say it. */
+  readonly synopsis?: string;
+  readonly description: string;
+  readonly operands: O;
+  readonly options: P;
+  /** What `--json` prints on stdout, for a command whose output has a JSON form. */
+  readonly json?: string;
+  readonly examples: readonly string[];
+  run(call: { readonly operands: OperandValues<O>; readonly flags: FlagValues<P>; readonly io: Io }): Promise<void> | void;
+}
+
+/** A command with its operand and flag types erased, as the table holds it. */
+export interface Command extends Omit<CommandSpec<readonly Operand[], CommandOptions>, 'run'> {
+  /** Check the operands and flags the parser read against this command, then run it. */
+  run(positionals: readonly string[], flags: ParsedFlags, io: Io): Promise<void>;
+}
+
+export function defineCommand<const O extends readonly Operand[], const P extends CommandOptions>(spec: CommandSpec<O, P>): Command {
+  return {
+    ...spec,
+    run: async (positionals, flags, io) => spec.run({ operands: operandValues(spec, positionals), flags: flagValues(spec, flags), io }),
+  };
+}
+
+function operandValues<O extends readonly Operand[]>(spec: CommandSpec<O, CommandOptions>, positionals: readonly string[]): OperandValues<O> {
+  const values: Record<string, string | undefined> = {};
+  spec.operands.forEach((operand, index) => {
+    const value = positionals[index];
+    if (value === undefined && operand.needs !== undefined) throw usageError(`${spec.name} needs ${operand.needs}`);
+    values[operand.name] = value;
+  });
+  // Each required operand was checked above, so the record is what the type says.
+  return values as OperandValues<O>;
+}
+
+function flagValues<P extends CommandOptions>(spec: CommandSpec<readonly Operand[], P>, flags: ParsedFlags): FlagValues<P> {
+  const values: Record<string, unknown> = { ...flags };
+  for (const [name, option] of Object.entries(OPTIONS)) if (option.value === 'flag') values[name] ??= false;
+  for (const [name, option] of Object.entries(spec.options)) {
+    if (option?.required === true && values[name] === undefined && isOptionName(name)) throw usageError(`${spec.name} needs ${optionSyntax(name)}`);
+  }
+  // Flags not given are false, and required ones were checked above, so the record is what the type says.
+  return values as FlagValues<P>;
+}

@@ -1,0 +1,56 @@
+/** The command line, read against the command table: a flag the command does not take, or a malformed number, is a usage error. */
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { usageError } from '../errors.js';
+import type { Command, ParsedFlags } from './command.js';
+import { GLOBAL_OPTIONS, OPTIONS, isOptionName, parseInteger } from './options.js';
+import { COMMANDS } from './table.js';
+
+export interface CommandLine {
+  /** Absent for a bare `sessref` or `sessref --help`. */
+  readonly command?: Command;
+  /** The positional arguments after the command's name. */
+  readonly operands: readonly string[];
+  readonly flags: ParsedFlags;
+}
+
+/** Every flag, as node:util reads it: a flag and its value are read alike wherever they stand. */
+const PARSE_CONFIG: ParseArgsOptionsConfig = Object.fromEntries(
+  Object.entries(OPTIONS).map(([name, spec]) => [name, { type: spec.value === 'flag' ? 'boolean' : 'string', ...('short' in spec ? { short: spec.short } : {}) }]),
+);
+
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  const { values, positionals, tokens } = read(argv);
+  const [name, ...operands] = positionals;
+  const command = name === undefined ? undefined : COMMANDS.find((candidate) => candidate.name === name);
+  if (name !== undefined && command === undefined) throw usageError(`unknown command "${name}"`);
+  if (command !== undefined && values.help !== true) {
+    for (const token of tokens) if (token.kind === 'option') checkTaken(command, token.name);
+  }
+  return { ...(command === undefined ? {} : { command }), operands, flags: typedFlags(values) };
+}
+
+function read(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: PARSE_CONFIG, allowPositionals: true, strict: true, tokens: true });
+  } catch (error) {
+    // Node's advice on positionals that start with '-' never applies here.
+    throw usageError(String(error instanceof Error ? error.message : error).replace(/\. To specify a positional argument .*$/s, ''));
+  }
+}
+
+/** A flag some other command takes is still no flag of this one. */
+function checkTaken(command: Command, name: string): void {
+  if (name in GLOBAL_OPTIONS || name in command.options) return;
+  throw usageError(`${command.name} does not take --${name}`, `run \`sessref ${command.name} --help\` for its options`);
+}
+
+/** Each value as its flag declares it: true, the text, or a number read by the one integer parser. */
+function typedFlags(values: Record<string, string | boolean | (string | boolean)[] | undefined>): ParsedFlags {
+  const flags: Record<string, string | boolean | number> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined || Array.isArray(value) || !isOptionName(name)) continue;
+    const kind = OPTIONS[name].value;
+    flags[name] = typeof value === 'string' && typeof kind === 'object' ? parseInteger(`--${name}`, value, kind) : value;
+  }
+  return flags;
+}

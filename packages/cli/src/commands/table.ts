@@ -1,0 +1,181 @@
+/** Every `sessref` command, as data: `sessref --help`, each command's help, flag checks and dispatch all come from here. */
+import { defineCommand, type Command } from './command.js';
+import { mentionCommand, newCommand, uriCommand } from './misc.js';
+import { searchCommand } from './search.js';
+import { seedCommand } from './seed.js';
+import { DEFAULT_HOST, DEFAULT_PORT, serveCommand } from './serve.js';
+import { budget, lockWait, openRoot, sessionsAt, withEngine } from './session-root.js';
+import { listCommand, showCommand } from './sessions.js';
+import { stepCommand } from './step.js';
+
+const STEP_OPTIONS = {
+  target: { description: 'the session the message is written in', required: true },
+  'max-bytes': { description: "the UTF-8 budget of one cited session's snapshot", default: '65536' },
+} as const;
+
+export const COMMANDS: readonly Command[] = [
+  defineCommand({
+    name: 'list',
+    summary: 'list sessions, or reference candidates for a target',
+    description:
+      'Without --target: every session in the root, newest first, filtered by QUERY (a case-insensitive substring of the id, cwd or title). ' +
+      'With --target: reference candidates for that session, ranked exactly as the plugin ranks them (same cwd, no cwd, other cwd), with canonical mentions.',
+    operands: [{ name: 'QUERY' }],
+    options: {
+      target: { description: 'list the reference candidates for this session' },
+      limit: { description: 'keep the first N', default: "all; with --target, the plugin's candidate limit (50)" },
+    },
+    json: 'the sessions, or the candidates, as an array',
+    examples: ['sessref list', 'sessref list --target scratchpad', 'sessref list billing --target scratchpad --limit 5 --json'],
+    run: ({ operands, flags, io }) => {
+      const root = sessionsAt(openRoot(flags, io, { announce: true }));
+      return withEngine(root, io, {}, (engine) => listCommand(engine, io, { query: operands.QUERY ?? '', target: flags.target, limit: flags.limit, json: flags.json }));
+    },
+  }),
+  defineCommand({
+    name: 'show',
+    summary: 'show a session as a reference would carry it',
+    description:
+      "The session's header and current surface as a reference would project it: checkpoint, user and assistant text with sizes, and what fits the budget.",
+    operands: [{ name: 'ID', needs: 'a session id' }],
+    options: { 'max-bytes': { description: 'the budget to show the verdict under', default: '65536' } },
+    json: 'the header, the projected conversation and what a reference carries',
+    examples: ['sessref show oauth-migration', 'sessref show research-log --json'],
+    run: ({ operands, flags, io }) => {
+      const root = sessionsAt(openRoot(flags, io));
+      return withEngine(root, io, budget(flags['max-bytes']), (engine) => showCommand(engine, io, { id: operands.ID, json: flags.json }));
+    },
+  }),
+  defineCommand({
+    name: 'search',
+    summary: 'find sessions by what their conversation says',
+    description:
+      'Sessions whose conversation contains QUERY, best match first: direct user text, assistant text and compaction checkpoints of the current surface ' +
+      "(what a reference would carry), never tool output, reasoning, injected context or other sessions' snapshots. " +
+      'QUERY is one literal phrase of whole words, case and accents ignored; quotes, OR, NEAR and * are plain text. ' +
+      'Each match shows the session, its label, the matching message and a snippet. ' +
+      "Uses dsh's SQLite FTS5 backend; its derived index lives in the cache directory ($SESSREF_CACHE_DIR, else ~/.cache/sessref) " +
+      'and is built by the first search, then kept current.',
+    operands: [{ name: 'QUERY', needs: 'a QUERY' }],
+    options: {
+      target: { description: 'leave this session out' },
+      limit: { description: 'keep the first N', default: '50' },
+    },
+    json: "the plugin's content hits",
+    examples: ['sessref search "price fetch"', 'sessref search refund --limit 5 --json'],
+    run: ({ operands, flags, io }) => {
+      const root = sessionsAt(openRoot(flags, io));
+      return withEngine(root, io, {}, (engine) => searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json }));
+    },
+  }),
+  defineCommand({
+    name: 'prepare',
+    summary: 'preview the model-facing messages for a message with mentions',
+    description: 'Run MESSAGE through the real agent/pre-step path for the target and print the two model-facing messages and the retention facts. Writes nothing.',
+    operands: [{ name: 'MESSAGE', needs: 'a MESSAGE' }],
+    options: STEP_OPTIONS,
+    json: 'the messages as they would enter history, the references and their sizes',
+    examples: [
+      'sessref prepare --target scratchpad "Summarize @[Fix flaky CI on main](dsh-session:ImZsYWt5LWNpIg)"',
+      'sessref prepare --target scratchpad "$(sessref mention billing-schema) vs this" --max-bytes 2000',
+    ],
+    run: ({ operands, flags, io }) => {
+      const root = sessionsAt(openRoot(flags, io));
+      return withEngine(root, io, budget(flags['max-bytes']), (engine) =>
+        stepCommand(engine, io, { target: flags.target, message: operands.MESSAGE, json: flags.json, send: false }),
+      );
+    },
+  }),
+  defineCommand({
+    name: 'send',
+    summary: "prepare, then append to the target's log",
+    description: "Like prepare, then append both messages durably to the target's log. Source sessions are only read, never written.",
+    operands: [{ name: 'MESSAGE', needs: 'a MESSAGE' }],
+    options: STEP_OPTIONS,
+    json: "prepare's, and the seqs appended at",
+    examples: ['sessref send --target scratchpad "Recap $(sessref mention oauth-migration)"'],
+    run: ({ operands, flags, io }) => {
+      const root = sessionsAt(openRoot(flags, io));
+      return withEngine(root, io, { ...budget(flags['max-bytes']), ...lockWait(io.env) }, (engine) =>
+        stepCommand(engine, io, { target: flags.target, message: operands.MESSAGE, json: flags.json, send: true }),
+      );
+    },
+  }),
+  defineCommand({
+    name: 'new',
+    summary: 'create a session',
+    description: 'Create a session in the root and print its id. The root may be empty or missing.',
+    operands: [],
+    options: {
+      cwd: { description: "the session's working directory, an absolute path" },
+      title: { description: "the session's title", default: 'Untitled <first 8 characters of the id>' },
+    },
+    json: 'the new session id',
+    examples: ['sessref new --cwd /home/dev/webapp --title "Release notes"'],
+    run: ({ flags, io }) => {
+      // `new` may start a root; every other command that opens an engine needs sessions to work on.
+      const { root } = openRoot(flags, io);
+      return withEngine(root.path, io, {}, (engine) => newCommand(engine, io, { cwd: flags.cwd, title: flags.title, json: flags.json }));
+    },
+  }),
+  defineCommand({
+    name: 'uri',
+    summary: 'encode or decode a dsh-session: URI',
+    synopsis: 'encode ID | sessref uri decode URI',
+    description: 'Convert between a session id and its canonical dsh-session: URI. No root is needed.',
+    operands: [
+      { name: 'ACTION', needs: 'an action and a value' },
+      { name: 'VALUE', needs: 'an action and a value' },
+    ],
+    options: {},
+    json: 'the URI or the session id',
+    examples: ['sessref uri encode flaky-ci', 'sessref uri decode dsh-session:ImZsYWt5LWNpIg'],
+    run: ({ operands, flags, io }) => uriCommand(io, { action: operands.ACTION, value: operands.VALUE, json: flags.json }),
+  }),
+  defineCommand({
+    name: 'mention',
+    summary: "print a session's canonical mention",
+    description: 'Print the canonical @[label](dsh-session:…) mention; the label defaults to the title. Over a root without sessions the label is the id.',
+    operands: [{ name: 'ID', needs: 'a session id' }],
+    options: { label: { description: 'the label to show', default: "the session's latest title, else its id" } },
+    json: 'the session id, label and mention',
+    examples: ['sessref mention oauth-migration'],
+    run: ({ operands, flags, io }) => {
+      const opened = openRoot(flags, io);
+      const options = { id: operands.ID, label: flags.label, json: flags.json };
+      if (opened.state !== 'sessions') return mentionCommand(undefined, io, options);
+      return withEngine(opened.root.path, io, {}, (engine) => mentionCommand(engine, io, options));
+    },
+  }),
+  defineCommand({
+    name: 'seed',
+    summary: 'write a demo session root',
+    description:
+      'Write a demo root: sessions across cwds, titled and untitled, a compacted one, a long unicode one (4,000 messages) and one with hostile text. ' +
+      "Never writes into dsh's own sessions unless --root names them: without --root or SESSREF_ROOT it seeds ./.sessref/sessions.",
+    operands: [],
+    options: { force: { description: 'add the demo sessions to a root that is not empty' } },
+    examples: ['sessref seed --root /tmp/demo'],
+    run: ({ flags, io }) => seedCommand(openRoot(flags, io, { demo: true }).root.path, io, { force: flags.force }),
+  }),
+  defineCommand({
+    name: 'serve',
+    summary: 'serve the web inspector',
+    description:
+      'Serve the web inspector (composer with @-mentions and a preview of what the model sees). Prints the URL with its token. ' +
+      '--seed-if-empty (what npm start passes) serves the demo root ./.sessref/sessions unless --root or SESSREF_ROOT names another, ' +
+      'and writes the demo sessions into it when it is empty.',
+    operands: [],
+    options: {
+      port: { description: 'the port; 0 picks a free one', default: String(DEFAULT_PORT) },
+      host: { description: 'the address to listen on', default: DEFAULT_HOST },
+      'seed-if-empty': { description: 'serve the demo root, seeding it when empty' },
+    },
+    examples: ['sessref serve --port 7317', 'npm start -- --port 0'],
+    run: ({ flags, io }) => {
+      const seedIfEmpty = flags['seed-if-empty'];
+      const { root } = openRoot(flags, io, { announce: true, demo: seedIfEmpty });
+      return serveCommand({ root: root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedIfEmpty, ...lockWait(io.env) }, io);
+    },
+  }),
+];

@@ -149,7 +149,7 @@ export class CliError extends Error {
 /** A thrown value, classified. */
 export type Failure = KnownFailure | UnexpectedFailure;
 
-export interface KnownFailure {
+interface KnownFailure {
   readonly class: KnownClass;
   readonly code: FailureCode;
   /** What happened; it names a session when the error did. */
@@ -166,7 +166,7 @@ export interface KnownFailure {
   readonly hint?: string;
 }
 
-export interface UnexpectedFailure {
+interface UnexpectedFailure {
   readonly class: 'unexpected';
   /** A lower layer's own code (an errno such as ENOSPC), if it has one. */
   readonly code: string | undefined;

@@ -4,10 +4,10 @@ import { dshHomeDisplay, resolveDshHome } from '@deepseek-ai/dsh-home-paths';
 import { CliError } from './failure.js';
 
 /** The embedded demo root, relative to the current directory: what `sessref seed` and `npm start` write. */
-export const DEMO_ROOT = '.sessref/sessions';
+const DEMO_ROOT = '.sessref/sessions';
 
 /** Where the session root came from, in the order sessref looks. */
-export type RootSource = '--root' | 'SESSREF_ROOT' | 'dsh' | 'demo';
+type RootSource = '--root' | 'SESSREF_ROOT' | 'dsh' | 'demo';
 
 /** The session root in use, and why: every command that reads a root can say both. */
 export interface SessionRoot {

@@ -15,7 +15,7 @@ export interface Operand {
   readonly needs?: string;
 }
 
-export interface CommandOption {
+interface CommandOption {
   readonly description: string;
   /** What applies when the flag is not given, as help shows it. */
   readonly default?: string;

@@ -35,16 +35,16 @@ export function toHttpError(error: unknown): HttpError {
  * the 413 goes out: a client still writing its body when the server answers
  * and closes would see a reset instead of the answer.
  */
-export const MAX_DRAIN_BYTES = 8 * MAX_BODY_BYTES;
+const MAX_DRAIN_BYTES = 8 * MAX_BODY_BYTES;
 /** ...and for at most this long, so a slow sender cannot hold the answer back. */
-export const MAX_DRAIN_MS = 2_000;
+const MAX_DRAIN_MS = 2_000;
 
 /**
  * Read the whole body, refusing more than `limit` bytes with 413. A client
  * that stops sending midway (an abort, a dropped connection) is a client
  * error, never an internal one.
  */
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   if (Number(req.headers['content-length'] ?? 0) > limit) {
     await drain(req);
     throw tooLarge(limit);

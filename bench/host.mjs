@@ -15,21 +15,19 @@
  * the query engine and the resolver, persisting to one index file per root
  * under the bench cache dir. The official plugin has no such index.
  *
- * Invariant companions are not mounted: they validate writes, which the
- * writers below already keep valid, and they are not part of the read path
+ * Invariant companions are not mounted: they validate writes, which
+ * @sessref/host's session writer already keeps valid, and they are not part of the read path
  * being measured.
  */
-import { randomUUID } from 'node:crypto';
 import { Context } from '@deepseek-ai/cordis';
 import { AgentRegistry } from '@deepseek-ai/dsh-agent';
-import { SessionId, SessionStore } from '@deepseek-ai/dsh-session';
+import { SessionStore } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { createAssistantMessage, createUserMessage } from '@deepseek-ai/dsh-llm';
 import OfficialResolver from '@deepseek-ai/dsh-session-reference';
 import SessrefResolver from '@sessref/dsh';
 import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite';
 import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/title-index';
-import { bootHost as bootServeHost } from '@sessref/host';
+import { appendExchange, bootHost as bootServeHost } from '@sessref/host';
 import { titleIndexFile } from './lib/cache.mjs';
 
 /** The JSONL persistence's default log name (zstd), as the title index is configured. */
@@ -104,38 +102,16 @@ export class ServeHost {
   }
 }
 
-/** Create a live session; `createdAt` drives listing order, `cwd` the ranking. */
-export function createSession(host, { id = `session-${randomUUID()}`, cwd, createdAt } = {}) {
-  const meta = {
-    ...(cwd === undefined ? {} : { cwd }),
-    ...(createdAt === undefined ? {} : { createdAt }),
-  };
-  return host.sessions.create(SessionId(id), { meta });
-}
-
 /** The minimal agent prepare()/listCandidates() need: an id and its session. */
 export function agentFor(session) {
   return { id: session.id, session };
 }
 
 /**
- * Append one completed exchange with the event sequence the loop records and
- * replay validation accepts: turn/start, user/message, step/start,
- * assistant/message, step/end, turn/end.
+ * How the corpora's assistant messages are logged: a `bench` model, without
+ * stream chunks. Cached corpora were written so; changing it changes their logs.
  */
-export function appendExchange(session, turn, userText, assistantText) {
-  session.append('turn/start', { turn });
-  const user = createUserMessage({ content: [{ type: 'text', text: userText }], source: { kind: 'user' } });
-  session.append('user/message', user, { surfaceOp: 'append' });
-  session.append('step/start', { turn, step: 1 });
-  const message = createAssistantMessage({
-    content: [{ type: 'text', text: assistantText }],
-    source: { provider: 'bench', model: 'bench-model' },
-  });
-  session.append('assistant/message', { turn, step: 1, message }, { surfaceOp: 'append' });
-  session.append('step/end', { turn, step: 1 });
-  session.append('turn/end', { turn, reason: { kind: 'completed' } });
-}
+const BENCH_MODEL = { provider: 'bench', model: 'bench-model', stream: false };
 
 /**
  * Fill a session with `messages` alternating user/assistant messages.
@@ -147,13 +123,8 @@ export function writeConversation(session, messages, textFor) {
   for (let index = 0; index < messages; index += 2) {
     const user = textFor(index);
     const assistant = textFor(index + 1);
-    appendExchange(session, index / 2 + 1, user, assistant);
+    appendExchange(session, { user, assistant }, BENCH_MODEL);
     textLength += user.length + assistant.length;
   }
   return textLength;
-}
-
-/** Record an explicit user rename, as dsh-session-title logs it. */
-export function setTitle(session, title) {
-  session.append('session/title', { title, messageSeqs: [], source: { kind: 'user' } });
 }

@@ -7,7 +7,8 @@
  * checked on any machine.
  */
 import { Session } from 'node:inspector/promises';
-import { bootHost, createSession, writeConversation } from './host.mjs';
+import { createSession } from '@sessref/host';
+import { bootHost, writeConversation } from './host.mjs';
 import { conversationText } from './lib/text.mjs';
 
 const n = Number(process.argv[2] ?? 4000);

@@ -8,7 +8,8 @@
  */
 import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootHost, createSession, setTitle, writeConversation } from '../host.mjs';
+import { createSession, setTitle } from '@sessref/host';
+import { bootHost, writeConversation } from '../host.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 import { prose, random } from '../lib/text.mjs';
 

@@ -9,7 +9,8 @@
  *                        first large call grows the heap and later ones reuse
  *                        it, so only one OP per process is measured
  */
-import { agentFor, bootHost, createSession, writeConversation } from '../host.mjs';
+import { createSession } from '@sessref/host';
+import { agentFor, bootHost, writeConversation } from '../host.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 import { measurePeak } from '../lib/memory.mjs';
 import { measureInterleaved } from '../lib/stats.mjs';

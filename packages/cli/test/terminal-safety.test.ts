@@ -19,7 +19,7 @@ import { formatSessionReferenceMention } from '@sessref/core';
 import { main } from '../src/cli';
 import { Engine } from '../src/engine/engine';
 import { terminalSafe } from '../src/output';
-import { SessionWriter } from '@sessref/host';
+import { appendExchange, setTitle } from '@sessref/test-support';
 
 /** What must never reach a terminal (the line break splits lines, so it is never inside one). */
 // eslint-disable-next-line no-control-regex -- the control characters are what is checked
@@ -114,12 +114,12 @@ async function writeRoot(c: Case): Promise<string> {
   const engine = await Engine.open({ root, indexFile: join(cache, 'unused.json') });
   try {
     const hostileSession = engine.ctx.sessions.create(SessionId(c.id), { meta: { cwd: c.cwd, createdAt: Date.now() - 60_000 } });
-    const writer = new SessionWriter(hostileSession);
-    writer.exchange({ user: c.text, assistant: c.reply });
-    writer.title(c.title);
+    appendExchange(hostileSession, { user: c.text, assistant: c.reply });
+    // As another writer logged it: dsh-session-title would have cleaned the title.
+    setTitle(hostileSession, c.title, { verbatim: true });
     await engine.ctx.sessions.flush(hostileSession);
     const target = engine.ctx.sessions.create(SessionId('target'), { meta: { cwd: '/work', createdAt: Date.now() - 120_000 } });
-    new SessionWriter(target).exchange({ user: 'Start here.', assistant: 'Ready.' });
+    appendExchange(target, { user: 'Start here.', assistant: 'Ready.' });
     await engine.ctx.sessions.flush(target);
   } finally {
     await engine.close();

@@ -12,7 +12,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import { createSessionReferenceCore } from '@sessref/core';
 import { sessionQueryStorage } from '@sessref/dsh';
 import { Engine } from '../src/engine/engine';
-import { SessionWriter } from '@sessref/host';
+import { appendExchange, setTitle } from '@sessref/test-support';
 
 let root: string;
 let indexFile: string;
@@ -39,9 +39,8 @@ async function open(watchLogs = false): Promise<Engine> {
 async function write(engine: Engine, id: string, options: { title?: string; cwd?: string; createdAt: number }): Promise<void> {
   const meta = { createdAt: options.createdAt, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) };
   const session = engine.ctx.sessions.create(SessionId(id), { meta });
-  const writer = new SessionWriter(session);
-  if (options.title !== undefined) writer.title(options.title);
-  writer.exchange({ user: `hello from ${id}`, assistant: 'hi' });
+  if (options.title !== undefined) setTitle(session, options.title);
+  appendExchange(session, { user: `hello from ${id}`, assistant: 'hi' });
   await engine.ctx.sessions.flush(session);
 }
 
@@ -51,7 +50,7 @@ async function retitle(engine: Engine, id: string, title: string): Promise<void>
     engine.ctx.sessions.enter(session);
     engine.ctx.sessions.announce(session);
   }
-  new SessionWriter(session).title(title);
+  setTitle(session, title);
   await engine.ctx.sessions.flush(session);
 }
 

@@ -131,7 +131,7 @@ describe('host harness', () => {
     appendUser(session, 'hello');
     expect(() => session.append('session/title', { title: 'x', messageSeqs: [], source: { kind: 'fallback' } }))
       .toThrow(/cite at least one message seq/);
-    expect(() => setTitle(session, 'Hello', { kind: 'fallback' })).not.toThrow();
+    expect(() => setTitle(session, 'Hello', { source: { kind: 'fallback' } })).not.toThrow();
   });
 
   it('round-trips sessions through JSONL persistence and a fresh host', async () => {

@@ -19,7 +19,7 @@ import {
   runPreStep,
   setTitle,
   userPrompt,
-  type HarnessAgent,
+  type StepAgent,
   type Host,
   type HostOptions,
 } from '@sessref/test-support';
@@ -30,7 +30,7 @@ const scratch = useScratch();
 interface World {
   host: Host;
   resolver: SessionReferenceResolver;
-  agent: HarnessAgent;
+  agent: StepAgent;
 }
 
 /** A host with our plugin loaded and a live target agent (`target`, cwd `/proj`). */

@@ -27,7 +27,7 @@ import * as OurInvariant from '@sessref/dsh/invariant';
 import { TYPERT } from '@sessref/dsh/typert';
 import OUR_REMOTE from '@sessref/dsh/remote';
 import SessionReferenceResolver from '@sessref/dsh';
-import { appendExchange, createSession, makeAgent, setTitle, type HarnessAgent, type Host, type HostOptions } from '@sessref/test-support';
+import { appendExchange, createSession, makeAgent, setTitle, type StepAgent, type Host, type HostOptions } from '@sessref/test-support';
 import { useScratch } from './support';
 
 const scratch = useScratch();
@@ -54,7 +54,7 @@ interface Interceptor {
 
 interface Served {
   host: Host;
-  agent: HarnessAgent;
+  agent: StepAgent;
   /** The loaded resolver, typed as ours (both expose the same `remoteExportCandidates`). */
   resolver: SessionReferenceResolver;
   /** The loader entry id of the resolver. */
@@ -69,7 +69,7 @@ interface Served {
  * byte for byte: the target `target` (cwd /proj), `a` (cwd /proj, titled),
  * `b` (no cwd) and `c` (cwd /other, titled).
  */
-function seed(host: Host): HarnessAgent {
+function seed(host: Host): StepAgent {
   const target = createSession(host, { id: 'target', cwd: '/proj', createdAt: 1_000 });
   const a = createSession(host, { id: 'a', cwd: '/proj', createdAt: 2_000 });
   setTitle(a, 'Refactor the parser');
@@ -310,7 +310,7 @@ describe('sessionReferenceResolver/candidates served strictly', () => {
     await host.ctx.typertGateway.invoke({ ...REQUEST, args: { agentId: 'target', query: 'x' }, signal: controller.signal });
     spy.mockRestore();
     expect(seen).toHaveLength(1);
-    const [agent, query, signal] = seen[0] as [HarnessAgent, string, AbortSignal];
+    const [agent, query, signal] = seen[0] as [StepAgent, string, AbortSignal];
     expect(agent.id).toBe('target');
     expect(query).toBe('x');
     expect(signal).toBe(controller.signal);

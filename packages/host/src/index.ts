@@ -1,14 +1,40 @@
 /**
  * @sessref/host: the real dsh host sessref runs on, over one JSONL session
  * root (strict persistence, dsh's SQLite query engine, the title index, the
- * sessref plugin), the agent handle its `agent/pre-step` runs use, and the
- * session writer with the demo data set `sessref seed` writes.
+ * sessref plugin), the loop-less agent its `agent/pre-step` runs use, and the
+ * one session writer with the demo data set (`sessref seed`, the benchmarks'
+ * corpora and the suites write through them).
  * @module @sessref/host
  */
 export { bootHost, type HostOptions } from './host.js';
 export { CheckedJsonlPersistence, SessionLogError } from './storage.js';
 export { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type LogProbeCode, type LogProblem, type ProbeCounters } from './log-probe.js';
 export { RootFormatError, assertSupportedRoot, type RootFormatCode } from './root-shape.js';
-export { runPreStep } from './agent.js';
-export { SessionWriter, type Exchange, type ToolUse } from './writer.js';
-export { SeedConflictError, seedDemo } from './demo.js';
+export { StepAgent, dispatchPreStep, runPreStep, type PreStepPayload, type StepAgentOptions } from './agent.js';
+export {
+  appendAssistant,
+  appendExchange,
+  appendInjected,
+  appendToolResult,
+  appendUser,
+  betweenSteps,
+  createSession,
+  currentTurn,
+  endTurn,
+  setTitle,
+  userPrompt,
+  type AppendAssistantOptions,
+  type AppendedAssistant,
+  type AppendInjectedOptions,
+  type AppendToolResultOptions,
+  type AppendUserOptions,
+  type AssistantStyle,
+  type ContentInput,
+  type CreateSessionOptions,
+  type Exchange,
+  type SetTitleOptions,
+  type ToolUse,
+  type TurnEndReason,
+} from './writer.js';
+export { compact, type CompactOptions, type CompactResult } from './compaction.js';
+export { DEMO_SESSIONS, SeedConflictError, seedDemo, writeDemoSessions, type DemoSession } from './demo.js';

@@ -8,96 +8,29 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SessionId } from '@deepseek-ai/dsh-session';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { expect } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
-import { SessionWriter } from '@sessref/host';
+import { DEMO_SESSIONS, bootHost, writeDemoSessions } from '@sessref/host';
 
 export const WEBAPP = '/home/dev/webapp';
-const INFRA = '/home/dev/infra';
 export const TARGET = 'checkout-redesign';
-const HOUR = 3_600_000;
 
-interface SeedSession {
-  id: string;
-  title: string;
-  cwd?: string;
-  hoursAgo: number;
-  exchanges: [user: string, assistant: string][];
-}
+/**
+ * The inspector suites' sessions, from `@sessref/host`'s demo data set: a
+ * target with no references yet, sessions to cite, and a long incident log
+ * that content search finds.
+ */
+const INSPECTOR_SESSIONS = new Set(['flaky-ci', 'billing-schema', 'payments-incident', 'staging-vpc', 'release-notes', TARGET]);
+export const SEED = DEMO_SESSIONS.filter((demo) => INSPECTOR_SESSIONS.has(demo.id));
 
-const INCIDENT_NOTES = Array.from({ length: 10 }, (_, index) => [
-  `Timeline entry ${index + 1}: what happened next on the payments queue?`,
-  `At T+${(index + 1) * 4} min the consumer lag grew to ${(index + 1) * 1200} messages. ${'The retry storm kept the partition leader busy while the dead-letter topic filled up. '.repeat(6)}`,
-] as [string, string]);
-
-export const SEED: readonly SeedSession[] = [
-  {
-    id: 'flaky-ci',
-    title: 'Fix flaky CI on main',
-    cwd: WEBAPP,
-    hoursAgo: 72,
-    exchanges: [
-      ['The e2e job on main fails about one run in five. Can you find out why?', 'Every failure is the same timeout waiting for `#cart`: the cart renders after a price fetch that CI does not mock, so it races the 5 s default.'],
-      ['Mock the price API then.', 'Done: `tests/setup.ts` registers a route for `/api/prices` that returns fixtures. 40 green runs in a row locally.'],
-      ['Anything else flaky?', 'One more: `checkout.spec.ts` reads the system clock. I pinned it with a fake timer.'],
-    ],
-  },
-  {
-    id: 'billing-schema',
-    title: 'Design the billing schema',
-    cwd: WEBAPP,
-    hoursAgo: 30,
-    exchanges: [
-      ['We need invoices, line items and credit notes. Postgres.', 'Proposed tables: `invoices`, `invoice_lines`, `credit_notes`, all amounts as integer cents with a currency column; invoices are immutable once issued.'],
-      ['How do refunds fit?', 'A refund is a credit note against the invoice plus a payment reversal; the invoice itself never changes.'],
-    ],
-  },
-  {
-    id: 'payments-incident',
-    title: 'Payments queue incident review',
-    cwd: INFRA,
-    hoursAgo: 20,
-    exchanges: INCIDENT_NOTES,
-  },
-  {
-    id: 'staging-vpc',
-    title: 'Terraform: staging VPC',
-    cwd: INFRA,
-    hoursAgo: 8,
-    exchanges: [['Split staging into public and private subnets.', 'Two /20 subnets per AZ; NAT gateways only in the public ones. `terraform plan` shows 14 additions, no destroys.']],
-  },
-  {
-    id: 'release-notes',
-    title: 'Release notes for v2.4',
-    hoursAgo: 4,
-    exchanges: [['Draft the v2.4 release notes.', 'Highlights: faster checkout, saved carts, and the new billing export. Breaking: the `/v1/prices` endpoint is gone.']],
-  },
-  {
-    id: TARGET,
-    title: 'Checkout page redesign',
-    cwd: WEBAPP,
-    hoursAgo: 1,
-    exchanges: [['Let us redesign the checkout page. Where do we start?', 'Start from the cart summary: it is the slowest part and the one users complain about most.']],
-  },
-];
-
-/** Write {@link SEED} into `root` through the real host (turns via Session.append, then flush), then close it. */
-export async function seedRoot(root: string, now = Date.now()): Promise<void> {
-  const engine = await Engine.open({ root });
+/** Write {@link SEED} into `root` through the real host, then close it. */
+export async function seedRoot(root: string): Promise<void> {
+  const ctx = await bootHost({ root });
   try {
-    for (const spec of SEED) {
-      const meta = { createdAt: now - spec.hoursAgo * HOUR, ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }) };
-      const session = engine.ctx.sessions.create(SessionId(spec.id), { meta });
-      const writer = new SessionWriter(session);
-      for (const [user, assistant] of spec.exchanges) writer.exchange({ user, assistant });
-      writer.title(spec.title);
-      await engine.ctx.sessions.flush(session);
-    }
+    await writeDemoSessions(ctx, SEED);
   } finally {
-    await engine.close();
+    await ctx.fiber.dispose();
   }
 }
 

@@ -47,7 +47,7 @@ export function useScratch(): Scratch {
 /** Load our plugin into `host` and return its service. */
 export async function loadOurs(host: Host, config: Config = {}): Promise<SessionReferenceResolver> {
   await host.ctx.plugin(SessionReferenceResolver, config);
-  return host.ctx.sessionReferenceResolver as unknown as SessionReferenceResolver;
+  return host.ctx.sessionReferenceResolver;
 }
 
 /** A message's text blocks, joined with "\n". */

@@ -37,7 +37,7 @@ async function openEngine(options: { lockWaitMs?: number } = {}): Promise<Engine
 }
 
 async function events(engine: Engine, id: string): Promise<readonly SessionEvent[]> {
-  return (await engine.ctx.sessionPersistence.inspect(SessionId(id))).events;
+  return (await engine.hostForTests.sessionPersistence.inspect(SessionId(id))).events;
 }
 
 function userTexts(list: readonly SessionEvent[]): string[] {
@@ -47,7 +47,7 @@ function userTexts(list: readonly SessionEvent[]): string[] {
 }
 
 function logOf(engine: Engine, id: string, cwd?: string): string {
-  return engine.ctx.sessionPersistence.locate({ version: 0, id: SessionId(id), createdAt: 0, ...(cwd === undefined ? {} : { cwd }) })!.path;
+  return engine.hostForTests.sessionPersistence.locate({ version: 0, id: SessionId(id), createdAt: 0, ...(cwd === undefined ? {} : { cwd }) })!.path;
 }
 
 describe('concurrent sends in one process', () => {
@@ -89,7 +89,7 @@ describe('the last checks before an append', () => {
     const engine = await openEngine();
     const target = await engine.create({ title: 'Target' });
     const log = logOf(engine, target);
-    const persistence = engine.ctx.sessionPersistence;
+    const persistence = engine.hostForTests.sessionPersistence;
     const read = persistence.readFrom.bind(persistence);
     // Another program writes the log right after sessref read it.
     persistence.readFrom = async (...args) => {
@@ -130,7 +130,7 @@ describe('a symbolic link below the root', () => {
     it(`${position}: the append is refused before any lock or byte is written, inside or outside the root`, async () => {
       const engine = await openEngine();
       const id = await engine.create({ cwd: '/home/dev/app', title: 'Target' });
-      const { meta: header } = await engine.ctx.sessionPersistence.inspect(SessionId(id));
+      const { meta: header } = await engine.hostForTests.sessionPersistence.inspect(SessionId(id));
       const log = logOf(engine, id, '/home/dev/app');
       const linked = position === 'log' ? log : position === 'session directory' ? dirname(log) : dirname(dirname(log));
       const outside = await mkdtemp(join(tmpdir(), 'sessref-outside-'));
@@ -139,7 +139,7 @@ describe('a symbolic link below the root', () => {
       await symlink(join(outside, 'moved'), linked);
       const before = { bytes: await readFile(log), entries: await readdir(outside, { recursive: true }) };
       const messages = [createUserMessage({ content: [{ type: 'text', text: 'hello' }], source: { kind: 'user' } })];
-      await expect(appendTurn(engine.ctx, { root: engine.root, header, messages, lockWaitMs: 0 })).rejects.toMatchObject({ code: 'SESSION_LOG_SYMLINK', sessionId: id });
+      await expect(appendTurn(engine.hostForTests, { root: engine.root, header, messages, lockWaitMs: 0 })).rejects.toMatchObject({ code: 'SESSION_LOG_SYMLINK', sessionId: id });
       expect({ bytes: await readFile(log), entries: await readdir(outside, { recursive: true }) }).toEqual(before);
     });
   }

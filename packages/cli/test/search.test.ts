@@ -186,7 +186,7 @@ describe('a long-lived engine (as `sessref serve` runs)', () => {
       expect(ids(await engine.search('zebracrossing', { target: 'scratch' }))).toEqual(['notes']);
       // The plugin's own Remote face, as the dsh Web picker calls it, appends them.
       const agent = { id: 'scratch', session: { header: { cwd: '/work/app' } } } as never;
-      expect(ids(await engine.ctx.sessionReferenceResolver.remoteExportCandidates(agent, 'zebracrossing', new AbortController().signal))).toEqual(['notes']);
+      expect(ids(await engine.hostForTests.sessionReferenceResolver.remoteExportCandidates(agent, 'zebracrossing', new AbortController().signal))).toEqual(['notes']);
     } finally {
       await engine.close();
     }
@@ -212,7 +212,7 @@ describe('the listing the search backend reconciles with', () => {
     const open = () => Engine.open({ root: copy, indexFile: join(cache, 'listing-titles.json'), searchIndexFile });
     let engine = await open();
     try {
-      const persistence = engine.ctx.get('sessionPersistence')!;
+      const persistence = engine.hostForTests.get('sessionPersistence')!;
       const listed = async () => Object.fromEntries((await persistence.list()).map((header) => [header.id, header]));
       expect(await listed()).toEqual(await dshListing(copy));
       const before = new Map<string, unknown>((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, snapshot.revision]));
@@ -237,7 +237,7 @@ describe('the listing the search backend reconciles with', () => {
     expect(existsSync(`${searchIndexFile}.headers.json`)).toBe(true);
     engine = await open();
     try {
-      expect(Object.fromEntries((await engine.ctx.get('sessionPersistence')!.list()).map((header) => [header.id, header]))).toEqual(await dshListing(copy));
+      expect(Object.fromEntries((await engine.hostForTests.get('sessionPersistence')!.list()).map((header) => [header.id, header]))).toEqual(await dshListing(copy));
       expect(ids(await engine.search('zebracrossing'))).toEqual(['notes']);
     } finally {
       await engine.close();

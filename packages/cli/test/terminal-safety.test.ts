@@ -113,14 +113,14 @@ async function writeRoot(c: Case): Promise<string> {
   const root = join(dir, 'sessions');
   const engine = await Engine.open({ root, indexFile: join(cache, 'unused.json') });
   try {
-    const hostileSession = engine.ctx.sessions.create(SessionId(c.id), { meta: { cwd: c.cwd, createdAt: Date.now() - 60_000 } });
+    const hostileSession = engine.hostForTests.sessions.create(SessionId(c.id), { meta: { cwd: c.cwd, createdAt: Date.now() - 60_000 } });
     appendExchange(hostileSession, { user: c.text, assistant: c.reply });
     // As another writer logged it: dsh-session-title would have cleaned the title.
     setTitle(hostileSession, c.title, { verbatim: true });
-    await engine.ctx.sessions.flush(hostileSession);
-    const target = engine.ctx.sessions.create(SessionId('target'), { meta: { cwd: '/work', createdAt: Date.now() - 120_000 } });
+    await engine.hostForTests.sessions.flush(hostileSession);
+    const target = engine.hostForTests.sessions.create(SessionId('target'), { meta: { cwd: '/work', createdAt: Date.now() - 120_000 } });
     appendExchange(target, { user: 'Start here.', assistant: 'Ready.' });
-    await engine.ctx.sessions.flush(target);
+    await engine.hostForTests.sessions.flush(target);
   } finally {
     await engine.close();
   }

@@ -38,32 +38,32 @@ async function open(watchLogs = false): Promise<Engine> {
 
 async function write(engine: Engine, id: string, options: { title?: string; cwd?: string; createdAt: number }): Promise<void> {
   const meta = { createdAt: options.createdAt, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) };
-  const session = engine.ctx.sessions.create(SessionId(id), { meta });
+  const session = engine.hostForTests.sessions.create(SessionId(id), { meta });
   if (options.title !== undefined) setTitle(session, options.title);
   appendExchange(session, { user: `hello from ${id}`, assistant: 'hi' });
-  await engine.ctx.sessions.flush(session);
+  await engine.hostForTests.sessions.flush(session);
 }
 
 async function retitle(engine: Engine, id: string, title: string): Promise<void> {
-  const session = engine.ctx.sessions.get(SessionId(id)) ?? (await engine.ctx.sessionPersistence.prepare(SessionId(id))).session;
-  if (engine.ctx.sessions.get(SessionId(id)) === undefined) {
-    engine.ctx.sessions.enter(session);
-    engine.ctx.sessions.announce(session);
+  const session = engine.hostForTests.sessions.get(SessionId(id)) ?? (await engine.hostForTests.sessionPersistence.prepare(SessionId(id))).session;
+  if (engine.hostForTests.sessions.get(SessionId(id)) === undefined) {
+    engine.hostForTests.sessions.enter(session);
+    engine.hostForTests.sessions.announce(session);
   }
   setTitle(session, title);
-  await engine.ctx.sessions.flush(session);
+  await engine.hostForTests.sessions.flush(session);
 }
 
 const target = { id: SessionId('target'), session: { header: { id: 'target', cwd: '/p/a', createdAt: 0 } } } as unknown as Agent;
 
 async function labels(engine: Engine, query: string): Promise<string[]> {
-  const candidates = await engine.ctx.sessionReferenceResolver.listCandidates(target, query, 50);
+  const candidates = await engine.hostForTests.sessionReferenceResolver.listCandidates(target, query, 50);
   return candidates.map((candidate) => `${candidate.sessionId}=${candidate.label}`);
 }
 
 /** The same discovery without the index: straight through ctx.sessionQuery. */
 async function withoutIndex(engine: Engine, query: string): Promise<string[]> {
-  const resolver = createSessionReferenceCore(sessionQueryStorage(() => engine.ctx.sessionQuery));
+  const resolver = createSessionReferenceCore(sessionQueryStorage(() => engine.hostForTests.sessionQuery));
   const candidates = await resolver.listCandidates({ id: 'target', cwd: '/p/a' }, query, 50);
   return candidates.map((candidate) => `${candidate.sessionId}=${candidate.label}`);
 }
@@ -71,7 +71,7 @@ async function withoutIndex(engine: Engine, query: string): Promise<string[]> {
 /** Count the ids each host title read asks for. */
 function countTitleReads(engine: Engine): string[] {
   const read: string[] = [];
-  const query = engine.ctx.sessionQuery;
+  const query = engine.hostForTests.sessionQuery;
   const original = query.readTitleSnapshots.bind(query);
   query.readTitleSnapshots = (ids, signal) => {
     read.push(...ids);

@@ -17,7 +17,7 @@ export async function seedRoot(root: string, io: Io): Promise<string[]> {
   const spinner = progress(io, 'seeding demo sessions');
   const engine = await Engine.open({ root });
   try {
-    return await seedDemo(engine.ctx, (done, total) => spinner.update(`seeding demo sessions ${done}/${total}`));
+    return await seedDemo(engine, (done, total) => spinner.update(`seeding demo sessions ${done}/${total}`));
   } finally {
     spinner.stop();
     await engine.close();

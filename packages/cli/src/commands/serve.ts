@@ -88,7 +88,7 @@ async function listenOrExplain(engine: Engine, options: ServeOptions, io: ServeI
 async function seed(root: string): Promise<number> {
   const engine = await Engine.open({ root });
   try {
-    return (await seedDemo(engine.ctx)).length;
+    return (await seedDemo(engine)).length;
   } finally {
     await engine.close();
   }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from '@deepseek-ai/cordis';
 import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
-import type { Agent } from '@deepseek-ai/dsh-agent';
+import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
+import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import type {} from '@deepseek-ai/dsh-session-title';
 import {
   fitSnapshot,
@@ -14,9 +15,11 @@ import {
   type RetainedReference,
   type SessionReferenceContentHit,
   type SessionReferenceMentionCandidate,
+  type SessionReferenceStorage,
+  type TitleReadResult,
 } from '@sessref/core';
-import { preparedContextOf, toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
-import { bootHost, runPreStep } from '@sessref/host';
+import { preparedContextOf, sessionQueryStorage, toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
+import { CheckedJsonlPersistence, StepAgent, bootHost, runPreStep, seedDemo, type SessionLogError } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
 import { appendTurn, createSession, nextTurn } from './session-writes.js';
 
@@ -76,18 +79,25 @@ export interface EngineOptions {
   lockWaitMs?: number;
 }
 
-export const DEFAULT_LOCK_WAIT_MS = 10_000;
+const DEFAULT_LOCK_WAIT_MS = 10_000;
 
 /** sessref's operations over one session root, on the real dsh host. */
 export class Engine {
   /** The last write queued for each session: this process appends to one session at a time. */
   private readonly writes = new Map<string, Promise<unknown>>();
+  /** The plugin's storage port: discovery (listing, titles) answered by the title index the host mounts. */
+  private readonly discovery: SessionReferenceStorage;
 
   private constructor(
-    readonly ctx: Context,
+    private readonly ctx: Context,
     readonly root: string,
     private readonly lockWaitMs: number,
-  ) {}
+  ) {
+    this.discovery = sessionQueryStorage(
+      () => ctx.sessionQuery,
+      () => ctx.get('sessionReferenceCatalog'),
+    );
+  }
 
   static async open(options: EngineOptions): Promise<Engine> {
     const indexFile = options.indexFile ?? defaultIndexFile(options.root);
@@ -99,16 +109,25 @@ export class Engine {
     return this.ctx.sessionReferenceResolver.config.maxReferenceBytes;
   }
 
-  /** Every session with its latest title; a failed title read leaves it out and records why. */
+  /** Distinct sessions one message may reference. */
+  get maxReferences(): number {
+    return this.ctx.sessionReferenceResolver.config.maxReferences;
+  }
+
+  /**
+   * Every session with its latest title, newest first; a failed title read
+   * leaves the title out and records why. The host lists the sessions (from
+   * the headers it keeps, reading no log); the title index names them.
+   */
   async sessions(signal?: AbortSignal): Promise<SessionSummary[]> {
     const records = await this.ctx.sessionQuery.listSessions(signal);
-    const titles = await this.ctx.sessionQuery.readTitleSnapshots(
+    const titles = await this.latestTitles(
       records.map((record) => record.header.id),
       signal,
     );
     return records.map((record, index) => {
       const result = titles[index];
-      const title = result?.status === 'fulfilled' ? result.value.title?.title : undefined;
+      const title = result?.status === 'fulfilled' ? result.title : undefined;
       return {
         sessionId: record.header.id,
         ...(title === undefined ? {} : { title }),
@@ -128,8 +147,8 @@ export class Engine {
    */
   async candidates(targetId: string, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
     const resolver = this.ctx.sessionReferenceResolver;
-    const agent = await this.detachedAgent(targetId);
-    const candidates = await resolver.listCandidates(agent, query, limit ?? resolver.config.candidateLimit, signal);
+    const header = await this.listedHeader(targetId);
+    const candidates = await this.asAgent(header, (agent) => resolver.listCandidates(agent, query, limit ?? resolver.config.candidateLimit, signal));
     return candidates.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention(candidate) }));
   }
 
@@ -139,15 +158,15 @@ export class Engine {
    * search on dsh's SQLite FTS5 backend; the target's own session is left out.
    */
   async search(query: string, options: { target?: string; limit?: number; signal?: AbortSignal } = {}): Promise<SessionReferenceContentHit[]> {
-    const agent = options.target === undefined ? undefined : await this.detachedAgent(options.target);
-    return this.ctx.sessionReferenceResolver.searchContent(agent, query, options.limit, options.signal);
+    const resolver = this.ctx.sessionReferenceResolver;
+    if (options.target === undefined) return resolver.searchContent(undefined, query, options.limit, options.signal);
+    const header = await this.listedHeader(options.target);
+    return this.asAgent(header, (agent) => resolver.searchContent(agent, query, options.limit, options.signal));
   }
 
   /** A session's header and the projection a reference to it would carry. */
   async show(sessionId: string): Promise<SessionView> {
-    const id = SessionId(sessionId);
-    const [surface, titled] = await Promise.all([this.ctx.sessionQuery.readSurface(id), this.ctx.sessionQuery.readTitleSnapshot(id)]);
-    const title = titled.title?.title;
+    const { surface, title } = await this.conversation(sessionId);
     const snapshot = { session: surface.session, capturedThroughSeq: surface.capturedThroughSeq, messages: surface.events.map(toSurfaceMessage) };
     // The same step prepare() runs, so the view is exactly what a reference would carry.
     const { items, retained } = fitSnapshot({ sessionId, label: title ?? sessionId }, snapshot, this.maxReferenceBytes);
@@ -192,6 +211,51 @@ export class Engine {
     return id;
   }
 
+  /** Write the demo sessions (see `@sessref/host`'s `seedDemo`); their ids. */
+  seedDemo(onProgress?: (done: number, total: number) => void): Promise<string[]> {
+    return seedDemo(this.ctx, onProgress);
+  }
+
+  /** A session's current surface, read as a reference would read it, and its latest title. */
+  async conversation(sessionId: string): Promise<{ surface: SessionSurfaceSnapshot; title: string | undefined }> {
+    const id = SessionId(sessionId);
+    const [surface, titled] = await Promise.all([this.ctx.sessionQuery.readSurface(id), this.ctx.sessionQuery.readTitleSnapshot(id)]);
+    return { surface, title: titled.title?.title };
+  }
+
+  /**
+   * The log file of each listed session among `sessionIds`, as dsh's JSONL
+   * backend lays it out (none on another backend): the host's listing of
+   * kept headers, no log read.
+   */
+  async logPaths(sessionIds: Iterable<string>, signal?: AbortSignal): Promise<Map<string, string>> {
+    const persistence = this.ctx.sessionPersistence;
+    const paths = new Map<string, string>();
+    if (!(persistence instanceof JsonlSessionPersistence)) return paths;
+    const wanted = new Set(sessionIds);
+    for (const { header } of await this.ctx.sessionQuery.listSessions(signal)) {
+      if (wanted.has(header.id)) paths.set(header.id, persistence.locate(header).path);
+    }
+    return paths;
+  }
+
+  /** The logs under the root whose header cannot be read, other than `listed` (see `CheckedJsonlPersistence`). */
+  async damagedLogs(listed: ReadonlySet<string>): Promise<SessionLogError[]> {
+    const persistence = this.ctx.sessionPersistence;
+    return persistence instanceof CheckedJsonlPersistence ? persistence.damagedLogs(listed) : [];
+  }
+
+  /** Why the log of `sessionId` cannot be read, when it is there and cannot be. */
+  async damageOf(sessionId: string): Promise<SessionLogError | undefined> {
+    const persistence = this.ctx.sessionPersistence;
+    return persistence instanceof CheckedJsonlPersistence ? persistence.damageOf(sessionId) : undefined;
+  }
+
+  /** For suites that write sessions through this engine's own host or check its internals; sessref goes through the methods above. */
+  get hostForTests(): Context {
+    return this.ctx;
+  }
+
   async close(): Promise<void> {
     await this.ctx.fiber.dispose();
   }
@@ -211,10 +275,49 @@ export class Engine {
     return Session.create(header.id, [], header);
   }
 
-  /** Discovery reads only the target's id and cwd, so a header-only handle is enough. */
-  private async detachedAgent(sessionId: string): Promise<Agent> {
-    const session = await this.detachedSession(sessionId);
-    return { id: session.id, session } as Agent;
+  /**
+   * The header a listing gives `sessionId` (a live session's own, else the
+   * one the host keeps): discovery needs only the target's id and cwd, so
+   * nothing reads its log. A session the listing leaves out (missing, or its
+   * header unreadable) is read after all, for the host's own refusal. No
+   * signal: a cancelled query is refused by the resolver itself, as such.
+   */
+  private async listedHeader(sessionId: string): Promise<SessionHeader> {
+    const live = this.ctx.sessions.get(SessionId(sessionId));
+    if (live) return live.header;
+    const listed = (await this.ctx.sessionQuery.listSessions()).find((record) => record.header.id === sessionId);
+    return listed?.header ?? (await this.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId))).session;
+  }
+
+  /** Run `use` with a loop-less agent over a header-only session: the handle the resolver's discovery takes. */
+  private async asAgent<T>(header: SessionHeader, use: (agent: StepAgent) => Promise<T>): Promise<T> {
+    const agent = new StepAgent(this.ctx, Session.create(header.id, [], header));
+    try {
+      return await use(agent);
+    } finally {
+      await agent.dispose();
+    }
+  }
+
+  /**
+   * Latest titles of `sessionIds` through the title index, which first catches
+   * up with the root (its listing: a stat walk, or only what file events
+   * named). The index keeps only that a log is unreadable, so those few are
+   * read again for the host's own reason.
+   */
+  private async latestTitles(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<TitleReadResult[]> {
+    await this.discovery.listSessions(signal);
+    const indexed = await this.discovery.readTitles(sessionIds, signal);
+    const failed = indexed.filter((result) => result.status === 'rejected').map((result) => SessionId(result.sessionId));
+    if (failed.length === 0) return [...indexed];
+    const reread = new Map((await this.ctx.sessionQuery.readTitleSnapshots(failed, signal)).map((result) => [result.sessionId as string, result]));
+    return indexed.map((result): TitleReadResult => {
+      const again = reread.get(result.sessionId);
+      if (again === undefined) return result;
+      return again.status === 'fulfilled'
+        ? { sessionId: result.sessionId, status: 'fulfilled', title: again.value.title?.title }
+        : { sessionId: result.sessionId, status: 'rejected', reason: again.reason };
+    });
   }
 
   /** Run `write` after every earlier write to the same session in this process; the session lock orders processes. */

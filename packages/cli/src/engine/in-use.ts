@@ -5,9 +5,6 @@
  * a whole listing at once so the inspector can say so before anyone sends.
  */
 import { dirname, join } from 'node:path';
-import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
-import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import type { Engine } from './engine.js';
 import { findForeignWriters, type ForeignWriter } from './open-writers.js';
 
 /** The lock file a newer dsh holds while a session is live (see session-writes.ts). */
@@ -19,20 +16,15 @@ interface Watched {
 }
 
 /**
- * The sessions among `sessions` that another process is writing, each with
- * one such process. One scan of /proc answers for the whole listing; only
- * when it finds something is the set halved until each writer is pinned to
- * its session (a few scans, never one per session).
+ * The sessions among `logs` (each session's log file, see `Engine.logPaths`)
+ * that another process is writing, each with one such process. One scan of
+ * /proc answers for the whole listing; only when it finds something is the
+ * set halved until each writer is pinned to its session (a few scans, never
+ * one per session).
  */
-export function sessionsInUse(engine: Engine, sessions: readonly { sessionId: string; cwd?: string }[]): Map<string, ForeignWriter> {
-  const persistence = engine.ctx.sessionPersistence;
+export function sessionsInUse(logs: ReadonlyMap<string, string>): Map<string, ForeignWriter> {
   const found = new Map<string, ForeignWriter>();
-  if (!(persistence instanceof JsonlSessionPersistence)) return found;
-  const watched = sessions.map(({ sessionId, cwd }): Watched => {
-    // locate() reads only the id and the cwd of a header.
-    const log = persistence.locate({ id: SessionId(sessionId), ...(cwd === undefined ? {} : { cwd }) } as SessionHeader).path;
-    return { sessionId, files: [log, join(dirname(log), DSH_LOCK_FILE_NAME)] };
-  });
+  const watched = [...logs].map(([sessionId, log]): Watched => ({ sessionId, files: [log, join(dirname(log), DSH_LOCK_FILE_NAME)] }));
   pin(watched, found);
   return found;
 }

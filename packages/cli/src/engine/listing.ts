@@ -1,6 +1,6 @@
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { Engine, SessionSummary } from './engine.js';
-import { CheckedJsonlPersistence, assertSupportedRoot } from '@sessref/host';
+import { assertSupportedRoot } from '@sessref/host';
 
 /** A listed session; one whose log header cannot be read has only its id (from its directory) and why. */
 export type ListedSession = Omit<SessionSummary, 'createdAt'> & { createdAt?: number };
@@ -15,9 +15,7 @@ export async function listSessions(engine: Engine, signal?: AbortSignal): Promis
   // Listings may come from kept headers; the root's shape is checked on every listing all the same.
   assertSupportedRoot(engine.root);
   const sessions: ListedSession[] = await engine.sessions(signal);
-  const persistence = engine.ctx.sessionPersistence;
-  if (!(persistence instanceof CheckedJsonlPersistence)) return sessions;
-  const damaged = await persistence.damagedLogs(new Set(sessions.map((session) => session.sessionId)));
+  const damaged = await engine.damagedLogs(new Set(sessions.map((session) => session.sessionId)));
   damaged.sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
   return [...sessions, ...damaged.map((error) => ({ sessionId: error.sessionId, live: false, persisted: true, readError: error }))];
 }
@@ -29,9 +27,8 @@ export async function listSessions(engine: Engine, signal?: AbortSignal): Promis
  */
 export async function explainMissing(engine: Engine, error: unknown): Promise<unknown> {
   const sessionId = missingSessionId(error);
-  const persistence = engine.ctx.sessionPersistence;
-  if (sessionId === undefined || !(persistence instanceof CheckedJsonlPersistence)) return error;
-  return (await persistence.damageOf(sessionId)) ?? error;
+  if (sessionId === undefined) return error;
+  return (await engine.damageOf(sessionId)) ?? error;
 }
 
 /** The id in a host "session not found", as thrown or as the cause of a failed reference read. */

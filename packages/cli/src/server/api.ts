@@ -4,7 +4,7 @@ import type { Engine } from '../engine/engine.js';
 import { explainMissing, listSessions } from '../engine/listing.js';
 import { describeFailure } from '../errors.js';
 import { readJsonObject, stringField } from './http.js';
-import type { CandidatesResponse, MessagesResponse, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
+import type { ApiPath, ApiRequestBody, ApiResponse, CandidatesResponse, ComposeRequest, MessagesResponse, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
 import { findPhrase, formatSessionReferenceMention } from '@sessref/core';
 import { sessionsInUse } from '../engine/in-use.js';
 import { newSession } from './new-session.js';
@@ -17,14 +17,13 @@ export interface ApiRequest {
   signal: AbortSignal;
 }
 
-export interface Route {
-  method: 'GET' | 'POST';
-  handle(request: ApiRequest): Promise<unknown>;
-}
+/** A route's handler, answering the type the route map gives its path. */
+type Handler<P extends ApiPath> = (request: ApiRequest) => Promise<ApiResponse<P>>;
 
 async function sessions({ engine, signal }: ApiRequest): Promise<SessionsResponse> {
   const summaries = await listSessions(engine, signal);
-  const inUse = sessionsInUse(engine, summaries.filter((summary) => summary.readError === undefined));
+  const readable = summaries.filter((summary) => summary.readError === undefined).map((summary) => summary.sessionId);
+  const inUse = sessionsInUse(await engine.logPaths(readable, signal));
   // Listing facts, and for a session whose log cannot be read its code and one-line reason (never a stack).
   const items = summaries.map(({ sessionId, title, cwd, createdAt, live, persisted, readError }): SessionItem => {
     const failure = readError === undefined ? undefined : describeFailure(readError, sessionId);
@@ -41,19 +40,23 @@ async function sessions({ engine, signal }: ApiRequest): Promise<SessionsRespons
       ...(inUse.has(sessionId) ? { inUse: inUse.get(sessionId)! } : {}),
     };
   });
-  const { maxReferences } = engine.ctx.sessionReferenceResolver.config;
-  return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, maxReferences, sessions: items };
+  return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, maxReferences: engine.maxReferences, sessions: items };
 }
 
 async function messages({ engine, req }: ApiRequest): Promise<MessagesResponse> {
   const body = await readJsonObject(req);
-  return conversationView(engine, stringField(body, 'sessionId'));
+  const request: ApiRequestBody<'/api/messages'> = { sessionId: stringField(body, 'sessionId') };
+  return conversationView(engine, request.sessionId);
+}
+
+/** A `{target, query}` body, the query possibly empty (the `@` menu's first keystroke). */
+async function menuQuery(req: IncomingMessage): Promise<ApiRequestBody<'/api/candidates' | '/api/search'>> {
+  const body = await readJsonObject(req);
+  return { target: stringField(body, 'target'), query: stringField(body, 'query', { allowEmpty: true }) };
 }
 
 async function candidates({ engine, req, signal }: ApiRequest): Promise<CandidatesResponse> {
-  const body = await readJsonObject(req);
-  const target = stringField(body, 'target');
-  const query = stringField(body, 'query', { allowEmpty: true });
+  const { target, query } = await menuQuery(req);
   // No limit: the configured candidate limit. Title matches only; content matches come from /api/search.
   return { candidates: await engine.candidates(target, query, undefined, signal) };
 }
@@ -62,15 +65,13 @@ async function candidates({ engine, req, signal }: ApiRequest): Promise<Candidat
 export const MENU_SEARCH_LIMIT = 8;
 
 async function search({ engine, req, signal }: ApiRequest): Promise<SearchResponse> {
-  const body = await readJsonObject(req);
-  const target = stringField(body, 'target');
-  const query = stringField(body, 'query', { allowEmpty: true });
+  const { target, query } = await menuQuery(req);
   const hits = await engine.search(query, { target, limit: MENU_SEARCH_LIMIT, signal });
   // Where the phrase is in each snippet, so the client marks it up without matching text itself.
   return { hits: hits.map((hit) => ({ ...hit, highlights: findPhrase(hit.snippet, query).map(([start, end]) => [start, end]) })) };
 }
 
-async function compose(req: IncomingMessage): Promise<{ target: string; text: string }> {
+async function compose(req: IncomingMessage): Promise<ComposeRequest> {
   const body = await readJsonObject(req);
   return { target: stringField(body, 'target'), text: stringField(body, 'text') };
 }
@@ -87,7 +88,7 @@ async function send({ engine, req, signal }: ApiRequest): Promise<SendResponse> 
 }
 
 /** A read of a session whose log is there but cannot be read fails with that log's damage, never "not found". */
-function explained(handle: Route['handle']): Route['handle'] {
+function explained<P extends ApiPath>(handle: Handler<P>): Handler<P> {
   return async (request) => {
     try {
       return await handle(request);
@@ -97,12 +98,13 @@ function explained(handle: Route['handle']): Route['handle'] {
   };
 }
 
-export const API_ROUTES: Readonly<Record<string, Route>> = {
-  '/api/sessions': { method: 'GET', handle: sessions },
-  '/api/messages': { method: 'POST', handle: explained(messages) },
-  '/api/candidates': { method: 'POST', handle: explained(candidates) },
-  '/api/search': { method: 'POST', handle: explained(search) },
-  '/api/preview': { method: 'POST', handle: explained(preview) },
-  '/api/send': { method: 'POST', handle: explained(send) },
-  '/api/new': { method: 'POST', handle: newSession },
+/** Each route's handler; its method is the route map's (`API_METHODS`). */
+export const API_ROUTES: { readonly [P in ApiPath]: Handler<P> } = {
+  '/api/sessions': sessions,
+  '/api/messages': explained(messages),
+  '/api/candidates': explained(candidates),
+  '/api/search': explained(search),
+  '/api/preview': explained(preview),
+  '/api/send': explained(send),
+  '/api/new': newSession,
 };

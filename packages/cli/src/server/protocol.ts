@@ -1,18 +1,12 @@
 /**
- * The inspector's JSON API, shared by the server and the browser client.
- * Type-only on purpose: the web bundle imports these types and nothing else.
+ * The inspector's JSON API, shared by the server and the browser client: the
+ * shapes, and {@link ApiRoutes}, each route's method, request body and answer,
+ * which the server's route table (api.ts) and the browser's fetch helper
+ * (web/src/api.ts) are both typed from, so a route changed on one side alone
+ * fails to compile. No Node imports: the web bundle imports this module.
  *
  * Every API call carries the launch token in the `X-Sessref-Token` header.
  * Anything that holds transcript text travels in a POST body, never in a URL.
- *
- *   GET  /api/sessions    → SessionsResponse
- *   POST /api/messages    MessagesRequest   → MessagesResponse
- *   POST /api/candidates  CandidatesRequest → CandidatesResponse
- *   POST /api/search      SearchRequest     → SearchResponse
- *   POST /api/preview     ComposeRequest    → PreviewResponse
- *   POST /api/send        ComposeRequest    → SendResponse
- *   POST /api/new         NewSessionRequest → NewSessionResponse
- *
  * Failures answer `ApiError` with a 4xx/5xx status.
  */
 import type { SessionReferenceSourceEntry } from '@sessref/core';
@@ -44,6 +38,7 @@ export interface SessionsResponse {
   maxReferenceBytes: number;
   /** Distinct sessions one message may reference (the resolver's `maxReferences`). */
   maxReferences: number;
+  /** Newest first (ties by id); then the sessions whose log header cannot be read, by id. */
   sessions: SessionItem[];
 }
 
@@ -64,7 +59,7 @@ export interface DisplayMessage {
   references?: ReferenceMeta[];
 }
 
-export interface MessagesRequest {
+interface MessagesRequest {
   sessionId: string;
 }
 
@@ -76,7 +71,7 @@ export interface MessagesResponse {
   messages: DisplayMessage[];
 }
 
-export interface CandidatesRequest {
+interface CandidatesRequest {
   target: string;
   query: string;
 }
@@ -95,7 +90,7 @@ export interface CandidatesResponse {
 }
 
 /** Content search for the `@` menu: sessions other than `target` whose conversation contains `query`. */
-export interface SearchRequest {
+interface SearchRequest {
   target: string;
   query: string;
 }
@@ -157,4 +152,34 @@ export interface NewSessionRequest {
 
 export interface NewSessionResponse {
   sessionId: string;
+}
+
+/** Every route: its method, its JSON request body (none for a GET) and its answer. */
+export interface ApiRoutes {
+  '/api/sessions': { method: 'GET'; request: undefined; response: SessionsResponse };
+  '/api/messages': { method: 'POST'; request: MessagesRequest; response: MessagesResponse };
+  '/api/candidates': { method: 'POST'; request: CandidatesRequest; response: CandidatesResponse };
+  '/api/search': { method: 'POST'; request: SearchRequest; response: SearchResponse };
+  '/api/preview': { method: 'POST'; request: ComposeRequest; response: PreviewResponse };
+  '/api/send': { method: 'POST'; request: ComposeRequest; response: SendResponse };
+  '/api/new': { method: 'POST'; request: NewSessionRequest; response: NewSessionResponse };
+}
+
+export type ApiPath = keyof ApiRoutes;
+export type ApiRequestBody<P extends ApiPath> = ApiRoutes[P]['request'];
+export type ApiResponse<P extends ApiPath> = ApiRoutes[P]['response'];
+
+/** Each route's method: a GET carries no body, a POST one JSON object. */
+export const API_METHODS: { readonly [P in ApiPath]: ApiRoutes[P]['method'] } = {
+  '/api/sessions': 'GET',
+  '/api/messages': 'POST',
+  '/api/candidates': 'POST',
+  '/api/search': 'POST',
+  '/api/preview': 'POST',
+  '/api/send': 'POST',
+  '/api/new': 'POST',
+};
+
+export function isApiPath(path: string): path is ApiPath {
+  return Object.hasOwn(API_METHODS, path);
 }

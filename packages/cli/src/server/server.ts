@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine.js';
 import { API_ROUTES } from './api.js';
 import { HttpError, sendError, sendJson, toHttpError, withRelativePaths } from './http.js';
+import { API_METHODS, isApiPath } from './protocol.js';
 import { SECURITY_HEADERS, allowedHosts, checkCredentials, checkOrigin, hostPort, newToken, pageCookie } from './security.js';
 import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, signInPage, type StaticFile } from './static.js';
 
@@ -147,9 +148,9 @@ function methodNotAllowed(allow: string): HttpError {
 
 async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, state: State): Promise<void> {
   checkCredentials(req, url, state.port, { header: state.token });
-  const route = API_ROUTES[url.pathname];
-  if (!route) throw new HttpError(404, 'NOT_FOUND', 'no such endpoint');
-  if (req.method !== route.method) throw methodNotAllowed(route.method);
+  const path = url.pathname;
+  if (!isApiPath(path)) throw new HttpError(404, 'NOT_FOUND', 'no such endpoint');
+  if (req.method !== API_METHODS[path]) throw methodNotAllowed(API_METHODS[path]);
   const controller = new AbortController();
   state.inflight.add(controller);
   // 'close' before the answer is finished means the client gave up: stop the work.
@@ -158,7 +159,7 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, st
   };
   res.once('close', onClose);
   try {
-    const result = await route.handle({ engine: state.engine, req, signal: controller.signal });
+    const result = await API_ROUTES[path]({ engine: state.engine, req, signal: controller.signal });
     if (!res.destroyed) sendJson(res, 200, result);
   } finally {
     state.inflight.delete(controller);

@@ -4,9 +4,7 @@
  */
 import { isCompactCheckpointSource } from '@deepseek-ai/dsh-compaction';
 import type { ContentBlock, MessageSource } from '@deepseek-ai/dsh-llm';
-import { SessionId, type SurfaceEvent } from '@deepseek-ai/dsh-session';
-import type {} from '@deepseek-ai/dsh-session-query';
-import type {} from '@sessref/dsh';
+import type { SurfaceEvent } from '@deepseek-ai/dsh-session';
 import { prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay } from '@sessref/core';
 import { stepSources, type Engine, type StepMessage, type StepPreview } from '../engine/engine.js';
 import type { DisplayKind, DisplayMessage, MessagesResponse, ModelMessage, PreviewResponse, ReferenceMeta, ReferenceView } from './protocol.js';
@@ -40,7 +38,7 @@ function userKind(source: MessageSource): DisplayKind {
 }
 
 /** One surface event as the conversation pane shows it; tool results and empty messages are left out. */
-export function displayMessage(event: SurfaceEvent): DisplayMessage | undefined {
+function displayMessage(event: SurfaceEvent): DisplayMessage | undefined {
   if (event.type === 'tool/result') return undefined;
   if (event.type === 'assistant/message') {
     const text = textOf(event.data.message.content);
@@ -57,10 +55,7 @@ export function displayMessage(event: SurfaceEvent): DisplayMessage | undefined 
 
 /** A session's current surface as display messages, with its header and latest title. */
 export async function conversationView(engine: Engine, sessionId: string): Promise<MessagesResponse> {
-  const id = SessionId(sessionId);
-  const query = engine.ctx.sessionQuery;
-  const [surface, titled] = await Promise.all([query.readSurface(id), query.readTitleSnapshot(id)]);
-  const title = titled.title?.title;
+  const { surface, title } = await engine.conversation(sessionId);
   const cwd = surface.session.cwd;
   return {
     sessionId,

@@ -2,7 +2,6 @@
  * End to end: the built web client in Debian Chromium, against the real
  * server over a root written through the real dsh host.
  */
-import { SessionId } from '@deepseek-ai/dsh-session';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatSessionReferenceMention } from '@sessref/core';
@@ -115,7 +114,7 @@ it('types @, picks a session, previews and sends; the target shows the snapshot'
   // The target's log on disk holds both messages, as a fresh host reads them.
   const reader = await Engine.open({ root });
   try {
-    const surface = await reader.ctx.sessionQuery.readSurface(SessionId(TARGET));
+    const { surface } = await reader.conversation(TARGET);
     const [readable, snapshotEvent] = surface.events.slice(-2);
     expect(readable?.type === 'user/message' && textOf(readable.data.content)).toBe('Compare with @Fix flaky CI on main and summarize what changed.');
     expect(snapshotEvent?.type === 'user/message' && snapshotEvent.data.source.kind).toBe('session-reference');

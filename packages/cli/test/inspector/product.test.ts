@@ -8,8 +8,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { SessionId } from '@deepseek-ai/dsh-session';
-import type { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention } from '@sessref/core';
@@ -93,8 +91,9 @@ function holdOpenForWriting(path: string): Promise<ChildProcess> {
 }
 
 async function logPath(sessionId: string): Promise<string> {
-  const { session } = await engine.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId));
-  return (engine.ctx.sessionPersistence as JsonlSessionPersistence).locate(session).path;
+  const path = (await engine.logPaths([sessionId])).get(sessionId);
+  if (path === undefined) throw new Error(`no log listed for ${sessionId}`);
+  return path;
 }
 
 // ---------------------------------------------------------------- 1. honest state

@@ -4,17 +4,14 @@
  * local servers would receive) and rides in a header.
  */
 import {
+  API_METHODS,
   TOKEN_HEADER,
   type ApiError,
-  type CandidatesResponse,
+  type ApiPath,
+  type ApiRequestBody,
+  type ApiResponse,
   type ComposeRequest,
-  type MessagesResponse,
   type NewSessionRequest,
-  type NewSessionResponse,
-  type PreviewResponse,
-  type SearchResponse,
-  type SendResponse,
-  type SessionsResponse,
 } from '../../src/server/protocol.js';
 import { UNREACHABLE, explainFailure } from './errors.js';
 
@@ -46,10 +43,20 @@ class ApiFailure extends Error {
   }
 }
 
-async function call<T>(path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+/** The body a route takes: none for a GET. */
+type BodyArgs<P extends ApiPath> = ApiRequestBody<P> extends undefined ? [] : [body: ApiRequestBody<P>];
+
+function isApiError(data: unknown): data is ApiError {
+  if (typeof data !== 'object' || data === null || !('error' in data)) return false;
+  const { error } = data;
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && 'message' in error && typeof error.message === 'string';
+}
+
+/** One route of the map in protocol.ts: its method, its body and the answer the server's table is typed to give. */
+async function call<P extends ApiPath>(path: P, signal: AbortSignal | undefined, ...[body]: BodyArgs<P>): Promise<ApiResponse<P>> {
   const headers: Record<string, string> = { [TOKEN_HEADER]: token };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const init: RequestInit = { method: body === undefined ? 'GET' : 'POST', headers, cache: 'no-store', credentials: 'same-origin' };
+  const init: RequestInit = { method: API_METHODS[path], headers, cache: 'no-store', credentials: 'same-origin' };
   if (body !== undefined) init.body = JSON.stringify(body);
   if (signal) init.signal = signal;
   const response = await fetch(path, init).catch((error: unknown) => {
@@ -58,20 +65,21 @@ async function call<T>(path: string, body?: unknown, signal?: AbortSignal): Prom
   });
   const data = (await response.json().catch(() => undefined)) as unknown;
   if (!response.ok) {
-    const error = (data as Partial<ApiError> | undefined)?.error;
+    const error = isApiError(data) ? data.error : undefined;
     throw new ApiFailure(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? response.statusText);
   }
-  return data as T;
+  // The server's route table answers this path with exactly this type (api.ts), from the same map.
+  return data as ApiResponse<P>;
 }
 
 export const api = {
-  sessions: (signal?: AbortSignal) => call<SessionsResponse>('/api/sessions', undefined, signal),
-  messages: (sessionId: string, signal?: AbortSignal) => call<MessagesResponse>('/api/messages', { sessionId }, signal),
-  candidates: (target: string, query: string, signal: AbortSignal) => call<CandidatesResponse>('/api/candidates', { target, query }, signal),
-  search: (target: string, query: string, signal: AbortSignal) => call<SearchResponse>('/api/search', { target, query }, signal),
-  preview: (request: ComposeRequest, signal?: AbortSignal) => call<PreviewResponse>('/api/preview', request, signal),
-  send: (request: ComposeRequest, signal?: AbortSignal) => call<SendResponse>('/api/send', request, signal),
-  newSession: (request: NewSessionRequest) => call<NewSessionResponse>('/api/new', request),
+  sessions: (signal?: AbortSignal) => call('/api/sessions', signal),
+  messages: (sessionId: string, signal?: AbortSignal) => call('/api/messages', signal, { sessionId }),
+  candidates: (target: string, query: string, signal: AbortSignal) => call('/api/candidates', signal, { target, query }),
+  search: (target: string, query: string, signal: AbortSignal) => call('/api/search', signal, { target, query }),
+  preview: (request: ComposeRequest, signal?: AbortSignal) => call('/api/preview', signal, request),
+  send: (request: ComposeRequest, signal?: AbortSignal) => call('/api/send', signal, request),
+  newSession: (request: NewSessionRequest) => call('/api/new', undefined, request),
 };
 
 /** A failure as a sentence a person can act on, never a bare code (see errors.ts). */

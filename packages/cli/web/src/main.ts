@@ -115,7 +115,8 @@ function firstTarget(): string | undefined {
   const readable = state.sessions.filter((session) => !session.readError);
   const wanted = targetInAddress();
   if (wanted !== undefined && readable.some((session) => session.sessionId === wanted)) return wanted;
-  return readable.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))[0]?.sessionId;
+  // The server lists the newest first.
+  return readable[0]?.sessionId;
 }
 
 async function select(id: string, { remember = true } = {}): Promise<void> {

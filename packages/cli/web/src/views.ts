@@ -14,8 +14,8 @@ export function renderSessions(list: HTMLElement, sessions: readonly SessionItem
     list.replaceChildren(h('li', { class: 'empty-note' }, 'No sessions yet. Create one with New session, or run `sessref seed` to write demo sessions.'));
     return;
   }
-  const newest = [...sessions].sort((a, b) => (b.createdAt ?? -Infinity) - (a.createdAt ?? -Infinity));
-  list.replaceChildren(...newest.map((session) => sessionRow(session, session.sessionId === target, actions)));
+  // In the server's order: newest first, the unreadable last.
+  list.replaceChildren(...sessions.map((session) => sessionRow(session, session.sessionId === target, actions)));
 }
 
 function sessionRow(session: SessionItem, active: boolean, actions: SessionActions): HTMLElement {

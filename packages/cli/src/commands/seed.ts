@@ -13,7 +13,7 @@ export async function seedCommand(root: string, io: Io, options: { force: boolea
   writeLine(io.stdout, terminalSafe(`seeded ${ids.length} sessions into ${root}`));
 }
 
-export async function seedRoot(root: string, io: Io): Promise<string[]> {
+async function seedRoot(root: string, io: Io): Promise<string[]> {
   const spinner = progress(io, 'seeding demo sessions');
   const engine = await Engine.open({ root });
   try {

@@ -6,7 +6,7 @@
  * browser.
  */
 import { SessionQueryError, type SessionQueryErrorCode } from '@deepseek-ai/dsh-session-query';
-import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
+import { SessionReferenceError, errorCode, type SessionReferenceErrorCode } from '@sessref/core';
 import { RootFormatError, SessionLogError, type RootFormatCode } from '@sessref/host';
 import { SessionWriteError, type SessionWriteCode } from './engine/session-writes.js';
 
@@ -213,7 +213,3 @@ function findCause<T extends Error>(error: unknown, type: abstract new (...args:
   return undefined;
 }
 
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
-}

@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dshHomeDisplay, resolveDshHome } from '@deepseek-ai/dsh-home-paths';
 import { CliError } from './failure.js';
+import { errorCode } from '@sessref/core';
 
 /** The embedded demo root, relative to the current directory: what `sessref seed` and `npm start` write. */
 const DEMO_ROOT = '.sessref/sessions';
@@ -74,7 +75,7 @@ export function checkRoot(root: SessionRoot): RootState {
   try {
     isDirectory = statSync(root.path).isDirectory();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === 'ENOENT') return 'missing';
     if (code === 'ENOTDIR') throw notADirectory(root, 'a part of that path is a file');
     throw unreadable(root, error);
@@ -108,7 +109,7 @@ function notADirectory(root: SessionRoot, why: string): CliError {
 }
 
 function unreadable(root: SessionRoot, error: unknown): CliError {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errorCode(error);
   const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (error instanceof Error ? error.message : String(error)));
   return new CliError('ROOT_UNREADABLE', `the session root ${origin(root)} cannot be read: ${why}`, 'give your user read access to it, or pass another --root', {
     cause: error,
@@ -121,7 +122,7 @@ function exists(path: string): boolean {
     statSync(path);
     return true;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     return code !== 'ENOENT' && code !== 'ENOTDIR';
   }
 }

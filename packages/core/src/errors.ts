@@ -34,3 +34,17 @@ export function isSessionReferenceError(value: unknown): value is SessionReferen
     return false;
   }
 }
+
+/**
+ * The string `code` an error-like value carries (a Node errno such as
+ * `ENOENT`, a host's error code), else undefined. Never throws, even for a
+ * proxy whose traps throw, so callers can branch on any rejection value.
+ */
+export function errorCode(error: unknown): string | undefined {
+  try {
+    if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+    return typeof error.code === 'string' ? error.code : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -3,7 +3,7 @@
  * @module @sessref/core
  */
 export * from './types.js';
-export { SessionReferenceError, SESSION_REFERENCE_ERROR_CODES, isSessionReferenceError, type SessionReferenceErrorCode } from './errors.js';
+export { SessionReferenceError, SESSION_REFERENCE_ERROR_CODES, errorCode, isSessionReferenceError, type SessionReferenceErrorCode } from './errors.js';
 export {
   DEFAULT_CANDIDATE_LIMIT,
   DEFAULT_MAX_REFERENCE_BYTES,

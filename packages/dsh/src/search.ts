@@ -9,6 +9,7 @@ import type {
 } from '@deepseek-ai/dsh-session-query';
 import {
   SessionReferenceError,
+  errorCode,
   formatSessionReferenceMention,
   isSessionReferenceError,
   type SessionReferenceContentHit,
@@ -168,12 +169,12 @@ export class ContentSearch {
         );
       } catch (error) {
         // A backend configured with a smaller page limit: take its default page.
-        if (codeOf(error) === 'SESSION_QUERY_INVALID_LIMIT' && pageSize !== undefined && cursor === undefined) {
+        if (errorCode(error) === 'SESSION_QUERY_INVALID_LIMIT' && pageSize !== undefined && cursor === undefined) {
           pageSize = undefined;
           continue;
         }
         // A later page whose corpus changed under it: keep what the earlier pages gave.
-        if (codeOf(error) === 'SESSION_QUERY_STALE_CURSOR' && cursor !== undefined && !signal?.aborted) break;
+        if (errorCode(error) === 'SESSION_QUERY_STALE_CURSOR' && cursor !== undefined && !signal?.aborted) break;
         throw searchFailure(error, signal);
       }
       const hits = page.items.filter((hit) => hit.header.id !== exclude).slice(0, MAX_EXAMINED - examined);
@@ -324,11 +325,6 @@ export class ContentSearch {
   }
 }
 
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
 /** Settle with `work`, or with `SESSION_REFERENCE_CANCELLED` as soon as `signal` aborts (reads take no signal). */
 function raceCancellation<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return work;
@@ -364,7 +360,7 @@ function cancelled(signal: AbortSignal): SessionReferenceError {
  */
 function searchFailure(error: unknown, signal: AbortSignal | undefined, what = 'content search failed'): SessionReferenceError {
   if (isSessionReferenceError(error)) return error;
-  const code = codeOf(error);
+  const code = errorCode(error);
   if (signal?.aborted || code === 'SESSION_QUERY_ABORTED') return signal ? cancelled(signal) : new SessionReferenceError('content search was cancelled', 'SESSION_REFERENCE_CANCELLED', { cause: error });
   if (code === 'SESSION_QUERY_SEARCH_DISABLED') {
     return new SessionReferenceError(

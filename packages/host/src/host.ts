@@ -7,6 +7,7 @@ import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite'
 import SessionReferenceResolver, { type Config as ResolverConfig } from '@sessref/dsh';
 import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME, readRegularFile } from '@sessref/dsh/title-index';
 import { ListedJsonlPersistence } from './snapshot-listing.js';
+import { errorCode } from '@sessref/core';
 
 export interface HostOptions {
   /** JSONL session root (zstd, as dsh writes it). */
@@ -141,7 +142,7 @@ function claimIndexFile(file: string | undefined): IndexClaim {
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return IN_MEMORY;
+      if (errorCode(error) !== 'EEXIST') return IN_MEMORY;
       const pid = ownerPid(owner);
       if (pid !== undefined && isAlive(pid)) return IN_MEMORY;
       rmSync(owner, { force: true });
@@ -165,6 +166,6 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorCode(error) === 'EPERM';
   }
 }

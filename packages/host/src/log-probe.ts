@@ -21,6 +21,7 @@
 import { closeSync } from 'node:fs';
 import { zstdDecompressSync } from 'node:zlib';
 import { NotRegularFileError, openRegularFile, readFully } from '@sessref/dsh/title-index';
+import { errorCode } from '@sessref/core';
 
 /**
  * The header frame must end, and its plaintext fit, within this many bytes.
@@ -131,7 +132,7 @@ function checkHeaderFrame(read: Read, size: number, { end, plaintextBound }: { e
     try {
       plaintext = zstdDecompressSync(window.subarray(0, end), { maxOutputLength: HEADER_PLAINTEXT_BUDGET_BYTES });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') {
         return {
           code: 'SESSION_LOG_HEADER_TOO_LARGE',
           reason: `is damaged: its header frame decompresses to more than ${HEADER_PLAINTEXT_BUDGET_BYTES / 1024} KiB (dsh writes a header line of a few hundred bytes)`,

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
+import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { SessionFormatUnsupportedError, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { decodeSessionDirectory, encodeSessionDirectory, listSubdirectories } from '@sessref/dsh/title-index';
@@ -165,7 +165,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
         let stored: Stored;
         try {
           // The backend's own read: a log that only lost its tail still lists, as it does in dsh.
-          stored = await super.loadStored(file.sessionId as SessionId, signal);
+          stored = await super.loadStored(SessionId(file.sessionId), signal);
         } catch (readError) {
           if (signal?.aborted || !isUnreadableLog(readError, file.path)) throw readError;
           damaged++;
@@ -184,7 +184,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     const problem = this.probe(file.path);
     if (problem !== undefined) return this.refused(file.sessionId, file.path, problem);
     try {
-      await this.loadStored(file.sessionId as SessionId);
+      await this.loadStored(SessionId(file.sessionId));
       return undefined;
     } catch (error) {
       return error instanceof SessionLogError ? error : undefined;

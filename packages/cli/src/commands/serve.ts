@@ -16,6 +16,7 @@ import { terminalSafe } from '../output.js';
 import { isEmptyRoot } from '../root.js';
 import { seedDemo } from '../seed/demo.js';
 import { startServer } from '../server/server.js';
+import { errorCode } from '@sessref/core';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7317;
@@ -65,7 +66,7 @@ async function listenOrExplain(engine: Engine, options: ServeOptions, io: ServeI
   try {
     return await startServer(engine, { host: options.host, port: options.port, log: (line) => say(io.stderr, line) });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     if (code === 'EADDRINUSE') {
       // Not a usage error: the command was right, the port is taken (often by another inspector).
       throw new CliError(

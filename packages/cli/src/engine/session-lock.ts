@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FileTooLargeError, NotRegularFileError, readRegularFile } from '@sessref/dsh/title-index';
+import { errorCode } from '@sessref/core';
 
 /** Who holds a lock: enough to tell, on the same host, whether that process still runs. */
 export interface LockOwner {
@@ -139,7 +140,7 @@ function processStart(pid: number): string | undefined {
     process.kill(pid, 0);
     return '';
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? '' : undefined;
+    return errorCode(error) === 'EPERM' ? '' : undefined;
   }
 }
 
@@ -159,7 +160,7 @@ function tryLink(existing: string, target: string): boolean {
     linkSync(existing, target);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if (errorCode(error) === 'EEXIST') return false;
     throw error;
   }
 }
@@ -185,6 +186,6 @@ function unlinkIfPresent(path: string): void {
   try {
     unlinkSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (errorCode(error) !== 'ENOENT') throw error;
   }
 }

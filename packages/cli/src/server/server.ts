@@ -5,7 +5,6 @@
  * or puts transcript text in URLs.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine.js';
 import { API_ROUTES } from './api.js';
 import { HttpError, sendError, sendJson, toHttpError, withRelativePaths } from './http.js';
@@ -105,7 +104,10 @@ function listen(server: Server, host: string, port: number): Promise<number> {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
+      // A TCP listener's address is an object; a string would be a pipe or socket path.
+      const address = server.address();
+      if (typeof address === 'object' && address !== null) resolve(address.port);
+      else reject(new Error(`the server listens on ${String(address)}, not a TCP port`));
     });
   });
 }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HttpError } from './http.js';
+import { errorCode } from '@sessref/core';
 
 /** `web-dist` beside `src/` and `dist/`, so both the sources and the build find it. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web-dist/', import.meta.url));
@@ -34,7 +35,7 @@ async function readOrNull(path: string): Promise<Buffer | null> {
   try {
     return await readFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errorCode(error) === 'ENOENT') return null;
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
 import { readRegularFile } from './regular-file.js';
+import { errorCode } from '@sessref/core';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
 export interface IndexEntry {
@@ -107,7 +108,7 @@ function createNew(path: string): number {
   try {
     return openSync(path, CREATE_NEW, 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (errorCode(error) !== 'EEXIST') throw error;
     // Left by a process that had this pid before, or planted: never written through.
     unlinkSync(path);
     return openSync(path, CREATE_NEW, 0o600);

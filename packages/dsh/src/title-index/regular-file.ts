@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { errorCode } from '@sessref/core';
 
 /**
  * Reading a file that someone else may have replaced with a FIFO, a socket or
@@ -99,7 +100,7 @@ export function readRegularFile(path: string, maxBytes: number): Buffer | undefi
   try {
     opened = openRegularFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errorCode(error) === 'ENOENT') return undefined;
     throw error;
   }
   const { fd, stats } = opened;

@@ -10,7 +10,7 @@
  * host `bootHost` from @sessref/host composes, searched through the plugin's service).
  *
  * Over a JSONL root, ours is mounted as the CLI deploys it
- * (packages/cli/src/engine/host.ts): with the CLI's title index
+ * (packages/host/src/host.ts): with the title index
  * (`SessionTitleIndex` from `@sessref/dsh/title-index`, registered as `ctx.sessionReferenceCatalog`) between
  * the query engine and the resolver, persisting to one index file per root
  * under the bench cache dir. The official plugin has no such index.

@@ -159,7 +159,7 @@ function discoverySection(discovery, analysis) {
     'Default candidate limit (50). All figures are wall time, each measurement in a fresh child process over a warm OS page cache.',
     '',
     '**sessref runs with the title index, as the CLI deploys it** (`SessionTitleIndex`, the `@sessref/dsh/title-index` plugin, mounted as `ctx.sessionReferenceCatalog`',
-    'between the query engine and the resolver, as packages/cli/src/engine/host.ts does). The resolver lists sessions and reads titles through it:',
+    'between the query engine and the resolver, as packages/host/src/host.ts does). The resolver lists sessions and reads titles through it:',
     '',
     '- every query walks the root and stats each session\'s log (one readdir per directory, one stat per log; no log is opened) and compares size, mtime, ctime and inode with what it indexed;',
     '- only new or changed logs are re-read (through the host\'s `readTitleSnapshots()`), deleted ones drop out; live sessions of the process answer from the store;',

@@ -11,11 +11,12 @@ import { request } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createUserMessage } from '@deepseek-ai/dsh-llm';
 import { SessionId, type SessionEvent } from '@deepseek-ai/dsh-session';
-import { Engine } from '../src/engine/engine';
+import type { Engine } from '../src/engine/engine';
 import { FileLock } from '../src/engine/session-lock';
 import { LOCK_FILE_NAME, SessionWriteError, appendTurn } from '../src/engine/session-writes';
 import { toHttpError } from '../src/server/http';
 import { startServer } from '../src/server/server';
+import { hostOf, openEngineOnHost } from './support';
 
 const dirs: string[] = [];
 const engines: Engine[] = [];
@@ -31,13 +32,13 @@ afterAll(async () => {
 async function openEngine(options: { lockWaitMs?: number } = {}): Promise<Engine> {
   const dir = await mkdtemp(join(tmpdir(), 'sessref-engine-writes-'));
   dirs.push(dir);
-  const engine = await Engine.open({ root: join(dir, 'sessions'), indexFile: join(dir, 'title-index.json'), ...options });
+  const engine = await openEngineOnHost({ root: join(dir, 'sessions'), indexFile: join(dir, 'title-index.json'), ...options });
   engines.push(engine);
   return engine;
 }
 
 async function events(engine: Engine, id: string): Promise<readonly SessionEvent[]> {
-  return (await engine.hostForTests.sessionPersistence.inspect(SessionId(id))).events;
+  return (await hostOf(engine).sessionPersistence.inspect(SessionId(id))).events;
 }
 
 function userTexts(list: readonly SessionEvent[]): string[] {
@@ -47,7 +48,7 @@ function userTexts(list: readonly SessionEvent[]): string[] {
 }
 
 function logOf(engine: Engine, id: string, cwd?: string): string {
-  return engine.hostForTests.sessionPersistence.locate({ version: 0, id: SessionId(id), createdAt: 0, ...(cwd === undefined ? {} : { cwd }) })!.path;
+  return hostOf(engine).sessionPersistence.locate({ version: 0, id: SessionId(id), createdAt: 0, ...(cwd === undefined ? {} : { cwd }) })!.path;
 }
 
 describe('concurrent sends in one process', () => {
@@ -89,7 +90,7 @@ describe('the last checks before an append', () => {
     const engine = await openEngine();
     const target = await engine.create({ title: 'Target' });
     const log = logOf(engine, target);
-    const persistence = engine.hostForTests.sessionPersistence;
+    const persistence = hostOf(engine).sessionPersistence;
     const read = persistence.readFrom.bind(persistence);
     // Another program writes the log right after sessref read it.
     persistence.readFrom = async (...args) => {
@@ -130,7 +131,7 @@ describe('a symbolic link below the root', () => {
     it(`${position}: the append is refused before any lock or byte is written, inside or outside the root`, async () => {
       const engine = await openEngine();
       const id = await engine.create({ cwd: '/home/dev/app', title: 'Target' });
-      const { meta: header } = await engine.hostForTests.sessionPersistence.inspect(SessionId(id));
+      const { meta: header } = await hostOf(engine).sessionPersistence.inspect(SessionId(id));
       const log = logOf(engine, id, '/home/dev/app');
       const linked = position === 'log' ? log : position === 'session directory' ? dirname(log) : dirname(dirname(log));
       const outside = await mkdtemp(join(tmpdir(), 'sessref-outside-'));
@@ -139,7 +140,7 @@ describe('a symbolic link below the root', () => {
       await symlink(join(outside, 'moved'), linked);
       const before = { bytes: await readFile(log), entries: await readdir(outside, { recursive: true }) };
       const messages = [createUserMessage({ content: [{ type: 'text', text: 'hello' }], source: { kind: 'user' } })];
-      await expect(appendTurn(engine.hostForTests, { root: engine.root, header, messages, lockWaitMs: 0 })).rejects.toMatchObject({ code: 'SESSION_LOG_SYMLINK', sessionId: id });
+      await expect(appendTurn(hostOf(engine), { root: engine.root, header, messages, lockWaitMs: 0 })).rejects.toMatchObject({ code: 'SESSION_LOG_SYMLINK', sessionId: id });
       expect({ bytes: await readFile(log), entries: await readdir(outside, { recursive: true }) }).toEqual(before);
     });
   }

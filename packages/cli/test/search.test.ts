@@ -22,8 +22,7 @@ import {
   endTurn,
   setTitle,
 } from '@sessref/test-support';
-import { Engine } from '../src/engine/engine.js';
-import { expectFailure, json, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
+import { expectFailure, hostOf, json, ok, openEngineOnHost, removeTemps, requireBuild, sessref, tempDir } from './support';
 
 let root: string;
 let cache: string;
@@ -144,7 +143,7 @@ describe('a long-lived engine (as `sessref serve` runs)', () => {
   it('finds a session by the text another process appended since its last query', async () => {
     const copy = join(await tempDir('sessref-search-append-'), 'sessions');
     await writeRoot(copy);
-    const engine = await Engine.open({ root: copy, indexFile: join(cache, 'append-titles.json'), searchIndexFile: join(cache, 'append.sqlite') });
+    const engine = await openEngineOnHost({ root: copy, indexFile: join(cache, 'append-titles.json'), searchIndexFile: join(cache, 'append.sqlite') });
     try {
       expect(await engine.search('latecomerword')).toEqual([]);
       // Another process appends a turn to `scratch` (sessref send writes through the dsh persistence).
@@ -160,12 +159,12 @@ describe('a long-lived engine (as `sessref serve` runs)', () => {
 
   it('owns its index file while open; another process meanwhile searches with an index of its own', async () => {
     const file = join(cache, 'owned.sqlite');
-    const engine = await Engine.open({ root, indexFile: join(cache, 'owned-titles.json'), searchIndexFile: file });
+    const engine = await openEngineOnHost({ root, indexFile: join(cache, 'owned-titles.json'), searchIndexFile: file });
     try {
       expect(ids(await engine.search('zebracrossing'))).toEqual(['notes']);
       expect(existsSync(`${file}.owner`)).toBe(true);
       // A second engine in the same process (or another process) does not share the file, and still answers.
-      const second = await Engine.open({ root, indexFile: join(cache, 'owned-titles-2.json'), searchIndexFile: file });
+      const second = await openEngineOnHost({ root, indexFile: join(cache, 'owned-titles-2.json'), searchIndexFile: file });
       try {
         expect(ids(await second.search('zebracrossing'))).toEqual(['notes']);
       } finally {
@@ -180,13 +179,13 @@ describe('a long-lived engine (as `sessref serve` runs)', () => {
   });
 
   it('keeps title candidates free of content matches (the inspector asks for both separately)', async () => {
-    const engine = await Engine.open({ root, indexFile: join(cache, 'cand-titles.json'), searchIndexFile: join(cache, 'cand.sqlite') });
+    const engine = await openEngineOnHost({ root, indexFile: join(cache, 'cand-titles.json'), searchIndexFile: join(cache, 'cand.sqlite') });
     try {
       expect(await engine.candidates('scratch', 'zebracrossing')).toEqual([]);
       expect(ids(await engine.search('zebracrossing', { target: 'scratch' }))).toEqual(['notes']);
       // The plugin's own Remote face, as the dsh Web picker calls it, appends them.
       const agent = { id: 'scratch', session: { header: { cwd: '/work/app' } } } as never;
-      expect(ids(await engine.hostForTests.sessionReferenceResolver.remoteExportCandidates(agent, 'zebracrossing', new AbortController().signal))).toEqual(['notes']);
+      expect(ids(await hostOf(engine).sessionReferenceResolver.remoteExportCandidates(agent, 'zebracrossing', new AbortController().signal))).toEqual(['notes']);
     } finally {
       await engine.close();
     }
@@ -209,10 +208,10 @@ describe('the listing the search backend reconciles with', () => {
     const copy = join(await tempDir('sessref-search-listing-'), 'sessions');
     await writeRoot(copy);
     const searchIndexFile = join(cache, 'listing.sqlite');
-    const open = () => Engine.open({ root: copy, indexFile: join(cache, 'listing-titles.json'), searchIndexFile });
+    const open = () => openEngineOnHost({ root: copy, indexFile: join(cache, 'listing-titles.json'), searchIndexFile });
     let engine = await open();
     try {
-      const persistence = engine.hostForTests.get('sessionPersistence')!;
+      const persistence = hostOf(engine).get('sessionPersistence')!;
       const listed = async () => Object.fromEntries((await persistence.list()).map((header) => [header.id, header]));
       expect(await listed()).toEqual(await dshListing(copy));
       const before = new Map<string, unknown>((await persistence.listSnapshots()).map((snapshot) => [snapshot.header.id, snapshot.revision]));
@@ -237,7 +236,7 @@ describe('the listing the search backend reconciles with', () => {
     expect(existsSync(`${searchIndexFile}.headers.json`)).toBe(true);
     engine = await open();
     try {
-      expect(Object.fromEntries((await engine.hostForTests.get('sessionPersistence')!.list()).map((header) => [header.id, header]))).toEqual(await dshListing(copy));
+      expect(Object.fromEntries((await hostOf(engine).get('sessionPersistence')!.list()).map((header) => [header.id, header]))).toEqual(await dshListing(copy));
       expect(ids(await engine.search('zebracrossing'))).toEqual(['notes']);
     } finally {
       await engine.close();

@@ -15,7 +15,10 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
+import type { Context } from '@deepseek-ai/cordis';
+import { bootHost } from '@sessref/host';
 import { createHost } from '@sessref/test-support';
+import { Engine, engineHostOptions, type EngineOptions } from '../src/engine/engine.js';
 
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 
@@ -169,4 +172,21 @@ export function referencedSessions(prompt: string): Record<string, unknown>[] {
   const match = /\n<referenced-sessions>\n(.*)\n<\/referenced-sessions>$/s.exec(prompt);
   if (match === null) throw new Error(`no <referenced-sessions> block in:\n${prompt}`);
   return JSON.parse(match[1]!) as Record<string, unknown>[];
+}
+
+const engineHosts = new WeakMap<Engine, Context>();
+
+/** `Engine.open`, keeping the host it runs on for {@link hostOf}: suites write sessions through that same host. */
+export async function openEngineOnHost(options: EngineOptions): Promise<Engine> {
+  const host = await bootHost(engineHostOptions(options));
+  const engine = Engine.over(host, options);
+  engineHosts.set(engine, host);
+  return engine;
+}
+
+/** The host an engine from {@link openEngineOnHost} runs on. */
+export function hostOf(engine: Engine): Context {
+  const host = engineHosts.get(engine);
+  if (host === undefined) throw new Error('hostOf: the engine was not opened by openEngineOnHost');
+  return host;
 }

@@ -17,9 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import { formatSessionReferenceMention } from '@sessref/core';
 import { main } from '../src/cli';
-import { Engine } from '../src/engine/engine';
 import { terminalSafe } from '../src/output';
 import { appendExchange, setTitle } from '@sessref/test-support';
+import { hostOf, openEngineOnHost } from './support';
 
 /** What must never reach a terminal (the line break splits lines, so it is never inside one). */
 // eslint-disable-next-line no-control-regex -- the control characters are what is checked
@@ -111,16 +111,16 @@ async function writeRoot(c: Case): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sessref-terminal-'));
   roots.push(dir);
   const root = join(dir, 'sessions');
-  const engine = await Engine.open({ root, indexFile: join(cache, 'unused.json') });
+  const engine = await openEngineOnHost({ root, indexFile: join(cache, 'unused.json') });
   try {
-    const hostileSession = engine.hostForTests.sessions.create(SessionId(c.id), { meta: { cwd: c.cwd, createdAt: Date.now() - 60_000 } });
+    const hostileSession = hostOf(engine).sessions.create(SessionId(c.id), { meta: { cwd: c.cwd, createdAt: Date.now() - 60_000 } });
     appendExchange(hostileSession, { user: c.text, assistant: c.reply });
     // As another writer logged it: dsh-session-title would have cleaned the title.
     setTitle(hostileSession, c.title, { verbatim: true });
-    await engine.hostForTests.sessions.flush(hostileSession);
-    const target = engine.hostForTests.sessions.create(SessionId('target'), { meta: { cwd: '/work', createdAt: Date.now() - 120_000 } });
+    await hostOf(engine).sessions.flush(hostileSession);
+    const target = hostOf(engine).sessions.create(SessionId('target'), { meta: { cwd: '/work', createdAt: Date.now() - 120_000 } });
     appendExchange(target, { user: 'Start here.', assistant: 'Ready.' });
-    await engine.hostForTests.sessions.flush(target);
+    await hostOf(engine).sessions.flush(target);
   } finally {
     await engine.close();
   }

@@ -11,8 +11,9 @@ import type { Agent } from '@deepseek-ai/dsh-agent';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import { createSessionReferenceCore } from '@sessref/core';
 import { sessionQueryStorage } from '@sessref/dsh';
-import { Engine } from '../src/engine/engine';
+import type { Engine } from '../src/engine/engine';
 import { appendExchange, setTitle } from '@sessref/test-support';
+import { hostOf, openEngineOnHost } from './support';
 
 let root: string;
 let indexFile: string;
@@ -31,39 +32,39 @@ afterEach(async () => {
 
 /** One "process": an engine over the shared root and index file. */
 async function open(watchLogs = false): Promise<Engine> {
-  const engine = await Engine.open({ root, indexFile, watchLogs });
+  const engine = await openEngineOnHost({ root, indexFile, watchLogs });
   engines.push(engine);
   return engine;
 }
 
 async function write(engine: Engine, id: string, options: { title?: string; cwd?: string; createdAt: number }): Promise<void> {
   const meta = { createdAt: options.createdAt, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) };
-  const session = engine.hostForTests.sessions.create(SessionId(id), { meta });
+  const session = hostOf(engine).sessions.create(SessionId(id), { meta });
   if (options.title !== undefined) setTitle(session, options.title);
   appendExchange(session, { user: `hello from ${id}`, assistant: 'hi' });
-  await engine.hostForTests.sessions.flush(session);
+  await hostOf(engine).sessions.flush(session);
 }
 
 async function retitle(engine: Engine, id: string, title: string): Promise<void> {
-  const session = engine.hostForTests.sessions.get(SessionId(id)) ?? (await engine.hostForTests.sessionPersistence.prepare(SessionId(id))).session;
-  if (engine.hostForTests.sessions.get(SessionId(id)) === undefined) {
-    engine.hostForTests.sessions.enter(session);
-    engine.hostForTests.sessions.announce(session);
+  const session = hostOf(engine).sessions.get(SessionId(id)) ?? (await hostOf(engine).sessionPersistence.prepare(SessionId(id))).session;
+  if (hostOf(engine).sessions.get(SessionId(id)) === undefined) {
+    hostOf(engine).sessions.enter(session);
+    hostOf(engine).sessions.announce(session);
   }
   setTitle(session, title);
-  await engine.hostForTests.sessions.flush(session);
+  await hostOf(engine).sessions.flush(session);
 }
 
 const target = { id: SessionId('target'), session: { header: { id: 'target', cwd: '/p/a', createdAt: 0 } } } as unknown as Agent;
 
 async function labels(engine: Engine, query: string): Promise<string[]> {
-  const candidates = await engine.hostForTests.sessionReferenceResolver.listCandidates(target, query, 50);
+  const candidates = await hostOf(engine).sessionReferenceResolver.listCandidates(target, query, 50);
   return candidates.map((candidate) => `${candidate.sessionId}=${candidate.label}`);
 }
 
 /** The same discovery without the index: straight through ctx.sessionQuery. */
 async function withoutIndex(engine: Engine, query: string): Promise<string[]> {
-  const resolver = createSessionReferenceCore(sessionQueryStorage(() => engine.hostForTests.sessionQuery));
+  const resolver = createSessionReferenceCore(sessionQueryStorage(() => hostOf(engine).sessionQuery));
   const candidates = await resolver.listCandidates({ id: 'target', cwd: '/p/a' }, query, 50);
   return candidates.map((candidate) => `${candidate.sessionId}=${candidate.label}`);
 }
@@ -71,7 +72,7 @@ async function withoutIndex(engine: Engine, query: string): Promise<string[]> {
 /** Count the ids each host title read asks for. */
 function countTitleReads(engine: Engine): string[] {
   const read: string[] = [];
-  const query = engine.hostForTests.sessionQuery;
+  const query = hostOf(engine).sessionQuery;
   const original = query.readTitleSnapshots.bind(query);
   query.readTitleSnapshots = (ids, signal) => {
     read.push(...ids);

@@ -19,7 +19,7 @@ import {
   type TitleReadResult,
 } from '@sessref/core';
 import { preparedContextOf, sessionQueryStorage, toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
-import { CheckedJsonlPersistence, StepAgent, bootHost, runPreStep, seedDemo, type SessionLogError } from '@sessref/host';
+import { CheckedJsonlPersistence, StepAgent, bootHost, runPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
 import { appendTurn, createSession, nextTurn } from './session-writes.js';
 
@@ -81,6 +81,16 @@ export interface EngineOptions {
 
 const DEFAULT_LOCK_WAIT_MS = 10_000;
 
+/** What `bootHost` gets for an engine: the options, with the index files defaulting to the root's files in the cache directory. */
+export function engineHostOptions(options: EngineOptions): HostOptions {
+  const { lockWaitMs: _lockWaitMs, ...host } = options;
+  return {
+    ...host,
+    indexFile: options.indexFile ?? defaultIndexFile(options.root),
+    searchIndexFile: options.searchIndexFile ?? defaultSearchIndexFile(options.root),
+  };
+}
+
 /** sessref's operations over one session root, on the real dsh host. */
 export class Engine {
   /** The last write queued for each session: this process appends to one session at a time. */
@@ -99,10 +109,18 @@ export class Engine {
     );
   }
 
+  /** Boot the real dsh host over `options.root` and open an engine on it. */
   static async open(options: EngineOptions): Promise<Engine> {
-    const indexFile = options.indexFile ?? defaultIndexFile(options.root);
-    const searchIndexFile = options.searchIndexFile ?? defaultSearchIndexFile(options.root);
-    return new Engine(await bootHost({ ...options, indexFile, searchIndexFile }), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
+    return Engine.over(await bootHost(engineHostOptions(options)), options);
+  }
+
+  /**
+   * An engine over a host the caller booted from {@link engineHostOptions}
+   * (a test that writes sessions through that same host); `close()`
+   * disposes of the host.
+   */
+  static over(host: Context, options: Pick<EngineOptions, 'root' | 'lockWaitMs'>): Engine {
+    return new Engine(host, options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
   }
 
   get maxReferenceBytes(): number {
@@ -252,10 +270,6 @@ export class Engine {
   }
 
   /** For suites that write sessions through this engine's own host or check its internals; sessref goes through the methods above. */
-  get hostForTests(): Context {
-    return this.ctx;
-  }
-
   async close(): Promise<void> {
     await this.ctx.fiber.dispose();
   }

@@ -144,12 +144,16 @@ function processStart(pid: number): string | undefined {
   }
 }
 
+function isLockOwner(value: unknown): value is LockOwner {
+  if (typeof value !== 'object' || value === null) return false;
+  const owner: Partial<Record<keyof LockOwner, unknown>> = value;
+  return Number.isSafeInteger(owner.pid) && typeof owner.host === 'string' && typeof owner.start === 'string' && typeof owner.nonce === 'string';
+}
+
 function parseOwner(content: string | undefined): LockOwner | undefined {
   try {
-    const value = JSON.parse(content ?? '') as Partial<LockOwner>;
-    const valid =
-      Number.isSafeInteger(value.pid) && typeof value.host === 'string' && typeof value.start === 'string' && typeof value.nonce === 'string';
-    return valid ? (value as LockOwner) : undefined;
+    const value: unknown = JSON.parse(content ?? '');
+    return isLockOwner(value) ? value : undefined;
   } catch {
     return undefined;
   }

@@ -65,12 +65,30 @@ export function loadIndex(file: string, root: string): Map<string, IndexEntry> {
   try {
     const bytes = readRegularFile(file, MAX_INDEX_BYTES);
     if (bytes === undefined) return new Map();
-    const parsed = JSON.parse(bytes.toString('utf8')) as IndexFile;
-    if (parsed.version !== INDEX_VERSION || parsed.root !== root) return new Map();
-    return new Map(Object.entries(parsed.entries));
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+    if (!isRecord(parsed) || parsed['version'] !== INDEX_VERSION || parsed['root'] !== root || !isRecord(parsed['entries'])) return new Map();
+    // An entry of another shape is left out: that session is read again from its log.
+    return new Map(Object.entries(parsed['entries']).filter((entry): entry is [string, IndexEntry] => isIndexEntry(entry[0], entry[1])));
   } catch {
     return new Map(); // rebuilt from the logs
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An entry as {@link saveIndex} writes it, for session `id`. */
+function isIndexEntry(id: string, value: unknown): value is IndexEntry {
+  if (!isRecord(value) || typeof value['revision'] !== 'string' || !isRecord(value['header'])) return false;
+  const { header, title, unreadable } = value;
+  return (
+    header['id'] === id &&
+    Number.isFinite(header['createdAt']) &&
+    (header['cwd'] === undefined || typeof header['cwd'] === 'string') &&
+    (title === undefined || typeof title === 'string') &&
+    (unreadable === undefined || unreadable === true)
+  );
 }
 
 /** A new file only (never through a link, a FIFO or a device left at the name), which a write never waits on. */

@@ -106,8 +106,12 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   } catch {
     throw new HttpError(400, 'MALFORMED_JSON', 'the request body is not valid JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'BAD_REQUEST', 'the request body must be a JSON object');
-  return value as Record<string, unknown>;
+  if (!isJsonObject(value)) throw new HttpError(400, 'BAD_REQUEST', 'the request body must be a JSON object');
+  return value;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A required string field of a request body. */

@@ -79,12 +79,9 @@ export function insertChip(range: Range, element: HTMLElement): void {
   range.insertNode(element);
   // Merge the split's empty remainder with any text after it, so "a space is next" sees that text.
   element.parentNode?.normalize();
-  let after = element.nextSibling;
-  if (!(after instanceof Text)) {
-    after = document.createTextNode('');
-    element.after(after);
-  }
-  const text = after as Text;
+  const next = element.nextSibling;
+  const text = next instanceof Text ? next : document.createTextNode('');
+  if (text !== next) element.after(text);
   if (!text.data.startsWith(' ')) text.insertData(0, ' ');
   window.getSelection()?.collapse(text, 1);
 }

@@ -13,10 +13,13 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Att
   return element;
 }
 
-export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+/** The page's element `#id`, checked to be of `type` (a page that does not match the script fails at once, by name). */
+export function byId(id: string): HTMLElement;
+export function byId<T extends HTMLElement>(id: string, type: abstract new () => T): T;
+export function byId(id: string, type: abstract new () => HTMLElement = HTMLElement): HTMLElement {
   const element = document.getElementById(id);
-  if (!element) throw new Error(`missing #${id}`);
-  return element as T;
+  if (!(element instanceof type)) throw new Error(`missing #${id} (${type.name})`);
+  return element;
 }
 
 /** `text` with every case-insensitive occurrence of `query` wrapped in <mark>. */

@@ -28,10 +28,10 @@ const elements = {
   target: byId('target'),
   conversation: byId('conversation'),
   preview: byId('preview'),
-  previewButton: byId<HTMLButtonElement>('preview-button'),
-  sendButton: byId<HTMLButtonElement>('send-button'),
+  previewButton: byId('preview-button', HTMLButtonElement),
+  sendButton: byId('send-button', HTMLButtonElement),
   toast: byId('toast'),
-  sessionsToggle: byId<HTMLButtonElement>('sessions-toggle'),
+  sessionsToggle: byId('sessions-toggle', HTMLButtonElement),
 };
 
 const composer = new Composer(byId('draft'), byId('menu'), {
@@ -176,7 +176,7 @@ function showSessionsPanel(open: boolean): void {
 
 byId('refresh').addEventListener('click', () => void loadSessions());
 elements.sessionsToggle.addEventListener('click', () => showSessionsPanel(!elements.app.classList.contains('sessions-open')));
-setUpNewSession(byId<HTMLButtonElement>('new-session'), async (sessionId) => {
+setUpNewSession(byId('new-session', HTMLButtonElement), async (sessionId) => {
   await loadSessions();
   await select(sessionId);
 });

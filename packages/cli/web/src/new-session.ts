@@ -8,10 +8,10 @@ import { api, describeError } from './api.js';
 import { byId } from './dom.js';
 
 export function setUpNewSession(opener: HTMLButtonElement, created: (sessionId: string) => Promise<void>): void {
-  const dialog = byId<HTMLDialogElement>('new-session-dialog');
-  const form = byId<HTMLFormElement>('new-session-form');
-  const title = byId<HTMLInputElement>('new-session-title');
-  const cwd = byId<HTMLInputElement>('new-session-cwd');
+  const dialog = byId('new-session-dialog', HTMLDialogElement);
+  const form = byId('new-session-form', HTMLFormElement);
+  const title = byId('new-session-title', HTMLInputElement);
+  const cwd = byId('new-session-cwd', HTMLInputElement);
   const error = byId('new-session-error');
 
   const showError = (message: string | undefined) => {

@@ -6,7 +6,7 @@
  * the next query of a long-lived engine; the derived index lives in the
  * cache directory, never in the root.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention, type SessionReferenceContentHit } from '@sessref/core';
@@ -232,8 +232,14 @@ describe('the listing the search backend reconciles with', () => {
     } finally {
       await engine.close();
     }
-    // The headers are kept beside the derived index, and a new process lists the same.
-    expect(existsSync(`${searchIndexFile}.headers.json`)).toBe(true);
+    // The headers are kept beside the derived index, and a new process lists the same,
+    // even when kept headers were tampered with: those are read again from their logs.
+    const keptFile = `${searchIndexFile}.headers.json`;
+    expect(existsSync(keptFile)).toBe(true);
+    const kept = JSON.parse(readFileSync(keptFile, 'utf8')) as { headers: Record<string, { header: Record<string, unknown> }> };
+    kept.headers['notes']!.header['createdAt'] = 'yesterday';
+    kept.headers['tools']!.header['injected'] = true;
+    writeFileSync(keptFile, JSON.stringify(kept));
     engine = await open();
     try {
       expect(Object.fromEntries((await hostOf(engine).get('sessionPersistence')!.list()).map((header) => [header.id, header]))).toEqual(await dshListing(copy));

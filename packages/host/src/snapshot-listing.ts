@@ -165,10 +165,11 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       // A regular file of at most 512 MiB: a FIFO or a device at the name is never waited on.
       const bytes = readRegularFile(this.headersFile, 512 * 1024 * 1024);
       if (bytes === undefined) return;
-      const saved = JSON.parse(bytes.toString('utf8')) as SavedHeaders;
-      if (saved.version !== HEADERS_VERSION || saved.root !== this.config.root) return;
-      for (const [id, known] of Object.entries(saved.headers)) {
-        if (known.header.id === id && typeof known.inode === 'string') this.headers.set(id, { inode: known.inode, header: deepFreeze(known.header) });
+      const saved: unknown = JSON.parse(bytes.toString('utf8'));
+      if (!isRecord(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== this.config.root || !isRecord(saved['headers'])) return;
+      // A kept header of another shape is left out: that log's header is read again.
+      for (const [id, known] of Object.entries(saved['headers'])) {
+        if (isKnownHeader(id, known)) this.headers.set(id, { inode: known.inode, header: deepFreeze(known.header) });
       }
     } catch {
       // Read afresh from the logs.
@@ -231,6 +232,32 @@ interface SavedHeaders {
 }
 
 const HEADERS_VERSION = 1;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The optional header fields dsh 0.1.0-rc.8 writes, by the type their value must have. */
+const OPTIONAL_HEADER_FIELDS: Readonly<Record<string, 'string' | 'number'>> = {
+  cwd: 'string',
+  parentSession: 'string',
+  seedLength: 'number',
+  origin: 'string',
+  delegationDepth: 'number',
+  agentPreset: 'string',
+};
+
+/** A kept header as {@link ListedJsonlPersistence} saves it, for session `id`: dsh's header fields and no others. */
+function isKnownHeader(id: string, value: unknown): value is KnownHeader {
+  if (!isRecord(value) || typeof value['inode'] !== 'string' || !isRecord(value['header'])) return false;
+  const { version, id: headerId, createdAt, ...optional } = value['header'];
+  return (
+    typeof version === 'number' &&
+    headerId === id &&
+    Number.isSafeInteger(createdAt) &&
+    Object.entries(optional).every(([field, fieldValue]) => OPTIONAL_HEADER_FIELDS[field] !== undefined && typeof fieldValue === OPTIONAL_HEADER_FIELDS[field])
+  );
+}
 
 /** The tracker's revision is `size:mtimeMs:ctimeMs:ino`. */
 function inodeOf(revision: string): string {

@@ -72,6 +72,22 @@ describe('flags a command does not take', () => {
   });
 });
 
+describe('arguments a command does not take', () => {
+  it.each(COMMANDS.map((command) => [command.name, command.operands.length] as const))('%s refuses a word past its %i argument(s), before reading a root', async (command, count) => {
+    const words = [...Array.from({ length: count }, (_, index) => `w${index}`), 'extra'];
+    const result = await run([command, '--root', '/nonexistent/sessref-root', ...words]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(new RegExp(`^error USAGE: ${command} takes .*, got ${words.length}: .*"extra" \\(fix: quote an argument that has spaces\\)\n$`));
+  });
+
+  it('an unquoted message is refused, never cut to its first word', async () => {
+    expect((await run(['send', '--target', 'notes', 'hello', 'world'])).stderr).toBe(
+      'error USAGE: send takes MESSAGE, got 2: "hello" "world" (fix: quote an argument that has spaces)\n',
+    );
+  });
+});
+
 describe('numeric flags', () => {
   const numeric = Object.keys(OPTIONS)
     .filter(isOptionName)

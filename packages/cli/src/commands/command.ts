@@ -68,6 +68,11 @@ export function defineCommand<const O extends readonly Operand[], const P extend
 }
 
 function operandValues<O extends readonly Operand[]>(spec: CommandSpec<O, CommandOptions>, positionals: readonly string[]): OperandValues<O> {
+  // An extra word is refused, never dropped: `send --target x hello world` would otherwise send "hello".
+  if (positionals.length > spec.operands.length) {
+    const takes = spec.operands.length === 0 ? 'no arguments' : spec.operands.map((operand) => operand.name).join(' ');
+    throw usageError(`${spec.name} takes ${takes}, got ${positionals.length}: ${positionals.map((word) => JSON.stringify(word)).join(' ')}`, 'quote an argument that has spaces');
+  }
   const values: Record<string, string | undefined> = {};
   spec.operands.forEach((operand, index) => {
     const value = positionals[index];

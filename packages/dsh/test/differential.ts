@@ -7,10 +7,11 @@ import { vi } from 'vitest';
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import type { ContentBlock, UserMessage } from '@deepseek-ai/dsh-llm';
 import type { SessionId } from '@deepseek-ai/dsh-session';
-import { createSession, loadOracle, makeAgent, runPreStep } from '@sessref/test-support';
+import { createSession, makeAgent, runPreStep } from '@sessref/test-support';
 import type { Host } from '@sessref/test-support';
 import { writeSource, type SourceSpec } from './sources';
 import { errorCodeOf, loadOurs, snapshotJson, type Scratch } from './support';
+import { loadOracle } from './oracle';
 
 interface ResolverConfig {
   maxReferences?: number;

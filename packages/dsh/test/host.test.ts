@@ -15,13 +15,13 @@ import {
   createHost,
   createSession,
   endTurn,
-  loadOracle,
   makeAgent,
   runPreStep,
   setTitle,
   userPrompt,
 } from '@sessref/test-support';
 import type { Host } from '@sessref/test-support';
+import { loadOracle } from './oracle';
 
 const hosts: Host[] = [];
 const dirs: string[] = [];

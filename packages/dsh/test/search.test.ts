@@ -24,7 +24,6 @@ import {
   compact,
   createSession,
   endTurn,
-  loadOracle,
   makeAgent,
   runPreStep,
   setTitle,
@@ -33,6 +32,7 @@ import {
   type HostOptions,
 } from '@sessref/test-support';
 import { expectReferenceError, loadOurs, stall, textOf, useScratch } from './support';
+import { loadOracle } from './oracle';
 
 const scratch = useScratch();
 const ON: Config = { contentSearch: true };

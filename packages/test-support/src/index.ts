@@ -7,7 +7,6 @@
  */
 export { createHost, createOwnedSession, type Host, type HostOptions, type OwnedSession } from './host.js';
 export { makeAgent, runPreStep, type RunPreStepOptions } from './agent.js';
-export { loadOracle, type Oracle } from './oracle.js';
 export {
   StepAgent,
   appendAssistant,

@@ -5,7 +5,7 @@
 import type { Fiber } from '@deepseek-ai/cordis';
 import * as SessionReferenceInvariant from '@deepseek-ai/dsh-session-reference/invariant';
 import { SessionReferenceResolver, type Config as SessionReferenceConfig } from '@deepseek-ai/dsh-session-reference';
-import type { Host } from './host.js';
+import type { Host } from '@sessref/test-support';
 
 /** The official resolver mounted by {@link loadOracle}. */
 export interface Oracle {

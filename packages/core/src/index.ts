@@ -36,6 +36,7 @@ export {
   renderReferencedSessionsPrompt,
 } from './prompt.js';
 export { isTextBlock } from './text-block.js';
+export { isJsonObject } from './json-object.js';
 export { checkCandidateLimit, rankByCwd } from './discovery.js';
 export { createSessionReferenceCore, type SessionReferenceCore } from './facade.js';
 export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';

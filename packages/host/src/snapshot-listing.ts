@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
+import { isJsonObject } from '@sessref/core';
 import { LogFileTracker, listSubdirectories, readRegularFile } from '@sessref/dsh/title-index';
 import { CheckedJsonlPersistence } from './storage.js';
 
@@ -166,7 +167,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       const bytes = readRegularFile(this.headersFile, 512 * 1024 * 1024);
       if (bytes === undefined) return;
       const saved: unknown = JSON.parse(bytes.toString('utf8'));
-      if (!isRecord(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== this.config.root || !isRecord(saved['headers'])) return;
+      if (!isJsonObject(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== this.config.root || !isJsonObject(saved['headers'])) return;
       // A kept header of another shape is left out: that log's header is read again.
       for (const [id, known] of Object.entries(saved['headers'])) {
         if (isKnownHeader(id, known)) this.headers.set(id, { inode: known.inode, header: deepFreeze(known.header) });
@@ -233,9 +234,6 @@ interface SavedHeaders {
 
 const HEADERS_VERSION = 1;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The optional header fields dsh 0.1.0-rc.8 writes, by the type their value must have. */
 const OPTIONAL_HEADER_FIELDS: Readonly<Record<string, 'string' | 'number'>> = {
@@ -249,7 +247,7 @@ const OPTIONAL_HEADER_FIELDS: Readonly<Record<string, 'string' | 'number'>> = {
 
 /** A kept header as {@link ListedJsonlPersistence} saves it, for session `id`: dsh's header fields and no others. */
 function isKnownHeader(id: string, value: unknown): value is KnownHeader {
-  if (!isRecord(value) || typeof value['inode'] !== 'string' || !isRecord(value['header'])) return false;
+  if (!isJsonObject(value) || typeof value['inode'] !== 'string' || !isJsonObject(value['header'])) return false;
   const { version, id: headerId, createdAt, ...optional } = value['header'];
   return (
     typeof version === 'number' &&

@@ -1,5 +1,6 @@
 /** Small node:http helpers: typed failures, JSON bodies with a size cap, JSON answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isJsonObject } from '@sessref/core';
 import { HTTP_STATUS, classify } from '../failure.js';
 import type { ApiError } from './protocol.js';
 
@@ -108,10 +109,6 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   }
   if (!isJsonObject(value)) throw new HttpError(400, 'BAD_REQUEST', 'the request body must be a JSON object');
   return value;
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A required string field of a request body. */

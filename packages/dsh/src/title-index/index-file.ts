@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
 import { readRegularFile } from './regular-file.js';
-import { errorCode } from '@sessref/core';
+import { errorCode, isJsonObject } from '@sessref/core';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
 export interface IndexEntry {
@@ -66,7 +66,7 @@ export function loadIndex(file: string, root: string): Map<string, IndexEntry> {
     const bytes = readRegularFile(file, MAX_INDEX_BYTES);
     if (bytes === undefined) return new Map();
     const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    if (!isRecord(parsed) || parsed['version'] !== INDEX_VERSION || parsed['root'] !== root || !isRecord(parsed['entries'])) return new Map();
+    if (!isJsonObject(parsed) || parsed['version'] !== INDEX_VERSION || parsed['root'] !== root || !isJsonObject(parsed['entries'])) return new Map();
     // An entry of another shape is left out: that session is read again from its log.
     return new Map(Object.entries(parsed['entries']).filter((entry): entry is [string, IndexEntry] => isIndexEntry(entry[0], entry[1])));
   } catch {
@@ -74,13 +74,10 @@ export function loadIndex(file: string, root: string): Map<string, IndexEntry> {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** An entry as {@link saveIndex} writes it, for session `id`. */
 function isIndexEntry(id: string, value: unknown): value is IndexEntry {
-  if (!isRecord(value) || typeof value['revision'] !== 'string' || !isRecord(value['header'])) return false;
+  if (!isJsonObject(value) || typeof value['revision'] !== 'string' || !isJsonObject(value['header'])) return false;
   const { header, title, unreadable } = value;
   return (
     header['id'] === id &&

@@ -26,12 +26,9 @@ import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-js
 import OfficialResolver from '@deepseek-ai/dsh-session-reference';
 import SessrefResolver from '@sessref/dsh';
 import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite';
-import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/title-index';
+import SessionTitleIndex from '@sessref/dsh/title-index';
 import { appendExchange, bootHost as bootServeHost } from '@sessref/host';
 import { titleIndexFile } from './lib/cache.mjs';
-
-/** The JSONL persistence's default log name (zstd), as the title index is configured. */
-export const LOG_FILE_NAME = DEFAULT_LOG_FILE_NAME;
 
 /** The two implementations under comparison, by the name used in reports. */
 export const IMPLEMENTATIONS = {

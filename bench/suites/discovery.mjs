@@ -18,12 +18,11 @@
  *   least: sessionQuery.listSessions() plus readTitleSnapshots() of every id
  *   (no index involved).
  */
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { LogFileTracker } from '@sessref/dsh/title-index';
+import { LogFileTracker, sessionLogs } from '@sessref/dsh/jsonl-root';
 import { createSession } from '@sessref/host';
-import { LOG_FILE_NAME, agentFor, bootHost } from '../host.mjs';
+import { agentFor, bootHost } from '../host.mjs';
 import { titleIndexFile } from '../lib/cache.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 import { measureRuns, timed } from '../lib/stats.mjs';
@@ -54,13 +53,9 @@ async function measure(bootOptions, call, extra = async () => ({})) {
   };
 }
 
-/** Every `<project>/<session>/<log>` path under the root (the layout the catalog walks). */
+/** Every session's log path under the root (the layout the catalog walks). */
 function logPaths(directory) {
-  const paths = [];
-  for (const project of readdirSync(directory, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
-    for (const session of readdirSync(join(directory, project.name))) paths.push(join(directory, project.name, session, LOG_FILE_NAME));
-  }
-  return paths;
+  return sessionLogs(directory).map((log) => log.path);
 }
 
 const calls = {
@@ -88,7 +83,7 @@ if (impl === 'host') {
     const figures = ({ wallMs, cpuMs, wallSamples }) => ({ wallMs, cpuMs, wallSamples });
     const paths = logPaths(root);
     return {
-      walk: figures(await measureRuns(async () => (await new LogFileTracker(root, LOG_FILE_NAME, false).revisions()).size, runs)),
+      walk: figures(await measureRuns(async () => (await new LogFileTracker(root, 'zstd', false).revisions()).size, runs)),
       statFloor: figures(await measureRuns(() => paths.filter((path) => statSync(path, { throwIfNoEntry: false }) !== undefined).length, runs)),
     };
   };

@@ -13,7 +13,8 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm';
 import { SessionId, type SessionEvent } from '@deepseek-ai/dsh-session';
 import type { Engine } from '../src/engine/engine';
 import { FileLock } from '../src/engine/session-lock';
-import { LOCK_FILE_NAME, SessionWriteError, appendTurn } from '../src/engine/session-writes';
+import { lockFilesBeside } from '@sessref/dsh/jsonl-root';
+import { SessionWriteError, appendTurn } from '../src/engine/session-writes';
 import { toHttpError } from '../src/server/http';
 import { startServer } from '../src/server/server';
 import { hostOf, openEngineOnHost } from './support';
@@ -111,7 +112,7 @@ describe('the last checks before an append', () => {
     const engine = await openEngine({ lockWaitMs: 50 });
     const target = await engine.create({ title: 'Target' });
     const log = logOf(engine, target);
-    const held = await FileLock.acquire(join(dirname(log), LOCK_FILE_NAME), { waitMs: 0 });
+    const held = await FileLock.acquire(lockFilesBeside(log).sessref, { waitMs: 0 });
     const before = await readFile(log);
     try {
       const error = await engine.send(target, 'blocked').catch((thrown: unknown) => thrown);

@@ -8,7 +8,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME, defaultIndexFile } from '@sessref/dsh/title-index';
+import { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/jsonl-root';
+import SessionTitleIndex, { defaultIndexFile } from '@sessref/dsh/title-index';
 import { createSession, makeAgent, setTitle, appendUser, type Host } from '@sessref/test-support';
 import { loadOurs, useScratch } from './support';
 
@@ -48,7 +49,7 @@ describe('the title-index plugin', () => {
     await writeSession(writer, 'gamma', 3, 'Gamma', '/elsewhere');
 
     const reader = await scratch.host({ root, compression: 'none' });
-    await reader.ctx.plugin(SessionTitleIndex, { root, fileName: 'session.jsonl', persist: false });
+    await reader.ctx.plugin(SessionTitleIndex, { root, compression: 'none', persist: false });
     expect(await catalogView(reader)).toEqual(await hostView(reader));
 
     // Another process renames one session, creates one and deletes one.
@@ -73,7 +74,7 @@ describe('the title-index plugin', () => {
 
     const plain = await scratch.host({ root, compression: 'none' });
     const indexed = await scratch.host({ root, compression: 'none' });
-    await indexed.ctx.plugin(SessionTitleIndex, { root, fileName: 'session.jsonl', persist: false });
+    await indexed.ctx.plugin(SessionTitleIndex, { root, compression: 'none', persist: false });
     const answers = await Promise.all(
       [plain, indexed].map(async (host) => {
         const resolver = await loadOurs(host);
@@ -92,11 +93,11 @@ describe('the title-index plugin', () => {
     await writer.dispose();
 
     const first = await scratch.host({ root, compression: 'none' });
-    await first.ctx.plugin(SessionTitleIndex, { root, fileName: 'session.jsonl', indexFile, watch: false });
+    await first.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
     expect((await catalogView(first)).titles).toEqual(['Kept']);
 
     const second = await scratch.host({ root, compression: 'none' });
-    await second.ctx.plugin(SessionTitleIndex, { root, fileName: 'session.jsonl', indexFile, watch: false });
+    await second.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
     const reads: unknown[] = [];
     const read = second.sessionQuery.readTitleSnapshots.bind(second.sessionQuery);
     second.sessionQuery.readTitleSnapshots = async (ids, signal) => (reads.push(ids), read(ids, signal));

@@ -5,7 +5,8 @@ import { AgentRegistry } from '@deepseek-ai/dsh-agent';
 import { SessionStore } from '@deepseek-ai/dsh-session';
 import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite';
 import SessionReferenceResolver, { type Config as ResolverConfig } from '@sessref/dsh';
-import SessionTitleIndex, { DEFAULT_LOG_FILE_NAME, readRegularFile } from '@sessref/dsh/title-index';
+import { readRegularFile } from '@sessref/dsh/jsonl-root';
+import SessionTitleIndex from '@sessref/dsh/title-index';
 import { ListedJsonlPersistence } from './snapshot-listing.js';
 import { errorCode } from '@sessref/core';
 
@@ -55,7 +56,6 @@ export async function bootHost(options: HostOptions): Promise<Context> {
     await ctx.plugin(SqliteSessionQueryEngine, { path: index.path, openAt: 'first-search' });
     await ctx.plugin(SessionTitleIndex, {
       root: options.root,
-      fileName: DEFAULT_LOG_FILE_NAME,
       ...(options.indexFile === undefined ? { persist: false } : { indexFile: options.indexFile }),
       watch: options.watchLogs ?? false,
     });

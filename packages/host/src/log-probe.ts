@@ -20,7 +20,7 @@
  */
 import { closeSync } from 'node:fs';
 import { zstdDecompressSync } from 'node:zlib';
-import { NotRegularFileError, openRegularFile, readFully } from '@sessref/dsh/title-index';
+import { NotRegularFileError, openRegularFile, readFully } from '@sessref/dsh/jsonl-root';
 import { errorCode } from '@sessref/core';
 
 /**

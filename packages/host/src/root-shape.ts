@@ -19,10 +19,10 @@
  */
 import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { decodeSessionDirectory } from '@sessref/dsh/title-index';
+import { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, flatLogSessionId, parseLogFileName } from '@sessref/dsh/jsonl-root';
 
 /** What sessref reads, as the refusals say it. */
-const SUPPORTED_FORMAT = 'dsh 0.1.0-rc.8 logs, <project>/<session>/session.jsonl.zstd (zstd, log format v0)';
+const SUPPORTED_FORMAT = `dsh 0.1.0-rc.8 logs, <project>/<session>/${DEFAULT_LOG_FILE_NAME} (zstd, log format v0)`;
 
 export type RootFormatCode = 'ROOT_NEWER_FORMAT' | 'ROOT_UNCOMPRESSED' | 'ROOT_FLAT_LAYOUT';
 
@@ -39,10 +39,6 @@ export class RootFormatError extends Error {
     this.name = 'RootFormatError';
   }
 }
-
-const NEWER_GENERATION = /^session\.v(\d+)\.jsonl(?:\.zstd)?$/;
-const UNCOMPRESSED = 'session.jsonl';
-const FLAT_LOG = /\.jsonl(?:\.zstd)?$/;
 
 interface Findings {
   newer: { path: string; version: number }[];
@@ -76,7 +72,7 @@ export function assertSupportedSession(root: string, sessionId: string): void {
     for (const session of entries(join(root, project.name))) {
       if (session.isDirectory() && decodeSessionDirectory(session.name) === sessionId) {
         inspectSessionDirectory(root, join(project.name, session.name), findings);
-      } else if (isLogFile(session) && decodeSessionDirectory(session.name.replace(FLAT_LOG, '')) === sessionId) {
+      } else if (!session.isDirectory() && flatLogSessionId(session.name) === sessionId) {
         findings.flat ??= join(project.name, session.name);
       }
     }
@@ -88,9 +84,10 @@ export function assertSupportedSession(root: string, sessionId: string): void {
 function inspectSessionDirectory(root: string, directory: string, findings: Findings): void {
   for (const file of entries(join(root, directory))) {
     if (file.isDirectory()) continue;
-    const newer = NEWER_GENERATION.exec(file.name);
-    if (newer !== null) findings.newer.push({ path: join(directory, file.name), version: Number(newer[1]) });
-    else if (file.name === UNCOMPRESSED) findings.uncompressed ??= join(directory, file.name);
+    const log = parseLogFileName(file.name);
+    if (log === undefined) continue;
+    if (log.generation > 0) findings.newer.push({ path: join(directory, file.name), version: log.generation });
+    else if (log.compression === 'none') findings.uncompressed ??= join(directory, file.name);
   }
 }
 
@@ -102,7 +99,7 @@ function refusal(findings: Findings): RootFormatError | undefined {
       'ROOT_NEWER_FORMAT',
       first.path,
       `${first.path}${more} holds log format v${first.version}, written by a dsh release newer than 0.1.0-rc.8; sessref reads ${SUPPORTED_FORMAT}`,
-      'open this root with the dsh release that wrote it; sessref never reads the superseded session.jsonl.zstd kept beside a newer log',
+      `open this root with the dsh release that wrote it; sessref never reads the superseded ${DEFAULT_LOG_FILE_NAME} kept beside a newer log`,
     );
   }
   if (findings.uncompressed !== undefined) {
@@ -125,7 +122,7 @@ function refusal(findings: Findings): RootFormatError | undefined {
 }
 
 function isLogFile(entry: Dirent): boolean {
-  return !entry.isDirectory() && FLAT_LOG.test(entry.name);
+  return !entry.isDirectory() && flatLogSessionId(entry.name) !== undefined;
 }
 
 /** A directory's entries; none when it cannot be listed (the backend reports that in its own words). */

@@ -4,12 +4,12 @@ import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { isJsonObject } from '@sessref/core';
-import { LogFileTracker, listSubdirectories, readRegularFile } from '@sessref/dsh/title-index';
+import { LogFileTracker, fileToken, listSubdirectories, readRegularFile, revisionToken, sameRevision, type LogRevision } from '@sessref/dsh/jsonl-root';
 import { CheckedJsonlPersistence } from './storage.js';
 
 interface KnownHeader {
-  /** The inode of the log the header was read from: a replaced file is read again. */
-  inode: string;
+  /** The file the header was read from ({@link fileToken}): a replaced file is read again. */
+  file: string;
   header: SessionHeader;
 }
 
@@ -38,7 +38,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   private tracker: LogFileTracker | undefined;
   private readonly headers = new Map<string, KnownHeader>();
   /** The last answer and the revisions it was built from: an unchanged root gets the same (frozen) snapshots again. */
-  private last: { revisions: Map<string, string>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
+  private last: { revisions: Map<string, LogRevision>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
   /** Writes through this backend so far: a listing taken before one is not reused. */
   private writes = 0;
 
@@ -116,14 +116,14 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       return [...this.last.snapshots];
     }
     for (const [id, revision] of revisions) {
-      if (this.headers.get(id)?.inode === inodeOf(revision)) continue;
+      if (this.headers.get(id)?.file === fileToken(revision)) continue;
       await this.readHeaders(revisions, signal);
       break;
     }
     const snapshots: SessionPersistenceSnapshot[] = [];
     for (const [id, revision] of revisions) {
       const known = this.headers.get(id);
-      if (known !== undefined) snapshots.push(Object.freeze({ header: known.header, revision: SessionPersistenceRevision(revision) }));
+      if (known !== undefined) snapshots.push(Object.freeze({ header: known.header, revision: SessionPersistenceRevision(revisionToken(revision)) }));
     }
     if (this.headers.size > revisions.size) for (const id of this.headers.keys()) if (!revisions.has(id)) this.headers.delete(id);
     this.last = { revisions, snapshots, directories, writes };
@@ -141,19 +141,18 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     return times;
   }
 
-  private revisions(): Promise<Map<string, string>> {
-    const name = this.config.compression === 'none' ? 'session.jsonl' : 'session.jsonl.zstd';
-    this.tracker ??= new LogFileTracker(this.config.root, name, this.watch);
+  private revisions(): Promise<Map<string, LogRevision>> {
+    this.tracker ??= new LogFileTracker(this.config.root, this.logCompression, this.watch);
     return this.tracker.revisions();
   }
 
   /** The backend's full listing (with the damage checks), whose headers are kept for the logs the tracker saw. */
-  private async readHeaders(revisions: ReadonlyMap<string, string>, signal: AbortSignal | undefined): Promise<void> {
+  private async readHeaders(revisions: ReadonlyMap<string, LogRevision>, signal: AbortSignal | undefined): Promise<void> {
     const snapshots = await super.listSnapshots(signal);
     this.headers.clear();
     for (const { header } of snapshots) {
       const revision = revisions.get(header.id);
-      if (revision !== undefined) this.headers.set(header.id, { inode: inodeOf(revision), header: deepFreeze(structuredClone(header)) });
+      if (revision !== undefined) this.headers.set(header.id, { file: fileToken(revision), header: deepFreeze(structuredClone(header)) });
     }
     this.saveHeaders();
   }
@@ -170,7 +169,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       if (!isJsonObject(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== this.config.root || !isJsonObject(saved['headers'])) return;
       // A kept header of another shape is left out: that log's header is read again.
       for (const [id, known] of Object.entries(saved['headers'])) {
-        if (isKnownHeader(id, known)) this.headers.set(id, { inode: known.inode, header: deepFreeze(known.header) });
+        if (isKnownHeader(id, known)) this.headers.set(id, { file: known.file, header: deepFreeze(known.header) });
       }
     } catch {
       // Read afresh from the logs.
@@ -212,9 +211,9 @@ function sameTimes(a: ReadonlyMap<string, bigint>, b: ReadonlyMap<string, bigint
   return true;
 }
 
-function sameRevisions(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+function sameRevisions(a: ReadonlyMap<string, LogRevision>, b: ReadonlyMap<string, LogRevision>): boolean {
   if (a.size !== b.size) return false;
-  for (const [id, revision] of b) if (a.get(id) !== revision) return false;
+  for (const [id, revision] of b) if (!sameRevision(a.get(id), revision)) return false;
   return true;
 }
 
@@ -232,7 +231,8 @@ interface SavedHeaders {
   headers: Record<string, KnownHeader>;
 }
 
-const HEADERS_VERSION = 1;
+/** 2: a header names its file by device and inode (1 named it by inode alone). */
+const HEADERS_VERSION = 2;
 
 
 /** The optional header fields dsh 0.1.0-rc.8 writes, by the type their value must have. */
@@ -247,7 +247,7 @@ const OPTIONAL_HEADER_FIELDS: Readonly<Record<string, 'string' | 'number'>> = {
 
 /** A kept header as {@link ListedJsonlPersistence} saves it, for session `id`: dsh's header fields and no others. */
 function isKnownHeader(id: string, value: unknown): value is KnownHeader {
-  if (!isJsonObject(value) || typeof value['inode'] !== 'string' || !isJsonObject(value['header'])) return false;
+  if (!isJsonObject(value) || typeof value['file'] !== 'string' || !isJsonObject(value['header'])) return false;
   const { version, id: headerId, createdAt, ...optional } = value['header'];
   return (
     typeof version === 'number' &&
@@ -255,9 +255,4 @@ function isKnownHeader(id: string, value: unknown): value is KnownHeader {
     Number.isSafeInteger(createdAt) &&
     Object.entries(optional).every(([field, fieldValue]) => OPTIONAL_HEADER_FIELDS[field] !== undefined && typeof fieldValue === OPTIONAL_HEADER_FIELDS[field])
   );
-}
-
-/** The tracker's revision is `size:mtimeMs:ctimeMs:ino`. */
-function inodeOf(revision: string): string {
-  return revision.slice(revision.lastIndexOf(':') + 1);
 }

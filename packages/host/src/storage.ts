@@ -1,9 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { SessionFormatUnsupportedError, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { decodeSessionDirectory, encodeSessionDirectory, listSubdirectories } from '@sessref/dsh/title-index';
+import { readRevision, sameRevision, sessionLogs, sessionLogsOf, type Compression, type LogRevision } from '@sessref/dsh/jsonl-root';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
 import { assertSupportedRoot, assertSupportedSession } from './root-shape.js';
 
@@ -28,6 +27,9 @@ interface LogFile {
   path: string;
 }
 
+/** The logs a listing read, each with the revision it had: valid while every one keeps it. */
+type ListedRevisions = readonly { path: string; revision: LogRevision | undefined }[];
+
 /**
  * The dsh JSONL backend, stricter for a process that does not own the logs it
  * reads. dsh treats an incomplete final frame as a crash to repair on resume,
@@ -44,9 +46,9 @@ interface LogFile {
  */
 export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   /** The last log-by-log listing, valid while every log keeps the file revision it was read at. */
-  private slowListing: { revisions: string; entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] } | undefined;
+  private slowListing: { revisions: ListedRevisions; entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] } | undefined;
   /** The last probe of each log, valid while the log keeps the file revision it was probed at. */
-  private probes = new Map<string, { revision: string; problem: LogProblem | undefined }>();
+  private probes = new Map<string, { revision: LogRevision | undefined; problem: LogProblem | undefined }>();
 
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
     return this.listReadable(() => super.list(signal), (stored) => stored.meta, signal);
@@ -153,8 +155,8 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
       }
     }
     // Every read lists the root first: the slow listing is redone only when a log changed.
-    const revisions = files.map((file) => `${file.path}\0${fileRevision(file.path)}`).join('\n');
-    if (this.slowListing?.revisions !== revisions) {
+    const revisions = files.map((file) => ({ path: file.path, revision: readRevision(file.path) }));
+    if (this.slowListing === undefined || !sameListing(this.slowListing.revisions, revisions)) {
       const entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] = [];
       let damaged = 0;
       for (const file of files) {
@@ -193,9 +195,9 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   /** The log probe of `path` (see log-probe.ts), again only when the file changed since the last one. */
   private probe(path: string): LogProblem | undefined {
-    const revision = fileRevision(path);
+    const revision = readRevision(path);
     const known = this.probes.get(path);
-    if (known?.revision === revision) return known.problem;
+    if (known !== undefined && sameRevision(known.revision, revision)) return known.problem;
     const problem = probeLog(path);
     this.probes.set(path, { revision, problem });
     return problem;
@@ -214,13 +216,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   /** The log of `id` in each project directory, where there is something at that path (the backend's lookup, without opening anything). */
   private candidateLogs(id: string): string[] {
-    const directory = encodeSessionDirectory(id);
-    if (directory === undefined) return [];
-    const root = this.config.root;
-    const name = this.config.compression === 'none' ? 'session.jsonl' : 'session.jsonl.zstd';
-    return listSubdirectories(root)
-      .map((project) => join(root, project, directory, name))
-      .filter((path) => existsSync(path));
+    return sessionLogsOf(this.config.root, id, this.logCompression).map((log) => log.path);
   }
 
   private unsupported(id: string, error: SessionFormatUnsupportedError): SessionLogError {
@@ -239,18 +235,13 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return new SessionLogError(id, 'SESSION_LOG_CORRUPT', `log ${this.describe(id)} is damaged: ${detail}`, { cause: error });
   }
 
-  /** Every `<project>/<session>/session.jsonl.zstd` under the root, in listing order. */
+  /** Every session's log under the root, in listing order. */
   private logFiles(): LogFile[] {
-    const root = this.config.root;
-    const name = this.config.compression === 'none' ? 'session.jsonl' : 'session.jsonl.zstd';
-    const files: LogFile[] = [];
-    for (const project of listSubdirectories(root)) {
-      for (const dir of listSubdirectories(join(root, project))) {
-        const path = join(root, project, dir, name);
-        if (existsSync(path)) files.push({ sessionId: decodeSessionDirectory(dir), path });
-      }
-    }
-    return files;
+    return sessionLogs(this.config.root, this.logCompression);
+  }
+
+  protected get logCompression(): Compression {
+    return this.config.compression ?? 'zstd';
   }
 
   private describe(id: string): string {
@@ -272,10 +263,8 @@ function isCorruption(error: unknown): boolean {
   return error instanceof Error && /^(?:corrupt |empty or header-less )/.test(error.message);
 }
 
-/** Size, times and inode of the file at `path`: any append or replacement changes it. */
-function fileRevision(path: string): string {
-  const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return stat === undefined ? 'gone' : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+function sameListing(a: ListedRevisions, b: ListedRevisions): boolean {
+  return a.length === b.length && a.every((log, index) => log.path === b[index]!.path && sameRevision(log.revision, b[index]!.revision));
 }
 
 /** Whether `error` is the backend refusing the log at `path` itself, rather than the root or the runtime. */

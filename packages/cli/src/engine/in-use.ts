@@ -4,11 +4,8 @@
  * writing, or holding the kernel lock a newer dsh keeps beside it), asked for
  * a whole listing at once so the inspector can say so before anyone sends.
  */
-import { dirname, join } from 'node:path';
+import { lockFilesBeside } from '@sessref/dsh/jsonl-root';
 import { findForeignWriters, type ForeignWriter } from './open-writers.js';
-
-/** The lock file a newer dsh holds while a session is live (see session-writes.ts). */
-const DSH_LOCK_FILE_NAME = 'session.lock';
 
 interface Watched {
   sessionId: string;
@@ -24,7 +21,7 @@ interface Watched {
  */
 export function sessionsInUse(logs: ReadonlyMap<string, string>): Map<string, ForeignWriter> {
   const found = new Map<string, ForeignWriter>();
-  const watched = [...logs].map(([sessionId, log]): Watched => ({ sessionId, files: [log, join(dirname(log), DSH_LOCK_FILE_NAME)] }));
+  const watched = [...logs].map(([sessionId, log]): Watched => ({ sessionId, files: [log, lockFilesBeside(log).dsh] }));
   pin(watched, found);
   return found;
 }

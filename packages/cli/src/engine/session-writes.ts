@@ -4,14 +4,9 @@ import type { Context } from '@deepseek-ai/cordis';
 import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, adoptSessionEvent, interruptedTurnClosers, type SessionEvent, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
+import { lockFilesBeside, readRevision, sameRevision, type LogRevision } from '@sessref/dsh/jsonl-root';
 import { findForeignWriters } from './open-writers.js';
 import { FileLock, LockBusyError } from './session-lock.js';
-
-/** The lock sessref holds, beside the log in the session's directory, while it appends to a session. */
-export const LOCK_FILE_NAME = 'sessref.lock';
-
-/** A newer dsh holds a kernel lock on this file while a session is live. */
-const DSH_LOCK_FILE_NAME = 'session.lock';
 
 /**
  * A log whose last turn is open was left by a dsh that crashed mid-turn, or
@@ -73,7 +68,7 @@ export async function appendTurn(ctx: Context, turn: TurnAppend): Promise<number
     turn.signal?.throwIfAborted();
     checkInsideRoot(turn.root, log, id);
     checkNoOtherWriter(log, id);
-    if (revision(log) !== stored.revision) throw changedMeanwhile(id);
+    if (!sameRevision(revision(log, id), stored.revision)) throw changedMeanwhile(id);
     await persistence.appendBatch(stored.meta, session.events.slice(stored.events.length), true);
     return seqs;
   } finally {
@@ -119,21 +114,22 @@ function appendInterruptedTurn(session: Session, messages: readonly UserMessage[
 
 /** The stored session, read while its log did not change, and the log's revision at that read. */
 async function readStored(persistence: JsonlSessionPersistence, log: string, id: SessionHeader['id'], signal?: AbortSignal) {
-  const before = revision(log);
+  const before = revision(log, id);
   const stored = await persistence.readFrom(id, 0, signal);
-  if (revision(log) !== before) throw changedMeanwhile(id);
+  if (!sameRevision(revision(log, id), before)) throw changedMeanwhile(id);
   return { ...stored, revision: before };
 }
 
-/** Any append or rewrite changes one of these. */
-function revision(log: string): string {
-  const stat = statSync(log, { bigint: true });
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+/** The log's revision: any append or rewrite changes it; a log gone meanwhile is another program's doing. */
+function revision(log: string, sessionId: string): LogRevision {
+  const current = readRevision(log);
+  if (current === undefined) throw changedMeanwhile(sessionId);
+  return current;
 }
 
 async function lockSession(log: string, sessionId: string, turn: TurnAppend): Promise<FileLock> {
   try {
-    return await FileLock.acquire(join(dirname(log), LOCK_FILE_NAME), { waitMs: turn.lockWaitMs, signal: turn.signal });
+    return await FileLock.acquire(lockFilesBeside(log).sessref, { waitMs: turn.lockWaitMs, signal: turn.signal });
   } catch (error) {
     if (!(error instanceof LockBusyError)) throw error;
     const { owner, path } = error;
@@ -166,7 +162,7 @@ function checkInsideRoot(root: string, log: string, sessionId: string): void {
 const IN_USE_HINT = 'close the session in that program or let it finish, then retry';
 
 function checkNoOtherWriter(log: string, sessionId: string): void {
-  const [writer] = findForeignWriters([log, join(dirname(log), DSH_LOCK_FILE_NAME)]);
+  const [writer] = findForeignWriters([log, lockFilesBeside(log).dsh]);
   if (writer === undefined) return;
   const who = `${writer.command ?? 'a process'} (pid ${writer.pid})`;
   const message = writer.how === 'locked' ? `${who} holds a lock on this session` : `the log is open for writing in ${who}`;

@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeSessionDirectory } from '@sessref/dsh/title-index';
+import { decodeSessionDirectory } from '@sessref/dsh/jsonl-root';
 import { Engine } from '../../src/engine/engine.js';
 import { HttpError, MAX_BODY_BYTES, withRelativePaths } from '../../src/server/http.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';

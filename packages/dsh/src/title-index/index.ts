@@ -8,8 +8,5 @@ import { SessionTitleIndex } from './title-index.js';
 
 export { SessionTitleIndex, TitleIndexConfig } from './title-index.js';
 export { defaultIndexFile, defaultSearchIndexFile } from './index-file.js';
-export { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, encodeSessionDirectory, listSubdirectories } from './layout.js';
-export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
-export { LogFileTracker } from './log-files.js';
 
 export default SessionTitleIndex;

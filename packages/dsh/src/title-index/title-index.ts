@@ -5,14 +5,15 @@ import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
 import type { SessionReferenceCatalog } from '../catalog.js';
 import { defaultIndexFile, loadIndex, saveIndex, type IndexEntry } from './index-file.js';
-import { DEFAULT_LOG_FILE_NAME } from './layout.js';
-import { LogFileTracker } from './log-files.js';
+import type { Compression } from '../jsonl-root/format.js';
+import { LogFileTracker } from '../jsonl-root/log-files.js';
+import { revisionToken } from '../jsonl-root/revision.js';
 
 export interface TitleIndexConfig {
   /** The JSONL session root dsh persists to (`$DSH_HOME/sessions`). */
   root: string;
-  /** Log file name inside each session directory: `session.jsonl` when dsh writes uncompressed logs. */
-  fileName?: string;
+  /** How dsh stores the root's logs: its `compression` setting (`'none'` for uncompressed logs). */
+  compression?: Compression;
   /** Where the index persists between processes; defaults to a per-root file in sessref's cache directory. */
   indexFile?: string;
   /** Keep the index in memory only. */
@@ -27,7 +28,7 @@ export interface TitleIndexConfig {
 
 export const TitleIndexConfig: z<TitleIndexConfig> = z.object({
   root: z.string().required().description('The JSONL session root dsh persists to.'),
-  fileName: z.string().default(DEFAULT_LOG_FILE_NAME).description('Log file name inside each session directory.'),
+  compression: z.union(['zstd', 'none']).default('zstd').description("How dsh stores the root's logs (its compression setting)."),
   indexFile: z.string().description('Where the index persists; defaults to sessref\'s per-root cache file.'),
   persist: z.boolean().default(true).description('Save the index between processes.'),
   watch: z.boolean().default(true).description('Follow file-system events (long-lived processes).'),
@@ -59,7 +60,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   ) {
     super(ctx, 'sessionReferenceCatalog');
     this.indexFile = config.persist === false ? undefined : (config.indexFile ?? defaultIndexFile(config.root));
-    this.logs = new LogFileTracker(config.root, config.fileName ?? DEFAULT_LOG_FILE_NAME, config.watch ?? true);
+    this.logs = new LogFileTracker(config.root, config.compression ?? 'zstd', config.watch ?? true);
     ctx.effect(() => () => this.logs.close(), 'close the log watchers');
   }
 
@@ -90,7 +91,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
       entries.delete(id);
       changed = true;
     }
-    const stale = [...files].filter(([id, revision]) => entries.get(id)?.revision !== revision);
+    const stale = [...files].map(([id, revision]) => [id, revisionToken(revision)] as const).filter(([id, token]) => entries.get(id)?.revision !== token);
     if (stale.length > 0) {
       await this.reindex(entries, new Map(stale), signal);
       changed = true;

@@ -1,15 +1,16 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { decodeSessionDirectory, listSubdirectories } from './layout.js';
+import { listSubdirectories, sessionLogAt, type Compression } from './format.js';
+import { readRevision, type LogRevision } from './revision.js';
 
 /** What a walk knows of one session directory. */
 interface LogFile {
   sessionId: string;
-  revision: string;
+  revision: LogRevision;
 }
 
 /**
- * The revision of every `<project>/<session>/<fileName>` log under a root.
+ * The revision of every session's current log under a root (see format.ts).
  *
  * Without watching, every {@link revisions} call walks the root and stats
  * each log. With watching, the first call walks and puts a file-system watch
@@ -29,19 +30,19 @@ export class LogFileTracker {
 
   constructor(
     private readonly root: string,
-    private readonly fileName: string,
+    private readonly compression: Compression,
     private watching: boolean,
   ) {}
 
-  /** Session id → revision (size, times and inode of its log: any append or rewrite changes it). */
-  async revisions(): Promise<Map<string, string>> {
+  /** Session id → revision of its current log: any append, rewrite or newer generation changes it. */
+  async revisions(): Promise<Map<string, LogRevision>> {
     if (!this.watching || this.fullWalk) this.walkRoot();
     else {
       await deliverPendingEvents();
       if (this.fullWalk) this.walkRoot();
       else this.walkDirty();
     }
-    const revisions = new Map<string, string>();
+    const revisions = new Map<string, LogRevision>();
     for (const sessions of this.projects.values()) for (const log of sessions.values()) revisions.set(log.sessionId, log.revision);
     return revisions;
   }
@@ -91,14 +92,15 @@ export class LogFileTracker {
     if (!listed && !isDirectory(directory)) return this.dropSession(project, name);
     // A directory whose log is not published yet stays watched: the publication is an event.
     this.watchDirectory(directory, () => this.markSession(project, name));
-    const stat = statSync(join(directory, this.fileName), { throwIfNoEntry: false });
-    if (stat === undefined || !stat.isFile()) {
+    const log = sessionLogAt(this.root, project, name, this.compression);
+    const revision = log && readRevision(log.path, true);
+    if (log === undefined || revision === undefined) {
       this.projects.get(project)?.delete(name);
       return;
     }
     let sessions = this.projects.get(project);
     if (sessions === undefined) this.projects.set(project, (sessions = new Map()));
-    sessions.set(name, { sessionId: decodeSessionDirectory(name), revision: `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}` });
+    sessions.set(name, { sessionId: log.sessionId, revision });
   }
 
   private markSession(project: string, name: string): void {

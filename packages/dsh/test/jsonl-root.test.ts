@@ -1,0 +1,133 @@
+/**
+ * The JSONL root's format module: directory names round-trip, log names
+ * parse back to the generation they were built from, dsh's choice of a
+ * session's log (the highest canonical generation of the root's
+ * compression, nothing else), and the walk and revision built on them.
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  currentLogOf,
+  decodeSessionDirectory,
+  encodeSessionDirectory,
+  fileToken,
+  flatLogSessionId,
+  lockFilesBeside,
+  logFileName,
+  parseLogFileName,
+  readRevision,
+  sameFile,
+  sameRevision,
+  sessionLogs,
+  sessionLogsOf,
+  type Compression,
+} from '@sessref/dsh/jsonl-root';
+
+const dir = mkdtempSync(join(tmpdir(), 'sessref-jsonl-root-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const compression = fc.constantFrom<Compression>('zstd', 'none');
+const generation = fc.nat({ max: 40 });
+
+describe('session directory names', () => {
+  it('decode to the id they encode, and use only safe characters (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, unit: 'binary' }), (id) => {
+        const encoded = encodeSessionDirectory(id)!;
+        expect(encoded).toMatch(/^(?:[A-Za-z0-9._-]|~[0-9A-F]{4})+$/);
+        expect(encoded === '.' || encoded === '..').toBe(false);
+        expect(decodeSessionDirectory(encoded)).toBe(id);
+      }),
+    );
+  });
+
+  it('name no directory for the empty id', () => {
+    expect(encodeSessionDirectory('')).toBeUndefined();
+  });
+});
+
+describe('log file names', () => {
+  it('parse back to the generation and compression they were built from (property)', () => {
+    fc.assert(
+      fc.property(compression, generation, (kind, version) => {
+        expect(parseLogFileName(logFileName(kind, version))).toEqual({ generation: version, compression: kind });
+      }),
+    );
+  });
+
+  it.each(['session.v0.jsonl.zstd', 'session.v04.jsonl', 'session.V2.jsonl', 'session.jsonl.zstd.tmp', 'session.lock', 'session.migration.ab12.jsonl.zstd.tmp', 'sessions.jsonl'])(
+    'are canonical only: %s is no log',
+    (name) => expect(parseLogFileName(name)).toBeUndefined(),
+  );
+
+  it('name rc.8 logs session.jsonl.zstd and later generations session.v<N>', () => {
+    expect([logFileName(), logFileName('none'), logFileName('zstd', 4)]).toEqual(['session.jsonl.zstd', 'session.jsonl', 'session.v4.jsonl.zstd']);
+  });
+
+  it("pick the highest canonical generation of the root's compression (property)", () => {
+    const name = fc.oneof(
+      fc.tuple(compression, generation).map(([kind, version]) => logFileName(kind, version)),
+      fc.constantFrom('session.lock', 'session.v07.jsonl.zstd', 'notes.txt', 'session.v3.jsonl.zstd.tmp'),
+    );
+    fc.assert(
+      fc.property(fc.array(name, { maxLength: 8 }), compression, (names, kind) => {
+        const versions = names.map(parseLogFileName).filter((parsed) => parsed?.compression === kind).map((parsed) => parsed!.generation);
+        const current = currentLogOf(names, kind);
+        if (versions.length === 0) expect(current).toBeUndefined();
+        else expect(current).toEqual({ fileName: logFileName(kind, Math.max(...versions)), generation: Math.max(...versions) });
+      }),
+    );
+  });
+
+  it('tell a flat pre-release log by its name', () => {
+    expect(flatLogSessionId('abc~0020d.jsonl.zstd')).toBe('abc d');
+    expect(flatLogSessionId('abc.txt')).toBeUndefined();
+  });
+});
+
+describe('a root on disk', () => {
+  const root = join(dir, 'root');
+  const session = (project: string, id: string, names: string[]) => {
+    const path = join(root, project, encodeSessionDirectory(id)!);
+    mkdirSync(path, { recursive: true });
+    for (const name of names) writeFileSync(join(path, name), name);
+    return path;
+  };
+
+  it("lists each session directory's current log, and none for a directory without one", () => {
+    session('--p--', 'old', ['session.jsonl.zstd']);
+    session('--p--', 'new one', ['session.jsonl.zstd', 'session.v2.jsonl.zstd', 'session.v4.jsonl.zstd', 'session.lock']);
+    session('--q--', 'empty', ['sessref.lock']);
+    const logs = sessionLogs(root).map((log) => [log.sessionId, log.generation, log.fileName]);
+    expect(logs.sort()).toEqual([
+      ['new one', 4, 'session.v4.jsonl.zstd'],
+      ['old', 0, 'session.jsonl.zstd'],
+    ]);
+    expect(sessionLogsOf(root, 'new one').map((log) => log.path)).toEqual([join(root, '--p--', 'new~0020one', 'session.v4.jsonl.zstd')]);
+    expect(sessionLogsOf(root, '')).toEqual([]);
+    expect(lockFilesBeside(join(root, '--p--', 'old', 'session.jsonl.zstd'))).toEqual({
+      dsh: join(root, '--p--', 'old', 'session.lock'),
+      sessref: join(root, '--p--', 'old', 'sessref.lock'),
+    });
+  });
+
+  it('gives a revision that an append changes, and a replacement changes as a file', () => {
+    const path = join(session('--r--', 'r', ['session.jsonl.zstd']), 'session.jsonl.zstd');
+    const before = readRevision(path)!;
+    expect(sameRevision(before, readRevision(path))).toBe(true);
+    appendFileSync(path, 'more');
+    const appended = readRevision(path)!;
+    expect(sameRevision(before, appended)).toBe(false);
+    expect(sameFile(before, appended)).toBe(true);
+    writeFileSync(`${path}.new`, 'other');
+    renameSync(`${path}.new`, path);
+    const replaced = readRevision(path)!;
+    expect(sameFile(appended, replaced)).toBe(false);
+    expect(fileToken(replaced)).not.toBe(fileToken(appended));
+    expect(readRevision(join(root, 'missing'))).toBeUndefined();
+    expect(readRevision(join(root, '--r--'), true)).toBeUndefined();
+  });
+});

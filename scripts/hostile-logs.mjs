@@ -19,11 +19,12 @@
  */
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { sessionLogs, sessionLogsOf } from '@sessref/dsh/jsonl-root';
 
 const BIN = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
 const { values } = parseArgs({
@@ -81,12 +82,7 @@ function hostList(root) {
 
 if (values['probe-root'] !== undefined) {
   const { probeLog } = await import('@sessref/host');
-  const root = values['probe-root'];
-  const logs = [];
-  for (const project of readdirSync(root, { withFileTypes: true })) {
-    if (!project.isDirectory()) continue;
-    for (const session of readdirSync(join(root, project.name))) logs.push(join(root, project.name, session, 'session.jsonl.zstd'));
-  }
+  const logs = sessionLogs(values['probe-root']).map((log) => log.path);
   for (let round = 0; round < 3; round++) {
     const counters = { bytesRead: 0 };
     const started = performance.now();
@@ -102,7 +98,7 @@ const cache = join(dir, 'cache');
 try {
   const root = join(dir, 'sessions');
   run(['seed', '--root', root]);
-  const log = join(root, '--home-dev-webapp--', 'flaky-ci', 'session.jsonl.zstd');
+  const [log] = sessionLogsOf(root, 'flaky-ci').map((found) => found.path);
   console.log(`node ${process.version}, ${BIN}`);
   const fmt = (r) => (r.signal ? `killed after ${r.seconds.toFixed(1)} s` : `${r.seconds.toFixed(2)} s (exit ${r.code})`);
   const healthy = run(['list', '--root', root]);

@@ -9,6 +9,9 @@
 export { bootHost, type HostOptions } from './host.js';
 export { CheckedJsonlPersistence, SessionLogError } from './storage.js';
 export { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type LogProbeCode, type LogProblem, type ProbeCounters } from './log-probe.js';
+export { readSessionLog, type SessionLogRead } from './generations/read-session-log.js';
+export { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
+export type { ReadLimits, TornTail } from './generations/physical.js';
 export { RootFormatError, assertSupportedRoot, type RootFormatCode } from './root-shape.js';
 export { StepAgent, dispatchPreStep, runPreStep, type PreStepPayload, type StepAgentOptions } from './agent.js';
 export {

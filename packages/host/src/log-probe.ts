@@ -22,6 +22,7 @@ import { closeSync } from 'node:fs';
 import { zstdDecompressSync } from 'node:zlib';
 import { NotRegularFileError, openRegularFile, readFully } from '@sessref/dsh/jsonl-root';
 import { errorCode } from '@sessref/core';
+import { ZSTD_MAGIC, scanFrame, type FrameScan } from './generations/zstd-frame.js';
 
 /**
  * The header frame must end, and its plaintext fit, within this many bytes.
@@ -37,16 +38,11 @@ export const HEADER_BUDGET_BYTES = 64 * 1024;
  */
 const HEADER_PLAINTEXT_BUDGET_BYTES = 256 * 1024;
 
-/** What one Zstandard block may regenerate at most (Block_Maximum_Size). */
-const BLOCK_MAXIMUM_BYTES = 128 * 1024;
-
 /** The largest log the host can read: Node's `readFile` refuses anything over 2 GiB - 1 bytes. */
 export const MAX_LOG_BYTES = 2 ** 31 - 1;
 
 /** The first read: every header dsh writes fits, so one read answers for nearly every log. */
 const FIRST_READ_BYTES = 4096;
-
-const ZSTD_MAGIC = 0xfd2fb528;
 
 export type LogProbeCode = 'SESSION_LOG_NOT_A_FILE' | 'SESSION_LOG_UNREADABLE' | 'SESSION_LOG_TOO_LARGE' | 'SESSION_LOG_HEADER_TOO_LARGE' | 'SESSION_LOG_CORRUPT';
 
@@ -154,43 +150,12 @@ function checkHeaderFrame(read: Read, size: number, { end, plaintextBound }: { e
   return undefined;
 }
 
-type FrameScan = { kind: 'frame'; end: number; plaintextBound: number } | { kind: 'incomplete' } | { kind: 'corrupt'; detail: string };
-
 /**
- * The structure of the first Zstandard frame in `bytes`, walked as the host
- * walks it (magic, frame header, block headers, checksum), with the host's
- * words for what is wrong, and the most its plaintext can be: a raw block
- * regenerates its size, an RLE block the size it declares, a compressed one
- * at most 128 KiB.
+ * The structure of the first Zstandard frame in `bytes` (see
+ * generations/zstd-frame.ts), with the most its plaintext can be.
  */
 export function scanFirstFrame(bytes: Buffer): FrameScan {
-  const incomplete: FrameScan = { kind: 'incomplete' };
-  if (bytes.length < 4) return incomplete;
-  if (bytes.readUInt32LE(0) !== ZSTD_MAGIC) return { kind: 'corrupt', detail: 'invalid frame magic at byte 0' };
-  if (bytes.length < 5) return incomplete;
-  const descriptor = bytes[4]!;
-  if ((descriptor & 0x18) !== 0) return { kind: 'corrupt', detail: 'reserved frame-header bit at byte 4' };
-  const contentSizeFlag = descriptor >>> 6;
-  const singleSegment = (descriptor & 0x20) !== 0;
-  const checksum = (descriptor & 0x04) !== 0;
-  const dictionaryFlag = descriptor & 0x03;
-  const dictionaryBytes = dictionaryFlag === 3 ? 4 : dictionaryFlag;
-  const contentSizeBytes = contentSizeFlag === 0 ? (singleSegment ? 1 : 0) : 1 << contentSizeFlag;
-  let offset = 5 + (singleSegment ? 0 : 1) + dictionaryBytes + contentSizeBytes;
-  let plaintextBound = 0;
-  for (;;) {
-    if (bytes.length - offset < 3) return incomplete;
-    const blockHeader = bytes.readUIntLE(offset, 3);
-    const blockType = (blockHeader >>> 1) & 3;
-    if (blockType === 3) return { kind: 'corrupt', detail: `reserved block type at byte ${offset}` };
-    const blockSize = blockHeader >>> 3;
-    plaintextBound += blockType === 2 ? BLOCK_MAXIMUM_BYTES : Math.min(blockSize, BLOCK_MAXIMUM_BYTES);
-    offset += 3 + (blockType === 1 ? 1 : blockSize);
-    if (offset > bytes.length) return incomplete;
-    if ((blockHeader & 1) !== 0) break;
-  }
-  if (checksum) offset += 4;
-  return offset > bytes.length ? incomplete : { kind: 'frame', end: offset, plaintextBound };
+  return scanFrame(bytes, 0);
 }
 
 function formatSize(bytes: number): string {

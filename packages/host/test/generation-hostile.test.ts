@@ -5,11 +5,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { zstdCompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SessionLogReadError, readSessionLog, type ReadLimits, type SessionLogReadCode } from '@sessref/host';
-import { framePerRecord, scratchDirectory } from './generation-support.js';
+import { SAMPLES, framePerRecord, scratchDirectory } from './generation-support.js';
 import { writeGeneration } from './generation-writer.js';
 
 const write = scratchDirectory();
@@ -68,8 +69,13 @@ describe('files that are not logs', () => {
     expect(refusal(framePerRecord(HEADER).subarray(0, 10))).toBe('SESSION_LOG_NO_HEADER');
   });
 
-  it('refuses the shared projection-cache files, which are not logs', () => {
-    expect(refusal('{\n  "version": 4\n}\n', 0)).toBe('SESSION_LOG_CORRUPT');
+  it.each([
+    'projcache/fork-fixtures/v3-single-unit.json',
+    'projcache/fork-fixtures/v4-session-doc.json',
+    'projcache/fork-fixtures/v5-session-doc.json',
+    'multi-generation/fork-vfs-example/home/storages/session_projcache.json',
+  ])('refuses the shared projection-cache file %s, which is not a log (its first line is not JSON)', (file) => {
+    expect(() => readSessionLog(join(SAMPLES, file), 0)).toThrow(expect.objectContaining({ code: 'SESSION_LOG_CORRUPT' }));
   });
 });
 

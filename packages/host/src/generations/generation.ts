@@ -4,7 +4,7 @@
  */
 import { SessionLogReadError } from './errors.js';
 
-export const KNOWN_GENERATIONS = [0, 1, 2, 3, 4] as const;
+const KNOWN_GENERATIONS = [0, 1, 2, 3, 4] as const;
 
 export type Generation = (typeof KNOWN_GENERATIONS)[number];
 

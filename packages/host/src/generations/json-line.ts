@@ -11,7 +11,7 @@ import { SessionLogReadError, corrupt } from './errors.js';
  * a message around a tool result around content, plus a tool's own JSON)
  * stays far below; recursion over this many levels is safe on any stack.
  */
-export const MAX_NESTING_DEPTH = 512;
+const MAX_NESTING_DEPTH = 512;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -17,7 +17,7 @@ import { createSurfaceTranslator } from './surface.js';
 import { upcastEvent, type UpcastGeneration } from './upcast.js';
 
 /** What one log holds, in rc.8's shapes. */
-export interface LogContent {
+interface LogContent {
   header: SessionHeader;
   events: SessionEvent[];
 }

@@ -50,10 +50,15 @@ export function createSessionReferenceCore(storage: SessionReferenceStorage, con
       listCandidates(storage, { target, query: String(query), limit: checkCandidateLimit(limit), signal }),
     listMentionCandidates: async (target, query = '', signal) => {
       const candidates = await core.listCandidates(target, query, resolved.candidateLimit, signal);
-      return candidates.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }) }));
+      return candidates.map(withMention);
     },
     checkReferences: (target, references, signal) => void checkReferences(resolved, target, references, signal),
     prepare: (target, content, references, signal) => prepareReferences(storage, resolved, target, content, references, signal),
   };
   return core;
+}
+
+/** A candidate with the canonical mention a composer inserts for it. */
+export function withMention(candidate: SessionReferenceCandidate): SessionReferenceMentionCandidate {
+  return { ...candidate, mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }) };
 }

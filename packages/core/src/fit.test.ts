@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { fitSnapshot } from './fit.js';
-import { projectConversation } from './projection.js';
-import { retainReference } from './retention.js';
 import type { SurfaceSnapshot } from './types.js';
 
 const snapshot: SurfaceSnapshot = {
@@ -15,12 +13,15 @@ const snapshot: SurfaceSnapshot = {
 };
 
 describe('fitSnapshot', () => {
-  it('is projection then retention under the budget', () => {
-    const items = projectConversation(snapshot.messages);
+  it('projects the snapshot, then retains the newest items that fit the budget', () => {
     const fit = fitSnapshot({ sessionId: 'source', label: 'Source' }, snapshot, 200);
-    expect(fit.items).toEqual(items);
-    expect(fit.retained).toEqual(retainReference({ sessionId: 'source', label: 'Source', cwd: '/work', capturedThroughSeq: 7, items, maxBytes: 200 }));
-    expect(fit.retained?.stats).toMatchObject({ originalMessages: 2, truncated: true });
+    expect(fit.items).toEqual([
+      { role: 'user', text: 'question '.repeat(40), checkpoint: false },
+      { role: 'assistant', text: 'answer', checkpoint: false },
+    ]);
+    expect(fit.retained?.data).toEqual({ sessionId: 'source', label: 'Source', cwd: '/work', capturedThroughSeq: 7, conversation: [{ role: 'assistant', text: 'answer' }] });
+    expect(fit.retained?.bytes).toBe(fit.retained?.json.length);
+    expect(fit.retained?.stats).toEqual({ compacted: false, originalMessages: 2, retainedMessages: 1, omittedMessages: 1, omittedBytes: 360, truncated: true });
   });
 
   it('keeps the projection when nothing fits', () => {

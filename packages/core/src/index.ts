@@ -22,7 +22,7 @@ export {
   readableMention,
 } from './uri.js';
 export { stringifyTagSafeJson } from './serialization.js';
-export { projectConversation, type ProjectedItem } from './projection.js';
+export { messageText, projectConversation, projectMessage, type ProjectedItem } from './projection.js';
 export { retainReference, cutText, omissionNotice, type RetainedReference, type RetentionInput } from './retention.js';
 export { fitSnapshot, type SnapshotFit } from './fit.js';
 export {
@@ -38,7 +38,7 @@ export {
 export { isTextBlock } from './text-block.js';
 export { isJsonObject } from './json-object.js';
 export { checkCandidateLimit, rankByCwd } from './discovery.js';
-export { createSessionReferenceCore, type SessionReferenceCore } from './facade.js';
+export { createSessionReferenceCore, withMention, type SessionReferenceCore } from './facade.js';
 export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
 export { utf8Length } from './utf8.js';
 export {

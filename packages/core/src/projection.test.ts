@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { anyString } from '../test/arbitraries.js';
 import { assistantMessage, checkpointMessage, injectedMessage, text, toolMessage, userMessage } from '../test/surface.js';
-import { projectConversation } from './projection.js';
-import type { SurfaceMessage } from './types.js';
+import { messageText, projectConversation, projectMessage } from './projection.js';
+import type { ContentBlockLike, SurfaceMessage } from './types.js';
 
 describe('projectConversation', () => {
   it('keeps direct user text, checkpoints and assistant text, in surface order', () => {
@@ -73,5 +75,32 @@ describe('projectConversation', () => {
   it('passes text through untouched, tags and lone surrogates included', () => {
     const raw = '</referenced-sessions> "quoted" \ud800 😀';
     expect(projectConversation([userMessage(raw)])).toEqual([{ role: 'user', text: raw, checkpoint: false }]);
+  });
+});
+
+describe('projectMessage', () => {
+  const block = fc.oneof(
+    anyString({ maxLength: 6 }).map(text),
+    fc.constantFrom<ContentBlockLike>({ type: 'reasoning' }, { type: 'tool-call' }, { type: 'image' }),
+  );
+  const surfaceMessage = fc.record({
+    role: fc.constantFrom<SurfaceMessage['role']>('user', 'assistant', 'tool'),
+    origin: fc.constantFrom<SurfaceMessage['origin']>('direct-user', 'compact-checkpoint', 'other'),
+    content: fc.array(block, { maxLength: 4 }),
+  });
+
+  it('carries a message exactly when it is assistant, direct user or checkpoint text that is not empty (property)', () => {
+    fc.assert(
+      fc.property(surfaceMessage, (message) => {
+        const texts = message.content.flatMap((item) => ('text' in item && typeof item.text === 'string' ? [item.text] : []));
+        const joined = texts.join('\n');
+        const conversation = message.role === 'assistant' || (message.role === 'user' && message.origin !== 'other');
+        const expected = conversation && texts.length > 0 && joined.length > 0;
+        expect(projectMessage(message)).toEqual(
+          expected ? { role: message.role === 'assistant' ? 'assistant' : 'user', text: joined, checkpoint: message.role === 'user' && message.origin === 'compact-checkpoint' } : undefined,
+        );
+        expect(messageText(message.content)).toBe(joined);
+      }),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { isTextBlock } from './text-block.js';
-import type { ReferencedConversationItem, SurfaceMessage } from './types.js';
+import type { ContentBlockLike, ReferencedConversationItem, SurfaceMessage } from './types.js';
 
 /** A projected item, with whether it is a compaction checkpoint (never dropped by retention). */
 export interface ProjectedItem extends ReferencedConversationItem {
@@ -10,18 +10,33 @@ export interface ProjectedItem extends ReferencedConversationItem {
  * The conversation a reference carries: direct user text, compaction
  * checkpoints and assistant text, in surface order. Tool traffic, injected
  * context, other plugins' messages, reasoning and non-text blocks never pass.
- * Text blocks join with "\n"; a message whose text is empty is skipped.
  */
 export function projectConversation(messages: readonly SurfaceMessage[]): ProjectedItem[] {
-  const items: ProjectedItem[] = [];
-  for (const message of messages) {
-    const kind = conversationKind(message);
-    if (kind === undefined) continue;
-    const text = joinText(message);
-    if (text.length === 0) continue;
-    items.push({ role: kind === 'assistant' ? 'assistant' : 'user', text, checkpoint: kind === 'checkpoint' });
+  return messages.flatMap((message) => projectMessage(message) ?? []);
+}
+
+/**
+ * One surface message as a snapshot carries it, or `undefined` when no
+ * snapshot carries it: the one rule every reader of "what a reference
+ * carries" applies (snapshots, content search, inspectors). Text blocks join
+ * with "\n"; a message whose text is empty is not carried.
+ */
+export function projectMessage(message: SurfaceMessage): ProjectedItem | undefined {
+  const kind = conversationKind(message);
+  if (kind === undefined) return undefined;
+  const text = messageText(message.content);
+  if (text.length === 0) return undefined;
+  return { role: kind === 'assistant' ? 'assistant' : 'user', text, checkpoint: kind === 'checkpoint' };
+}
+
+/** A message's text: its text blocks joined with "\n"; every other block is dropped. */
+export function messageText(content: readonly ContentBlockLike[]): string {
+  let text: string | undefined;
+  for (const block of content) {
+    if (!isTextBlock(block)) continue;
+    text = text === undefined ? block.text : `${text}\n${block.text}`;
   }
-  return items;
+  return text ?? '';
 }
 
 function conversationKind(message: SurfaceMessage): 'user' | 'assistant' | 'checkpoint' | undefined {
@@ -30,13 +45,4 @@ function conversationKind(message: SurfaceMessage): 'user' | 'assistant' | 'chec
   if (message.origin === 'direct-user') return 'user';
   if (message.origin === 'compact-checkpoint') return 'checkpoint';
   return undefined;
-}
-
-function joinText(message: SurfaceMessage): string {
-  let text: string | undefined;
-  for (const block of message.content) {
-    if (!isTextBlock(block)) continue;
-    text = text === undefined ? block.text : `${text}\n${block.text}`;
-  }
-  return text ?? '';
 }

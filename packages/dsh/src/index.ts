@@ -11,21 +11,25 @@ import {
   SessionReferenceError,
   checkCandidateLimit,
   createSessionReferenceCore,
-  formatSessionReferenceMention,
+  fitSnapshot,
   isSessionReferenceError,
   normalizeContentQuery,
+  withMention,
+  type ReferenceTarget,
   type SessionReferenceCandidate,
   type SessionReferenceContentHit,
   type SessionReferenceInput,
   type SessionReferenceMentionCandidate,
   type SessionReferenceCore,
+  type SessionReferenceStorage,
+  type TitleReadResult,
 } from '@sessref/core';
 import { Config } from './config.js';
 import { contextMessage, expandStepMessages, targetOf } from './messages.js';
 import { sessionQueryStorage } from './storage.js';
 import type { SessionReferenceCatalog } from './catalog.js';
 import { ContentSearch, type ContentSearchPriming } from './search.js';
-import type { PreparedReferencedMessage } from './types.js';
+import type { PreparedReferencedMessage, SessionSnapshotView } from './types.js';
 
 export type * from './types.js';
 export type { ContentSearchPriming } from './search.js';
@@ -64,6 +68,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
   static Config = Config;
 
   private readonly core: SessionReferenceCore;
+  private readonly storage: SessionReferenceStorage;
   private readonly content: ContentSearch;
   private readonly contentEnabled: boolean;
 
@@ -83,6 +88,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
     }
     super(ctx, 'sessionReferenceResolver');
     this.core = core;
+    this.storage = storage;
     this.contentEnabled = contentSearch;
     this.content = new ContentSearch(() => ctx.sessionQuery, storage);
     // Prepended, so this listener is the outermost: it sees the decision the
@@ -118,6 +124,15 @@ export class SessionReferenceResolver extends TypertRemoteService {
   }
 
   /**
+   * {@link listCandidates} for a target named by its id and cwd rather than
+   * an agent (a host's own tools: a CLI, an inspector), each candidate with
+   * its canonical mention. The Remote `candidates` face adds content matches.
+   */
+  async candidatesFor(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
+    return (await this.core.listCandidates(target, query, limit, signal)).map(withMention);
+  }
+
+  /**
    * Remote face of {@link listCandidates}: configured limit, canonical mention
    * attached. With `contentSearch` on, a non-empty query that leaves room
    * under the limit also gets sessions whose conversation matches it (see
@@ -147,7 +162,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
       const { sessionId, label, cwd, createdAt } = hit;
       // The candidates' own shape and key order: sessionId, label, cwd, createdAt, mention.
       const candidate = cwd === undefined ? { sessionId, label, createdAt } : { sessionId, label, cwd, createdAt };
-      candidates.push({ ...candidate, mention: formatSessionReferenceMention({ sessionId, label }) });
+      candidates.push(withMention(candidate));
     }
     return candidates;
   }
@@ -169,13 +184,40 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * with NUL or over `MAX_CONTENT_QUERY_LENGTH`, `SESSION_REFERENCE_CANCELLED`,
    * `SESSION_REFERENCE_READ_FAILED`.
    */
-  async searchContent(agent: Agent | undefined, query: string, limit = this.core.config.candidateLimit, signal?: AbortSignal): Promise<SessionReferenceContentHit[]> {
+  searchContent(agent: Agent | undefined, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceContentHit[]> {
+    return this.searchContentFor(agent && targetOf(agent), query, limit, signal);
+  }
+
+  /** {@link searchContent} for a target named by its id and cwd (or none: every session), as {@link candidatesFor}. */
+  async searchContentFor(target: ReferenceTarget | undefined, query: string, limit = this.core.config.candidateLimit, signal?: AbortSignal): Promise<SessionReferenceContentHit[]> {
     if (!this.contentEnabled) throw contentSearchOff();
     const normalized = normalizeContentQuery(query);
     checkCandidateLimit(limit);
     if (signal?.aborted) throw new SessionReferenceError('content search was cancelled', 'SESSION_REFERENCE_CANCELLED', { cause: signal.reason });
     if (normalized === '') return [];
-    return this.content.search({ query: normalized, limit, ...(agent === undefined ? {} : { exclude: agent.id }), ...(signal === undefined ? {} : { signal }) });
+    return this.content.search({ query: normalized, limit, ...(target === undefined ? {} : { exclude: target.id }), ...(signal === undefined ? {} : { signal }) });
+  }
+
+  /**
+   * Latest titles of `sessionIds` as discovery labels them (through the
+   * host's catalog when it mounted one, after it caught up with the store),
+   * failures isolated per id: how a host's own listing names its sessions.
+   */
+  async titlesOf(sessionIds: readonly string[], signal?: AbortSignal): Promise<readonly TitleReadResult[]> {
+    await this.storage.listSessions(signal);
+    return this.storage.readTitles(sessionIds, signal);
+  }
+
+  /**
+   * What a reference to `sessionId` would carry right now: its surface, read
+   * once through the same port `prepare()` reads, its latest title, and the
+   * projection fitted to the configured budget (labelled by the title, else
+   * the id). Only reads; a host's inspector shows it before anything is sent.
+   */
+  async snapshotOf(sessionId: string, signal?: AbortSignal): Promise<SessionSnapshotView> {
+    const [snapshot, titles] = await Promise.all([this.storage.readSurface(sessionId, signal), this.storage.readTitles([sessionId], signal)]);
+    const title = titles[0]?.status === 'fulfilled' ? titles[0].title : undefined;
+    return { snapshot, title, fit: fitSnapshot({ sessionId, label: title ?? sessionId }, snapshot, this.core.config.maxReferenceBytes) };
   }
 
   /**

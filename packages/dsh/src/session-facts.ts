@@ -1,6 +1,6 @@
 import type { SurfaceEvent } from '@deepseek-ai/dsh-session';
 import { extractSessionEventText } from '@deepseek-ai/dsh-session-query';
-import { boundSnippet, findPhrase, isTextBlock, phraseTokens, snippetAround } from '@sessref/core';
+import { boundSnippet, findPhrase, phraseTokens, projectMessage, snippetAround } from '@sessref/core';
 import { toSurfaceMessage } from './storage.js';
 
 /** Where a carried message comes from, as a content hit reports it. */
@@ -11,6 +11,7 @@ export interface ProjectedEvent {
   seq: number;
   /** Undefined for a message no snapshot carries (injected context, referenced snapshots, tool results, empty text). */
   origin: Origin | undefined;
+  /** The projected text; empty for a message no snapshot carries. */
   text: string;
   /** The backend's document of this event has the same tokens as its projected text. */
   pure: boolean;
@@ -64,15 +65,12 @@ export const NOT_CARRIED = Symbol('not carried');
 
 export type Verdict = Located | typeof UNKNOWN | typeof NOT_CARRIED;
 
-/** One surface event as a snapshot would project it. */
+/** One surface event as a snapshot would project it (the core's rule, {@link projectMessage}). */
 export function projectEvent(event: SurfaceEvent): ProjectedEvent {
-  const message = toSurfaceMessage(event);
-  const text = message.content.flatMap((block) => (isTextBlock(block) ? [block.text] : [])).join('\n');
-  const origin: Origin | undefined =
-    message.role === 'assistant' ? 'assistant' : message.origin === 'direct-user' ? 'user' : message.origin === 'compact-checkpoint' ? 'checkpoint' : undefined;
+  const item = projectMessage(toSurfaceMessage(event));
+  if (item === undefined) return { seq: event.seq, origin: undefined, text: '', pure: false };
   // The backend indexes the event's semantic text, which adds tool calls (and nested tool results) to the text blocks.
-  const pure = origin !== undefined && sameTokens(extractSessionEventText(event), text);
-  return { seq: event.seq, origin: text.length === 0 ? undefined : origin, text, pure };
+  return { seq: event.seq, origin: item.checkpoint ? 'checkpoint' : item.role, text: item.text, pure: sameTokens(extractSessionEventText(event), item.text) };
 }
 
 /** The facts of one read surface: its session's `createdAt` and its projected events. */

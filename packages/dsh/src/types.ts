@@ -6,7 +6,7 @@
  */
 import type { UserMessage } from '@deepseek-ai/dsh-llm/message';
 import type { ContentBlock } from '@deepseek-ai/dsh-llm/types';
-import type { SessionReferenceSource } from '@sessref/core';
+import type { SessionReferenceSource, SnapshotFit, SurfaceSnapshot } from '@sessref/core';
 
 export type {
   SessionReferenceCandidate,
@@ -28,4 +28,14 @@ declare module '@deepseek-ai/dsh-llm' {
 export interface PreparedReferencedMessage {
   content: ContentBlock[];
   additionalContext?: UserMessage;
+}
+
+/** What a reference to one session would carry right now, as a host's own inspector shows it. */
+export interface SessionSnapshotView {
+  /** The session's current surface, read once as `prepare()` reads it. */
+  snapshot: SurfaceSnapshot;
+  /** Its latest title, when it has one. */
+  title: string | undefined;
+  /** Its projection and the part of it that fits the configured budget. */
+  fit: SnapshotFit;
 }

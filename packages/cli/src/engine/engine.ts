@@ -6,20 +6,19 @@ import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-js
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import type {} from '@deepseek-ai/dsh-session-title';
 import {
-  fitSnapshot,
-  formatSessionReferenceMention,
   utf8Length,
   type PreparedContext,
   type PreparedSource,
   type ProjectedItem,
+  type ReferenceTarget,
   type RetainedReference,
+  type SessionHeaderLike,
   type SessionReferenceContentHit,
   type SessionReferenceMentionCandidate,
-  type SessionReferenceStorage,
   type TitleReadResult,
 } from '@sessref/core';
-import { preparedContextOf, sessionQueryStorage, toSurfaceMessage, type Config as ResolverConfig } from '@sessref/dsh';
-import { CheckedJsonlPersistence, StepAgent, bootHost, runPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
+import { preparedContextOf, type Config as ResolverConfig } from '@sessref/dsh';
+import { CheckedJsonlPersistence, bootHost, runPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
 import { appendTurn, createSession, nextTurn } from './session-writes.js';
 
@@ -37,7 +36,7 @@ export interface SessionSummary {
 
 /** What a reference to one session would carry. */
 export interface SessionView {
-  header: SessionHeader;
+  header: SessionHeaderLike;
   title?: string;
   capturedThroughSeq: number | null;
   surfaceEvents: number;
@@ -95,19 +94,12 @@ export function engineHostOptions(options: EngineOptions): HostOptions {
 export class Engine {
   /** The last write queued for each session: this process appends to one session at a time. */
   private readonly writes = new Map<string, Promise<unknown>>();
-  /** The plugin's storage port: discovery (listing, titles) answered by the title index the host mounts. */
-  private readonly discovery: SessionReferenceStorage;
 
   private constructor(
     private readonly ctx: Context,
     readonly root: string,
     private readonly lockWaitMs: number,
-  ) {
-    this.discovery = sessionQueryStorage(
-      () => ctx.sessionQuery,
-      () => ctx.get('sessionReferenceCatalog'),
-    );
-  }
+  ) {}
 
   /** Boot the real dsh host over `options.root` and open an engine on it. */
   static async open(options: EngineOptions): Promise<Engine> {
@@ -164,10 +156,7 @@ export class Engine {
    * `candidates` without the content matches it appends (see {@link search}).
    */
   async candidates(targetId: string, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
-    const resolver = this.ctx.sessionReferenceResolver;
-    const header = await this.listedHeader(targetId);
-    const candidates = await this.asAgent(header, (agent) => resolver.listCandidates(agent, query, limit ?? resolver.config.candidateLimit, signal));
-    return candidates.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention(candidate) }));
+    return this.ctx.sessionReferenceResolver.candidatesFor(await this.listedTarget(targetId), query, limit, signal);
   }
 
   /**
@@ -176,25 +165,21 @@ export class Engine {
    * search on dsh's SQLite FTS5 backend; the target's own session is left out.
    */
   async search(query: string, options: { target?: string; limit?: number; signal?: AbortSignal } = {}): Promise<SessionReferenceContentHit[]> {
-    const resolver = this.ctx.sessionReferenceResolver;
-    if (options.target === undefined) return resolver.searchContent(undefined, query, options.limit, options.signal);
-    const header = await this.listedHeader(options.target);
-    return this.asAgent(header, (agent) => resolver.searchContent(agent, query, options.limit, options.signal));
+    const target = options.target === undefined ? undefined : await this.listedTarget(options.target);
+    return this.ctx.sessionReferenceResolver.searchContentFor(target, query, options.limit, options.signal);
   }
 
   /** A session's header and the projection a reference to it would carry. */
   async show(sessionId: string): Promise<SessionView> {
-    const { surface, title } = await this.conversation(sessionId);
-    const snapshot = { session: surface.session, capturedThroughSeq: surface.capturedThroughSeq, messages: surface.events.map(toSurfaceMessage) };
-    // The same step prepare() runs, so the view is exactly what a reference would carry.
-    const { items, retained } = fitSnapshot({ sessionId, label: title ?? sessionId }, snapshot, this.maxReferenceBytes);
+    // The plugin's own read and fit, so the view is exactly what a reference would carry.
+    const { snapshot, title, fit } = await this.ctx.sessionReferenceResolver.snapshotOf(sessionId);
     return {
-      header: surface.session,
+      header: snapshot.session,
       ...(title === undefined ? {} : { title }),
-      capturedThroughSeq: surface.capturedThroughSeq,
-      surfaceEvents: surface.events.length,
-      items: items.map((item) => ({ ...item, bytes: utf8Length(item.text) })),
-      reference: retained,
+      capturedThroughSeq: snapshot.capturedThroughSeq,
+      surfaceEvents: snapshot.messages.length,
+      items: fit.items.map((item) => ({ ...item, bytes: utf8Length(item.text) })),
+      reference: fit.retained,
       maxReferenceBytes: this.maxReferenceBytes,
     };
   }
@@ -296,21 +281,16 @@ export class Engine {
    * header unreadable) is read after all, for the host's own refusal. No
    * signal: a cancelled query is refused by the resolver itself, as such.
    */
+  private async listedTarget(sessionId: string): Promise<ReferenceTarget> {
+    const header = await this.listedHeader(sessionId);
+    return header.cwd === undefined ? { id: header.id } : { id: header.id, cwd: header.cwd };
+  }
+
   private async listedHeader(sessionId: string): Promise<SessionHeader> {
     const live = this.ctx.sessions.get(SessionId(sessionId));
     if (live) return live.header;
     const listed = (await this.ctx.sessionQuery.listSessions()).find((record) => record.header.id === sessionId);
     return listed?.header ?? (await this.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId))).session;
-  }
-
-  /** Run `use` with a loop-less agent over a header-only session: the handle the resolver's discovery takes. */
-  private async asAgent<T>(header: SessionHeader, use: (agent: StepAgent) => Promise<T>): Promise<T> {
-    const agent = new StepAgent(this.ctx, Session.create(header.id, [], header));
-    try {
-      return await use(agent);
-    } finally {
-      await agent.dispose();
-    }
   }
 
   /**
@@ -320,8 +300,7 @@ export class Engine {
    * read again for the host's own reason.
    */
   private async latestTitles(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<TitleReadResult[]> {
-    await this.discovery.listSessions(signal);
-    const indexed = await this.discovery.readTitles(sessionIds, signal);
+    const indexed = await this.ctx.sessionReferenceResolver.titlesOf(sessionIds, signal);
     const failed = indexed.filter((result) => result.status === 'rejected').map((result) => SessionId(result.sessionId));
     if (failed.length === 0) return [...indexed];
     const reread = new Map((await this.ctx.sessionQuery.readTitleSnapshots(failed, signal)).map((result) => [result.sessionId as string, result]));

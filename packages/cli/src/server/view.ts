@@ -2,17 +2,12 @@
  * Display models for the inspector: what a step would hand the model, and a
  * target's current conversation. Pure functions over engine results.
  */
-import { isCompactCheckpointSource } from '@deepseek-ai/dsh-compaction';
-import type { ContentBlock, MessageSource } from '@deepseek-ai/dsh-llm';
+import type { MessageSource } from '@deepseek-ai/dsh-llm';
 import type { SurfaceEvent } from '@deepseek-ai/dsh-session';
-import { prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay } from '@sessref/core';
+import { messageText, prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay, type MessageOrigin } from '@sessref/core';
+import { toSurfaceMessage } from '@sessref/dsh';
 import { stepSources, type Engine, type StepMessage, type StepPreview } from '../engine/engine.js';
 import type { DisplayKind, DisplayMessage, MessagesResponse, ModelMessage, PreviewResponse, ReferenceMeta, ReferenceView } from './protocol.js';
-
-/** A message's projected text: its text blocks joined with newlines. */
-export function textOf(content: readonly ContentBlock[]): string {
-  return content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-}
 
 function referencesOf(source: MessageSource): ReferenceMeta[] {
   return source.kind === 'session-reference' ? source.references.map((reference) => ({ ...reference })) : [];
@@ -20,7 +15,7 @@ function referencesOf(source: MessageSource): ReferenceMeta[] {
 
 /** A step's message; a context message is displayed from the data the plugin prepared, never from its text. */
 function modelMessage({ message, prepared }: StepMessage): ModelMessage {
-  const text = textOf(message.content);
+  const text = messageText(message.content);
   if (message.source.kind !== 'session-reference') return { kind: 'readable', text, display: text };
   const display = prepared === undefined ? prettyReferencedSessionsPrompt(text) : renderReferencedSessionsDisplay(prepared.sources.map((source) => source.data));
   return { kind: 'context', text, display };
@@ -31,23 +26,18 @@ export function previewView(preview: StepPreview): PreviewResponse {
   return { target: preview.target, maxReferenceBytes: preview.maxReferenceBytes, messages: preview.messages.map(modelMessage), references };
 }
 
-function userKind(source: MessageSource): DisplayKind {
-  if (source.kind === 'user') return 'user';
-  if (source.kind === 'session-reference') return 'context';
-  return isCompactCheckpointSource(source) ? 'checkpoint' : 'injected';
-}
+/** How the pane shows a user-role message: the origin the core reads it with, and logged snapshots apart. */
+const USER_KINDS: Record<MessageOrigin, DisplayKind> = { 'direct-user': 'user', 'compact-checkpoint': 'checkpoint', other: 'injected' };
 
 /** One surface event as the conversation pane shows it; tool results and empty messages are left out. */
 function displayMessage(event: SurfaceEvent): DisplayMessage | undefined {
-  if (event.type === 'tool/result') return undefined;
-  if (event.type === 'assistant/message') {
-    const text = textOf(event.data.message.content);
-    return text === '' ? undefined : { seq: event.seq, role: 'assistant', kind: 'assistant', text };
-  }
-  const message = event.data;
-  const text = textOf(message.content);
+  const surface = toSurfaceMessage(event);
+  const text = messageText(surface.content);
   if (text === '') return undefined;
-  const kind = userKind(message.source);
+  if (event.type === 'assistant/message') return { seq: event.seq, role: 'assistant', kind: 'assistant', text };
+  if (event.type !== 'user/message') return undefined;
+  const message = event.data;
+  const kind = message.source.kind === 'session-reference' ? 'context' : USER_KINDS[surface.origin];
   // A logged context exists only as its text: the core's prompt module lays it out for display.
   const context = kind === 'context' ? { display: prettyReferencedSessionsPrompt(text), references: referencesOf(message.source) } : {};
   return { seq: event.seq, role: 'user', kind, text, ...context };

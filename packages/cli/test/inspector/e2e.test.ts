@@ -4,10 +4,9 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { formatSessionReferenceMention } from '@sessref/core';
+import { formatSessionReferenceMention, messageText } from '@sessref/core';
 import { Engine } from '../../src/engine/engine.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { textOf } from '../../src/server/view.js';
 import { TARGET, WEBAPP, buildWeb, launchBrowser, openPage, removeDir, seedRoot, tempDir, type Browser } from './fixture.js';
 
 let root: string;
@@ -116,7 +115,7 @@ it('types @, picks a session, previews and sends; the target shows the snapshot'
   try {
     const { surface } = await reader.conversation(TARGET);
     const [readable, snapshotEvent] = surface.events.slice(-2);
-    expect(readable?.type === 'user/message' && textOf(readable.data.content)).toBe('Compare with @Fix flaky CI on main and summarize what changed.');
+    expect(readable?.type === 'user/message' && messageText(readable.data.content)).toBe('Compare with @Fix flaky CI on main and summarize what changed.');
     expect(snapshotEvent?.type === 'user/message' && snapshotEvent.data.source.kind).toBe('session-reference');
   } finally {
     await reader.close();

@@ -39,6 +39,7 @@ export { isTextBlock } from './text-block.js';
 export { isJsonObject } from './json-object.js';
 export { checkCandidateLimit, rankByCwd } from './discovery.js';
 export { createSessionReferenceCore, withMention, type SessionReferenceCore } from './facade.js';
+export { combineSources, type CombineOptions, type CombinedStorage, type SessionSource, type SourceFailure } from './sources.js';
 export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
 export { utf8Length } from './utf8.js';
 export {

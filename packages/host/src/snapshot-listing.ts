@@ -4,7 +4,7 @@ import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { isJsonObject } from '@sessref/core';
-import { LogFileTracker, fileToken, listSubdirectories, readRegularFile, revisionToken, sameRevision, type LogRevision } from '@sessref/dsh/jsonl-root';
+import { LogFileTracker, fileToken, listSubdirectories, readRegularFile, revisionToken, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
 import { CheckedJsonlPersistence } from './storage.js';
 
 interface KnownHeader {
@@ -38,7 +38,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   private tracker: LogFileTracker | undefined;
   private readonly headers = new Map<string, KnownHeader>();
   /** The last answer and the revisions it was built from: an unchanged root gets the same (frozen) snapshots again. */
-  private last: { revisions: Map<string, LogRevision>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
+  private last: { revisions: Map<string, FileRevision>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
   /** Writes through this backend so far: a listing taken before one is not reused. */
   private writes = 0;
 
@@ -141,13 +141,13 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     return times;
   }
 
-  private revisions(): Promise<Map<string, LogRevision>> {
+  private revisions(): Promise<Map<string, FileRevision>> {
     this.tracker ??= new LogFileTracker(this.config.root, this.logCompression, this.watch);
     return this.tracker.revisions();
   }
 
   /** The backend's full listing (with the damage checks), whose headers are kept for the logs the tracker saw. */
-  private async readHeaders(revisions: ReadonlyMap<string, LogRevision>, signal: AbortSignal | undefined): Promise<void> {
+  private async readHeaders(revisions: ReadonlyMap<string, FileRevision>, signal: AbortSignal | undefined): Promise<void> {
     const snapshots = await super.listSnapshots(signal);
     this.headers.clear();
     for (const { header } of snapshots) {
@@ -211,7 +211,7 @@ function sameTimes(a: ReadonlyMap<string, bigint>, b: ReadonlyMap<string, bigint
   return true;
 }
 
-function sameRevisions(a: ReadonlyMap<string, LogRevision>, b: ReadonlyMap<string, LogRevision>): boolean {
+function sameRevisions(a: ReadonlyMap<string, FileRevision>, b: ReadonlyMap<string, FileRevision>): boolean {
   if (a.size !== b.size) return false;
   for (const [id, revision] of b) if (!sameRevision(a.get(id), revision)) return false;
   return true;

@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { SessionFormatUnsupportedError, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { readRevision, sameRevision, sessionLogs, sessionLogsOf, type Compression, type LogRevision } from '@sessref/dsh/jsonl-root';
+import { readRevision, sameRevision, sessionLogs, sessionLogsOf, type Compression, type FileRevision } from '@sessref/dsh/jsonl-root';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
 import { assertSupportedRoot, assertSupportedSession } from './root-shape.js';
 
@@ -28,7 +28,7 @@ interface LogFile {
 }
 
 /** The logs a listing read, each with the revision it had: valid while every one keeps it. */
-type ListedRevisions = readonly { path: string; revision: LogRevision | undefined }[];
+type ListedRevisions = readonly { path: string; revision: FileRevision | undefined }[];
 
 /**
  * The dsh JSONL backend, stricter for a process that does not own the logs it
@@ -48,7 +48,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   /** The last log-by-log listing, valid while every log keeps the file revision it was read at. */
   private slowListing: { revisions: ListedRevisions; entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] } | undefined;
   /** The last probe of each log, valid while the log keeps the file revision it was probed at. */
-  private probes = new Map<string, { revision: LogRevision | undefined; problem: LogProblem | undefined }>();
+  private probes = new Map<string, { revision: FileRevision | undefined; problem: LogProblem | undefined }>();
 
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
     return this.listReadable(() => super.list(signal), (stored) => stored.meta, signal);

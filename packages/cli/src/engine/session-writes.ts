@@ -4,7 +4,7 @@ import type { Context } from '@deepseek-ai/cordis';
 import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, adoptSessionEvent, interruptedTurnClosers, type SessionEvent, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { lockFilesBeside, readRevision, sameRevision, type LogRevision } from '@sessref/dsh/jsonl-root';
+import { lockFilesBeside, readRevision, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
 import { findForeignWriters } from './open-writers.js';
 import { FileLock, LockBusyError } from './session-lock.js';
 
@@ -121,7 +121,7 @@ async function readStored(persistence: JsonlSessionPersistence, log: string, id:
 }
 
 /** The log's revision: any append or rewrite changes it; a log gone meanwhile is another program's doing. */
-function revision(log: string, sessionId: string): LogRevision {
+function revision(log: string, sessionId: string): FileRevision {
   const current = readRevision(log);
   if (current === undefined) throw changedMeanwhile(sessionId);
   return current;

@@ -1,8 +1,9 @@
 /**
- * A dsh JSONL session root on disk: its layout and log names (format.ts),
- * the revision that identifies one state of a log (revision.ts), bounded
- * reads that never wait on a special file (regular-file.ts), and a tracker
- * that follows every session's revision (log-files.ts). Node only.
+ * A dsh JSONL session root on disk: its layout and log names (format.ts)
+ * and a tracker that follows every session's log revision (log-files.ts).
+ * The revision record and the bounded reads that never wait on a special
+ * file are shared with the other agents' sources (`@sessref/sources`), and
+ * re-exported here. Node only.
  * @module @sessref/dsh/jsonl-root
  */
 export {
@@ -24,6 +25,18 @@ export {
   type Compression,
   type SessionLog,
 } from './format.js';
-export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type LogRevision } from './revision.js';
-export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
+export {
+  FileTooLargeError,
+  NotRegularFileError,
+  describeFileType,
+  fileToken,
+  openRegularFile,
+  readFully,
+  readRegularFile,
+  readRevision,
+  revisionToken,
+  sameFile,
+  sameRevision,
+  type FileRevision,
+} from '@sessref/sources';
 export { LogFileTracker } from './log-files.js';

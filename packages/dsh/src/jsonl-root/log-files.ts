@@ -1,12 +1,12 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { listSubdirectories, sessionLogAt, type Compression } from './format.js';
-import { readRevision, type LogRevision } from './revision.js';
+import { readRevision, type FileRevision } from '@sessref/sources';
 
 /** What a walk knows of one session directory. */
 interface LogFile {
   sessionId: string;
-  revision: LogRevision;
+  revision: FileRevision;
 }
 
 /**
@@ -35,14 +35,14 @@ export class LogFileTracker {
   ) {}
 
   /** Session id → revision of its current log: any append, rewrite or newer generation changes it. */
-  async revisions(): Promise<Map<string, LogRevision>> {
+  async revisions(): Promise<Map<string, FileRevision>> {
     if (!this.watching || this.fullWalk) this.walkRoot();
     else {
       await deliverPendingEvents();
       if (this.fullWalk) this.walkRoot();
       else this.walkDirty();
     }
-    const revisions = new Map<string, LogRevision>();
+    const revisions = new Map<string, FileRevision>();
     for (const sessions of this.projects.values()) for (const log of sessions.values()) revisions.set(log.sessionId, log.revision);
     return revisions;
   }

@@ -3,7 +3,7 @@ import { closeSync, constants, mkdirSync, openSync, renameSync, unlinkSync, writ
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
-import { readRegularFile } from '../jsonl-root/regular-file.js';
+import { readRegularFile } from '@sessref/sources';
 import { errorCode, isJsonObject } from '@sessref/core';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */

@@ -7,7 +7,7 @@ import type { SessionReferenceCatalog } from '../catalog.js';
 import { defaultIndexFile, loadIndex, saveIndex, type IndexEntry } from './index-file.js';
 import type { Compression } from '../jsonl-root/format.js';
 import { LogFileTracker } from '../jsonl-root/log-files.js';
-import { revisionToken } from '../jsonl-root/revision.js';
+import { revisionToken } from '@sessref/sources';
 
 export interface TitleIndexConfig {
   /** The JSONL session root dsh persists to (`$DSH_HOME/sessions`). */

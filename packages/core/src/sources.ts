@@ -1,0 +1,106 @@
+import type { SessionHeaderLike, SessionReferenceStorage, SurfaceSnapshot, TitleReadResult } from './types.js';
+
+/**
+ * A place sessions live: one agent's session store on this machine (a dsh
+ * root, Claude Code's projects folder, …), read in place and never written.
+ * The core reads through a {@link SessionReferenceStorage}; a host assembles
+ * one from its sources with {@link combineSources}.
+ */
+export interface SessionSource extends SessionReferenceStorage {
+  /** Stable provenance name, as listings and source entries record it: `dsh`, `claude-code`, `codex`, `gemini-cli`, `opencode`. */
+  readonly name: string;
+  /**
+   * Whether `sessionId` is spelled as one of this source's ids (for a
+   * foreign source, its `<name>:` prefix). Routing only: the host's own
+   * sessions win over a foreign id of the same spelling.
+   */
+  owns(sessionId: string): boolean;
+  /**
+   * A cheap stamp per listed session that changes whenever what a snapshot
+   * of it carries may have changed (file identity, size and times): what
+   * derived indexes decide re-reads by. Never opens a session's content.
+   */
+  changeStamps(signal?: AbortSignal): Promise<ReadonlyMap<string, string>>;
+}
+
+/** A foreign source whose listing failed: the others still answer. */
+export interface SourceFailure {
+  source: string;
+  reason: unknown;
+}
+
+/** One storage port over a host's own sessions and any number of foreign sources. */
+export interface CombinedStorage extends SessionReferenceStorage {
+  /** The name of the source `sessionId` is read from: `primaryName` unless a foreign source owns it. */
+  sourceOf(sessionId: string): string;
+}
+
+export interface CombineOptions {
+  /** The provenance name of the host's own sessions; default `dsh`. */
+  primaryName?: string;
+  /** Called for each foreign source whose listing failed; that source lists nothing this time. */
+  onFailure?: (failure: SourceFailure) => void;
+}
+
+/**
+ * The storage a host's core reads through: its own sessions first (`primary`,
+ * whose failures are the host's and propagate), then each foreign source's,
+ * in the order given. A foreign source that fails to list is left out of
+ * that listing and reported, never failing the rest. Reads go to the source
+ * that owns the id; an id the primary listed last stays the primary's, so a
+ * host session always wins over a foreign one spelled the same.
+ */
+export function combineSources(primary: SessionReferenceStorage, foreign: readonly SessionSource[], options: CombineOptions = {}): CombinedStorage {
+  const primaryName = options.primaryName ?? 'dsh';
+  let primaryIds: ReadonlySet<string> = new Set();
+  const route = (sessionId: string): SessionSource | undefined =>
+    primaryIds.has(sessionId) ? undefined : foreign.find((source) => source.owns(sessionId));
+  const storageOf = (sessionId: string): SessionReferenceStorage => route(sessionId) ?? primary;
+
+  return {
+    sourceOf: (sessionId) => route(sessionId)?.name ?? primaryName,
+
+    async listSessions(signal) {
+      const own = await primary.listSessions(signal);
+      primaryIds = new Set(own.map((header) => header.id));
+      const listings = await Promise.all(foreign.map((source) => listIsolated(source, signal, options.onFailure)));
+      const seen = new Set(primaryIds);
+      const combined: SessionHeaderLike[] = [...own];
+      for (const header of listings.flat()) {
+        if (seen.has(header.id)) continue;
+        seen.add(header.id);
+        combined.push(header);
+      }
+      return combined;
+    },
+
+    async readTitles(sessionIds, signal) {
+      const groups = new Map<SessionReferenceStorage, string[]>();
+      for (const id of new Set(sessionIds)) {
+        const storage = storageOf(id);
+        groups.set(storage, [...(groups.get(storage) ?? []), id]);
+      }
+      const results = new Map<string, TitleReadResult>();
+      await Promise.all(
+        [...groups].map(async ([storage, ids]) => {
+          for (const result of await storage.readTitles(ids, signal)) results.set(result.sessionId, result);
+        }),
+      );
+      return sessionIds.map((id) => results.get(id) ?? { sessionId: id, status: 'rejected', reason: new Error(`no title was read for "${id}"`) });
+    },
+
+    readSurface(sessionId, signal): Promise<SurfaceSnapshot> {
+      return storageOf(sessionId).readSurface(sessionId, signal);
+    },
+  };
+}
+
+async function listIsolated(source: SessionSource, signal: AbortSignal | undefined, onFailure: CombineOptions['onFailure']): Promise<readonly SessionHeaderLike[]> {
+  try {
+    return await source.listSessions(signal);
+  } catch (reason) {
+    if (signal?.aborted) throw reason;
+    onFailure?.({ source: source.name, reason });
+    return [];
+  }
+}

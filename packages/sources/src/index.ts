@@ -1,0 +1,14 @@
+/**
+ * Other agents' sessions as read-only sources for sessref: one folder per
+ * agent, each a pure fold from that agent's records to the core's surface,
+ * behind the core's `SessionSource` seam. Also the file plumbing every
+ * source shares: the revision record of a file and bounded reads that never
+ * wait on a special file. Node only.
+ * @module @sessref/sources
+ */
+export { SourceReadError, type SourceReadCode } from './errors.js';
+export { foreignSessionId, nativeSessionId } from './ids.js';
+export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
+export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type FileRevision } from './revision.js';
+export type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './transcripts/format.js';
+export { transcriptSource, type SourceProblem, type TranscriptSource, type TranscriptSourceOptions } from './transcripts/transcript-source.js';

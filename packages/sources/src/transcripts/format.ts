@@ -1,0 +1,51 @@
+import type { SurfaceMessage } from '@sessref/core';
+
+/** Where a source looks: the user's home and the environment that may move an agent's folders. */
+export interface SourceEnvironment {
+  home: string;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** One session's transcript file in an agent's home. */
+export interface TranscriptFile {
+  /** The agent's own id for the session. */
+  nativeId: string;
+  /** The file's path. */
+  path: string;
+  /** The folder the agent keeps its sessions in (messages name files relative to it). */
+  home: string;
+}
+
+/** What the fold of one transcript gives: the session's facts and its current conversation. */
+export interface Transcript {
+  /** When the session started, epoch ms. */
+  createdAt: number;
+  /** The working directory it ran in, when the transcript says. */
+  cwd?: string;
+  /** Its title, when the agent gave it one. */
+  title?: string;
+  /** The current conversation, as surface messages: the core projects and budgets them like any other. */
+  messages: SurfaceMessage[];
+  /** The number of the last record read (0-based), `null` for none: a snapshot's `capturedThroughSeq`. */
+  throughRecord: number | null;
+}
+
+/**
+ * One agent's session store: where its transcripts are, and the pure fold of
+ * one transcript into a {@link Transcript}. A format reads nothing but its
+ * agent's files and writes nothing at all.
+ */
+export interface TranscriptFormat {
+  /** The provenance name (`claude-code`, `codex`, …), also the prefix of its session ids. */
+  readonly name: string;
+  /** How labels name the agent: `Claude Code`. */
+  readonly displayName: string;
+  /** The transcript files of every session in the agent's home(s); none when it has none. */
+  transcripts(environment: SourceEnvironment): TranscriptFile[];
+  /** The file's text from its bytes (a compressed transcript decompresses here); UTF-8 when absent. */
+  decode?(bytes: Buffer, file: TranscriptFile): string;
+  /** Fold a transcript's text. Pure; throws a `SourceReadError` for what it cannot read. */
+  fold(text: string, file: TranscriptFile): Transcript;
+  /** Titles the agent keeps outside the transcripts, by native id (read once per listing). */
+  titles?(environment: SourceEnvironment): ReadonlyMap<string, string>;
+}

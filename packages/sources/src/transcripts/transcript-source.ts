@@ -1,0 +1,166 @@
+import { relative } from 'node:path';
+import type { SessionHeaderLike, SessionSource, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
+import { SourceReadError } from '../errors.js';
+import { foreignSessionId } from '../ids.js';
+import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../regular-file.js';
+import { readRevision, sameRevision, revisionToken, type FileRevision } from '../revision.js';
+import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './format.js';
+
+/** The largest transcript sessref reads by default: far above any real session, far below the process's memory. */
+const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+export interface TranscriptSourceOptions {
+  environment: SourceEnvironment;
+  /** Largest transcript read, in bytes; a larger one is refused with `SOURCE_SESSION_TOO_LARGE`. */
+  maxFileBytes?: number;
+}
+
+/** A session of a source that cannot be read: listed nowhere, named here with why. */
+export interface SourceProblem {
+  sessionId: string;
+  /** The transcript, relative to the agent's home. */
+  file: string;
+  error: SourceReadError;
+}
+
+/** A source over one agent's transcripts, which also reports the sessions it cannot read. */
+export interface TranscriptSource extends SessionSource {
+  /** Sessions the last listing left out, with why. */
+  problems(): SourceProblem[];
+}
+
+/** What listing learnt of one transcript, valid while its file keeps `revision`. */
+interface Known {
+  revision: FileRevision;
+  facts: Omit<Transcript, 'messages' | 'throughRecord'> | SourceReadError;
+}
+
+/**
+ * A {@link SessionSource} over one agent's transcripts, read in place and
+ * never written. Listing stats every transcript and folds again only those
+ * whose revision changed since this process last read them, keeping just
+ * their facts (time, cwd, title); a snapshot always reads its file afresh,
+ * once. A transcript that cannot be read is left out and reported
+ * ({@link TranscriptSource.problems}); the others answer.
+ */
+export function transcriptSource(format: TranscriptFormat, options: TranscriptSourceOptions): TranscriptSource {
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const known = new Map<string, Known>();
+  let files = new Map<string, TranscriptFile>();
+  let titles: ReadonlyMap<string, string> = new Map();
+
+  const discover = (): Map<string, TranscriptFile> => {
+    files = new Map(format.transcripts(options.environment).map((file) => [foreignSessionId(format.name, file.nativeId), file]));
+    titles = format.titles?.(options.environment) ?? new Map();
+    const present = new Set([...files.values()].map((file) => file.path));
+    for (const path of known.keys()) if (!present.has(path)) known.delete(path);
+    return files;
+  };
+
+  const fileOf = (sessionId: string): TranscriptFile => {
+    const file = files.get(sessionId) ?? discover().get(sessionId);
+    if (file === undefined) throw new SourceReadError('SOURCE_SESSION_NOT_FOUND', `no ${format.displayName} session has the id "${sessionId}"`);
+    return file;
+  };
+
+  const read = (file: TranscriptFile): Transcript => format.fold(readText(format, file, maxFileBytes), file);
+
+  const factsOf = (file: TranscriptFile): Known['facts'] => {
+    const revision = readRevision(file.path);
+    const cached = known.get(file.path);
+    if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision)) return cached.facts;
+    let facts: Known['facts'];
+    try {
+      const { messages: _messages, throughRecord: _through, ...rest } = read(file);
+      facts = rest;
+    } catch (error) {
+      facts = asReadError(error, file);
+    }
+    if (revision !== undefined) known.set(file.path, { revision, facts });
+    return facts;
+  };
+
+  // The label names the agent, so the model can tell where a snapshot came from.
+  const labelOf = (file: TranscriptFile, title: string | undefined): string =>
+    `${format.displayName} · ${titles.get(file.nativeId) ?? title ?? file.nativeId.slice(0, 8)}`;
+
+  return {
+    name: format.name,
+    owns: (sessionId) => sessionId.startsWith(`${format.name}:`),
+
+    async changeStamps(signal) {
+      const stamps = new Map<string, string>();
+      for (const [sessionId, file] of discover()) {
+        signal?.throwIfAborted();
+        const revision = readRevision(file.path, true);
+        if (revision !== undefined) stamps.set(sessionId, revisionToken(revision));
+      }
+      return stamps;
+    },
+
+    async listSessions(signal) {
+      const headers: SessionHeaderLike[] = [];
+      for (const [sessionId, file] of discover()) {
+        signal?.throwIfAborted();
+        const facts = factsOf(file);
+        if (facts instanceof SourceReadError) continue;
+        headers.push(facts.cwd === undefined ? { id: sessionId, createdAt: facts.createdAt } : { id: sessionId, createdAt: facts.createdAt, cwd: facts.cwd });
+      }
+      // Newest first, then by id: the order a dsh host lists its own sessions in.
+      return headers.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+
+    async readTitles(sessionIds, signal) {
+      return sessionIds.map((sessionId): TitleReadResult => {
+        try {
+          signal?.throwIfAborted();
+          const file = fileOf(sessionId);
+          const facts = factsOf(file);
+          if (facts instanceof SourceReadError) throw facts;
+          return { sessionId, status: 'fulfilled', title: labelOf(file, facts.title) };
+        } catch (reason) {
+          return { sessionId, status: 'rejected', reason };
+        }
+      });
+    },
+
+    async readSurface(sessionId, signal): Promise<SurfaceSnapshot> {
+      signal?.throwIfAborted();
+      const file = fileOf(sessionId);
+      let transcript: Transcript;
+      try {
+        transcript = read(file);
+      } catch (error) {
+        throw asReadError(error, file);
+      }
+      const session = transcript.cwd === undefined ? { id: sessionId, createdAt: transcript.createdAt } : { id: sessionId, createdAt: transcript.createdAt, cwd: transcript.cwd };
+      return { session, capturedThroughSeq: transcript.throughRecord, messages: transcript.messages };
+    },
+
+    problems() {
+      const problems: SourceProblem[] = [];
+      for (const [sessionId, file] of files) {
+        const facts = known.get(file.path)?.facts;
+        if (facts instanceof SourceReadError) problems.push({ sessionId, file: relative(file.home, file.path), error: facts });
+      }
+      return problems;
+    },
+  };
+}
+
+/** The transcript's text, read within `maxBytes` without ever waiting on a special file. */
+function readText(format: TranscriptFormat, file: TranscriptFile, maxBytes: number): string {
+  const bytes = readRegularFile(file.path, maxBytes);
+  if (bytes === undefined) throw new SourceReadError('SOURCE_SESSION_NOT_FOUND', `${relative(file.home, file.path)} is gone`);
+  return format.decode === undefined ? bytes.toString('utf8') : format.decode(bytes, file);
+}
+
+/** Any failure of one transcript as a coded error naming it relative to the agent's home. */
+function asReadError(error: unknown, file: TranscriptFile): SourceReadError {
+  const name = relative(file.home, file.path);
+  if (error instanceof SourceReadError) return error.message.startsWith(name) ? error : new SourceReadError(error.code, `${name}: ${error.message}`, { cause: error });
+  if (error instanceof FileTooLargeError) return new SourceReadError('SOURCE_SESSION_TOO_LARGE', `${name} is ${error.size} bytes, over the ${error.maxBytes} sessref reads`, { cause: error });
+  if (error instanceof NotRegularFileError) return new SourceReadError('SOURCE_SESSION_UNREADABLE', `${name} is ${error.kind}, not a regular file`, { cause: error });
+  const detail = error instanceof Error ? error.message.replaceAll(`${file.home}/`, '') : String(error);
+  return new SourceReadError('SOURCE_SESSION_UNREADABLE', `${name} cannot be read: ${detail}`, { cause: error });
+}

@@ -83,10 +83,11 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   ROOT_UNCOMPRESSED: 'storage',
   ROOT_FLAT_LAYOUT: 'storage',
 
-  // Another writer has the session: retry later. A log reached through a link is a fault of the root.
+  // Another writer has the session: retry later. A log reached through a link, or a lock path holding no lock file, is a fault of the root.
   SESSION_BUSY: 'conflict',
   SESSION_IN_USE: 'conflict',
   SESSION_LOG_SYMLINK: 'storage',
+  SESSION_LOCK_INVALID: 'storage',
 
   USAGE: 'usage',
   NO_ROOT: 'not-found',

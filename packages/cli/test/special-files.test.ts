@@ -213,14 +213,17 @@ describe.each(KINDS)('a $kind at a cache file', ({ kind }) => {
 });
 
 describe('a FIFO in place of the session lock', () => {
-  it('is a holder nobody can name: SESSION_BUSY, exit 1, nothing written', async () => {
+  it('is no lock file: SESSION_LOCK_INVALID, exit 2, without waiting out a long wait; nothing written', async () => {
     const root = await copyRoot(seeded);
     const lock = join(dirname(logPath(root, 'scratchpad', WEBAPP)), 'sessref.lock');
     await makeSpecial('FIFO', lock);
     const before = await hashTree(root);
-    const message = failure(await run(['send', '--target', 'scratchpad', 'hi', '--root', root], { SESSREF_LOCK_WAIT_MS: '0' }), 1, 'SESSION_BUSY');
-    expect(message).toBe('session "scratchpad": another process is writing to this session');
+    const message = failure(await run(['send', '--target', 'scratchpad', 'hi', '--root', root], { SESSREF_LOCK_WAIT_MS: '600000' }), 2, 'SESSION_LOCK_INVALID');
+    expect(message).toBe(
+      'session "scratchpad": the session lock --home-dev-webapp--/scratchpad/sessref.lock is a FIFO (named pipe), not a lock file sessref made, so sessref neither waits for it nor removes it',
+    );
     expect(await hashTree(root)).toEqual(before);
+    expect(kindOf(lock)).toBe('FIFO');
   });
 });
 

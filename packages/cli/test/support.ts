@@ -37,6 +37,8 @@ export interface RunOptions {
   /** Extra environment; `undefined` removes a variable. */
   env?: Record<string, string | undefined>;
   cwd?: string;
+  /** Kills the command (SIGKILL, which no handler can delay) when it aborts: a test that gives up stops what it started. */
+  signal?: AbortSignal;
 }
 
 /** Caches the binary keeps outside the root stay out of the user's home. */
@@ -46,6 +48,31 @@ export const NO_DSH_HOME = join(tmpdir(), `sessref-cli-test-no-dsh-home-${proces
 
 /** Run `sessref ...args` to completion and capture its output and exit code. */
 export async function sessref(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const { code, stdout, stderr } = await finished(start(args, options));
+  return { code, stdout, stderr };
+}
+
+/**
+ * `sessref serve --port 0 ...args` in a child process until `signal` aborts
+ * (its stderr, the request log, is dropped); its port and API token once it listens.
+ */
+export async function serveInChild(args: readonly string[], options: RunOptions & { signal: AbortSignal }): Promise<{ port: number; token: string }> {
+  const child = start(['serve', '--port', '0', ...args], options);
+  child.on('error', () => {}); // the abort that kills it
+  child.stderr.resume();
+  const url = await new Promise<URL>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('\n')) resolve(new URL(out.slice(0, out.indexOf('\n'))));
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}) before it listened`)));
+  });
+  return { port: Number(url.port), token: url.searchParams.get('token') ?? '' };
+}
+
+/** Start `sessref ...args` in the tests' environment, stdout and stderr piped. */
+function start(args: readonly string[], options: RunOptions): ChildProcessByStdio<null, Readable, Readable> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     NO_COLOR: '1',
@@ -56,8 +83,8 @@ export async function sessref(args: readonly string[], options: RunOptions = {})
     ...options.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const { code, stdout, stderr } = await finished(spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
-  return { code, stdout, stderr };
+  const kill = options.signal === undefined ? {} : { signal: options.signal, killSignal: 'SIGKILL' as const };
+  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...kill });
 }
 
 /** Wait for a child with piped stdout and stderr to close: its output, its exit code and the signal that ended it. */

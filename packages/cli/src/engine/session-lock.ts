@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, linkSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, readdirSync, readlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FileTooLargeError, NotRegularFileError, readRegularFile } from '@sessref/dsh/jsonl-root';
+import { FileTooLargeError, NotRegularFileError, describeFileType, readRegularFile } from '@sessref/dsh/jsonl-root';
 import { errorCode } from '@sessref/core';
 
 /** Who holds a lock: enough to tell, on the same host, whether that process still runs. */
@@ -27,6 +27,22 @@ export class LockBusyError extends Error {
   }
 }
 
+/**
+ * Something sessref never puts at the lock's path stands there: a symbolic
+ * link (even a dangling one), a directory, a FIFO… It is refused at once: no
+ * holder will ever release it, and a dangling link cannot even be read.
+ */
+export class LockInvalidError extends Error {
+  constructor(
+    readonly path: string,
+    /** What stands there, as an error message says it (a link with where it points). */
+    readonly kind: string,
+  ) {
+    super(`${path} is ${kind}, not a lock file`);
+    this.name = 'LockInvalidError';
+  }
+}
+
 export interface LockOptions {
   /** How long to wait for a holder to finish; 0 tries once. */
   waitMs: number;
@@ -41,6 +57,9 @@ export interface LockOptions {
  * half-written. A lock whose owner process has died (same host, same pid and
  * start time) is stale and is taken over; see {@link removeStale}. An owner on
  * another host cannot be checked from here, so its lock is only ever waited for.
+ * Anything but a regular file at the lock's path is refused
+ * ({@link LockInvalidError}). Tries are slept apart, and the wait ends at
+ * its deadline, whatever stands at the path.
  */
 export class FileLock {
   private constructor(
@@ -53,18 +72,17 @@ export class FileLock {
     const candidate = `${path}.${me.nonce}.new`;
     try {
       writeFileSync(candidate, JSON.stringify(me), { flag: 'wx', mode: 0o600 });
-      const deadline = Date.now() + options.waitMs;
+      // A monotonic clock: a wall clock set back meanwhile would stretch the wait.
+      const deadline = performance.now() + options.waitMs;
       for (let attempt = 0; ; attempt++) {
-        if (tryLink(candidate, path)) {
+        const held = tryTake(path, candidate);
+        if (held === 'taken') {
           removeOrphans(path, candidate);
           return new FileLock(path, me);
         }
-        const content = readIfPresent(path);
-        if (content === undefined) continue; // released meanwhile
-        const owner = parseOwner(content);
-        if (owner !== undefined && !isRunning(owner) && removeStale(path, owner, candidate)) continue;
-        if (Date.now() >= deadline) throw new LockBusyError(path, owner);
-        await sleep(Math.min(5 * 2 ** attempt, 100) * (0.5 + Math.random()), undefined, { signal: options.signal });
+        const left = deadline - performance.now();
+        if (left <= 0) throw new LockBusyError(path, held.owner);
+        await sleep(pause(attempt, left), undefined, { signal: options.signal });
       }
     } finally {
       unlinkIfPresent(candidate);
@@ -74,6 +92,53 @@ export class FileLock {
   /** Remove the lock, unless it is no longer this generation (it then is not ours to remove). */
   release(): void {
     if (parseOwner(readIfPresent(this.path))?.nonce === this.owner.nonce) unlinkIfPresent(this.path);
+  }
+}
+
+/** The pause after try `attempt`: backing off to about 100 ms, jittered so contenders spread out, never past the deadline. */
+function pause(attempt: number, left: number): number {
+  return Math.min(Math.min(5 * 2 ** attempt, 100) * (0.5 + Math.random()), left);
+}
+
+/** Who keeps the lock after a try: the owner its file names, if it names one. */
+interface Held {
+  owner: LockOwner | undefined;
+}
+
+/**
+ * One try at the lock: link the candidate in. A lock that is gone by the time
+ * it is read (released meanwhile), or whose owner has died (taken over, see
+ * {@link removeStale}), is tried once more at once, and only once: any
+ * further try waits its turn in {@link FileLock.acquire}, under its deadline.
+ */
+function tryTake(path: string, candidate: string, mayFree = true): Held | 'taken' {
+  if (tryLink(candidate, path)) return 'taken';
+  const content = readLock(path);
+  const owner = parseOwner(content);
+  const freed = mayFree && (content === undefined || (owner !== undefined && !isRunning(owner) && removeStale(path, owner, candidate)));
+  return freed ? tryTake(path, candidate, false) : { owner };
+}
+
+/**
+ * The text of the lock file, `undefined` when there is none. sessref only
+ * ever links a regular file there, so anything else is refused instead of
+ * waited on: above all a symbolic link, which `link()` finds taken even when
+ * it dangles, while a read through it finds nothing.
+ */
+function readLock(path: string): string | undefined {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return undefined;
+  if (!stats.isFile()) throw new LockInvalidError(path, describeEntry(path, stats));
+  return readIfPresent(path);
+}
+
+/** What stands at `path`, as an error message says it; a symbolic link with where it points. */
+function describeEntry(path: string, stats: Stats): string {
+  if (!stats.isSymbolicLink()) return describeFileType(stats);
+  try {
+    return `a symbolic link (→ ${readlinkSync(path)})`;
+  } catch {
+    return 'a symbolic link'; // removed meanwhile: it was one all the same
   }
 }
 

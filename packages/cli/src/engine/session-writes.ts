@@ -6,7 +6,7 @@ import { Session, adoptSessionEvent, interruptedTurnClosers, type SessionEvent, 
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { lockFilesBeside, readRevision, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
 import { findForeignWriters } from './open-writers.js';
-import { FileLock, LockBusyError } from './session-lock.js';
+import { FileLock, LockBusyError, LockInvalidError } from './session-lock.js';
 
 /**
  * A log whose last turn is open was left by a dsh that crashed mid-turn, or
@@ -16,7 +16,7 @@ import { FileLock, LockBusyError } from './session-lock.js';
  */
 const OPEN_TURN_QUIET_MS = 10 * 60_000;
 
-export type SessionWriteCode = 'SESSION_BUSY' | 'SESSION_IN_USE' | 'SESSION_LOG_SYMLINK';
+export type SessionWriteCode = 'SESSION_BUSY' | 'SESSION_IN_USE' | 'SESSION_LOG_SYMLINK' | 'SESSION_LOCK_INVALID';
 
 /** A write refused before anything was written, named by its session, with the fix. */
 export class SessionWriteError extends Error {
@@ -131,6 +131,7 @@ async function lockSession(log: string, sessionId: string, turn: TurnAppend): Pr
   try {
     return await FileLock.acquire(lockFilesBeside(log).sessref, { waitMs: turn.lockWaitMs, signal: turn.signal });
   } catch (error) {
+    if (error instanceof LockInvalidError) throw invalidLock(turn.root, sessionId, error);
     if (!(error instanceof LockBusyError)) throw error;
     const { owner, path } = error;
     const holder = owner === undefined ? 'another process' : `another sessref process (pid ${owner.pid} on ${owner.host})`;
@@ -138,6 +139,17 @@ async function lockSession(log: string, sessionId: string, turn: TurnAppend): Pr
     const hint = `retry when it has finished; if no sessref runs${owner === undefined ? '' : ` as pid ${owner.pid} on ${owner.host}`}, delete ${path}`;
     throw new SessionWriteError(sessionId, 'SESSION_BUSY', `${holder} is writing to this session${waited}`, hint, { cause: error });
   }
+}
+
+/** No sessref ever puts anything but its own regular file at the lock's path, so whatever stands there instead holds nothing to wait for. */
+function invalidLock(root: string, sessionId: string, error: LockInvalidError): SessionWriteError {
+  return new SessionWriteError(
+    sessionId,
+    'SESSION_LOCK_INVALID',
+    `the session lock ${relative(root, error.path)} is ${error.kind}, not a lock file sessref made, so sessref neither waits for it nor removes it`,
+    `remove ${error.path}, then retry`,
+    { cause: error },
+  );
 }
 
 /**

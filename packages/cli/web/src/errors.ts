@@ -20,6 +20,7 @@ const SENTENCES: Readonly<Record<string, Explain>> = {
   SESSION_QUERY_SESSION_NOT_FOUND: () => 'That session is not in this root (any more). Reload the sessions list.',
   SESSION_IN_USE: (message) => `Another program is writing this session right now: ${message}. Nothing was written; try again once it is done.`,
   SESSION_BUSY: (message) => `${sentence(message)} Nothing was written; try again in a moment.`,
+  SESSION_LOCK_INVALID: (message) => `${sentence(message)} Nothing was written; remove that file from the session's directory, then send again.`,
   PAYLOAD_TOO_LARGE: () => 'The message is too large to send (the inspector accepts up to 1 MiB).',
   INTERNAL: () => 'The inspector hit an internal error. The terminal running `sessref serve` has the details.',
 };

@@ -6,6 +6,7 @@
  * wait on a special file. Node only.
  * @module @sessref/sources
  */
+export { claudeCodeFormat } from './claude-code/index.js';
 export { SourceReadError, type SourceReadCode } from './errors.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';

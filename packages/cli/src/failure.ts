@@ -79,7 +79,6 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   SESSION_LOG_TOO_LARGE: 'storage',
   SESSION_LOG_HEADER_TOO_LARGE: 'storage',
 
-  ROOT_NEWER_FORMAT: 'storage',
   ROOT_UNCOMPRESSED: 'storage',
   ROOT_FLAT_LAYOUT: 'storage',
 
@@ -88,6 +87,8 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   SESSION_IN_USE: 'conflict',
   SESSION_LOG_SYMLINK: 'storage',
   SESSION_LOCK_INVALID: 'storage',
+  // A session a later dsh wrote: readable and citable, written only by that dsh.
+  SESSION_WRITE_UNSUPPORTED: 'storage',
 
   USAGE: 'usage',
   NO_ROOT: 'not-found',

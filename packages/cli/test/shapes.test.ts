@@ -10,12 +10,12 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { zstdCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendExchange, createHost, createSession, setTitle } from '@sessref/test-support';
+import { appendExchange, createHost, createSession, framePerRecord, setTitle, writeGeneration, type Step } from '@sessref/test-support';
 import { copyRoot, expectFailure, hashTree, json, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
 
 const uri = (id: string): string => `dsh-session:${Buffer.from(JSON.stringify(id)).toString('base64url')}`;
 const APP = '/work/app';
-const SUPPORTED = 'sessref reads dsh 0.1.0-rc.8 logs, <project>/<session>/session.jsonl.zstd (zstd, log format v0)';
+const SUPPORTED = 'sessref reads dsh logs, <project>/<session>/session.jsonl.zstd to session.v4.jsonl.zstd (zstd, log formats v0-v4)';
 
 /** Every command that opens a root, each reading or writing something different. */
 const COMMANDS: readonly (readonly string[])[] = [
@@ -101,29 +101,75 @@ describe('a root as dsh 0.1.0-rc.8 writes it', () => {
   });
 });
 
-describe('a newer generation of a session log', () => {
-  it('beside the older log: refused for every command, naming the file; the superseded log is never read', async () => {
+describe('log generations of later dsh releases', () => {
+  /** A session's conversation: one exchange and a title, all named after `word`. */
+  const conversation = (word: string): Step[] => [
+    { kind: 'exchange', user: `Question about ${word}?`, assistant: `Answer about ${word}.` },
+    { kind: 'title', title: `About ${word}` },
+  ];
+
+  /** Session `id` written as `generation` in its directory, one zstd frame per record as dsh writes it. */
+  async function writeLog(root: string, id: string, generation: number, steps: readonly Step[], createdAt = 1_700_000_005_000): Promise<string> {
+    const directory = dirname(logPath(root, id, APP));
+    await mkdir(directory, { recursive: true });
+    const path = join(directory, generation === 0 ? 'session.jsonl.zstd' : `session.v${generation}.jsonl.zstd`);
+    await writeFile(path, framePerRecord(writeGeneration(generation, steps, { id, createdAt, cwd: APP })));
+    return path;
+  }
+
+  const shown = async (root: string, id: string) => (await json<{ conversation: { role: string; text: string }[] }>(['show', id, '--json', '--root', root])).conversation;
+
+  it('list, show and prepare read v0, v2, v3 and v4 sessions; a v5 one is flagged and the rest answer, nothing written', async () => {
     const root = await copyRoot(zstdRoot);
-    // A later dsh wrote the session's current log as v3 and kept the older file beside it.
-    await writeFile(join(dirname(logPath(root, 'alpha', APP)), 'session.v3.jsonl.zstd'), foreignLog('alpha', 3, APP));
-    await expectRefused(
-      root,
-      'ROOT_NEWER_FORMAT',
-      `--work-app--/alpha/session.v3.jsonl.zstd holds log format v3, written by a dsh release newer than 0.1.0-rc.8; ${SUPPORTED}`,
+    for (const generation of [0, 2, 3, 4]) await writeLog(root, `gen${generation}`, generation, conversation(`v${generation}`), 1_700_000_010_000 + generation);
+    await writeLog(root, 'gen5', 5, conversation('v5'));
+    const before = await hashTree(root);
+
+    const result = await sessref(['list', '--json', '--root', root]);
+    expect(result.code).toBe(0);
+    const rows = JSON.parse(result.stdout) as { sessionId: string; title?: string; readError?: { code: string; message: string } }[];
+    const byId = new Map(rows.map((row) => [row.sessionId, row]));
+    for (const generation of [0, 2, 3, 4]) expect(byId.get(`gen${generation}`)).toMatchObject({ title: `About v${generation}` });
+    expect(byId.get('gen5')?.readError).toEqual(
+      expect.objectContaining({
+        code: 'SESSION_LOG_UNSUPPORTED',
+        message: 'session "gen5": log --work-app--/gen5/session.v5.jsonl.zstd: its file name says it was written by a dsh newer than sessref knows: v5',
+      }),
     );
+    expect(byId.has('alpha') && byId.has('beta') && byId.has('target')).toBe(true);
+
+    for (const generation of [0, 2, 3, 4]) {
+      expect(await shown(root, `gen${generation}`)).toEqual([
+        expect.objectContaining({ role: 'user', text: `Question about v${generation}?` }),
+        expect.objectContaining({ role: 'assistant', text: `Answer about v${generation}.` }),
+      ]);
+    }
+    const prepared = await ok(['prepare', '--root', root, '--target', 'target', `Compare ${uri('gen3')} with ${uri('gen4')}`]);
+    expect(prepared).toContain('Answer about v3.');
+    expect(prepared).toContain('Answer about v4.');
+    expect(expectFailure(await sessref(['show', 'gen5', '--root', root]), 2, 'SESSION_LOG_UNSUPPORTED')).toMatch(/newer than sessref knows: v5/);
+    expect(await hashTree(root)).toEqual(before);
   });
 
-  it('alone, uncompressed, and in several sessions: the message counts the others', async () => {
+  it("beside an older log, the newer generation is the session's log: the superseded file is never read", async () => {
     const root = await copyRoot(zstdRoot);
-    const gamma = join(root, '--work-app--', 'gamma');
-    await mkdir(gamma);
-    await writeFile(join(gamma, 'session.v4.jsonl'), '{"type":"session","version":4,"id":"gamma","createdAt":1,"delegationDepth":0}\n');
-    await writeFile(join(dirname(logPath(root, 'beta')), 'session.v4.jsonl.zstd'), foreignLog('beta', 4));
-    const result = await sessref(['list', '--root', root]);
-    expect(expectFailure(result, 2, 'ROOT_NEWER_FORMAT')).toMatch(
-      /^(?:--work-app--\/gamma\/session\.v4\.jsonl|_no-cwd\/beta\/session\.v4\.jsonl\.zstd) \(and 1 more\) holds log format v4, written by a dsh release newer than 0\.1\.0-rc\.8; /,
-    );
-    await expectRefused(root, 'ROOT_NEWER_FORMAT', expectFailure(result, 2, 'ROOT_NEWER_FORMAT'));
+    await writeLog(root, 'moved', 0, conversation('the old file'));
+    await writeLog(root, 'moved', 4, conversation('the current file'));
+    expect(await shown(root, 'moved')).toEqual([
+      expect.objectContaining({ text: 'Question about the current file?' }),
+      expect.objectContaining({ text: 'Answer about the current file.' }),
+    ]);
+    const rows = await json<{ sessionId: string; title?: string }[]>(['list', '--json', '--root', root]);
+    expect(rows.filter((row) => row.sessionId === 'moved')).toEqual([expect.objectContaining({ title: 'About the current file' })]);
+  });
+
+  it('send refuses a session a later dsh wrote, before locking or writing anything', async () => {
+    const root = await copyRoot(zstdRoot);
+    await writeLog(root, 'current', 3, conversation('v3'));
+    const before = await hashTree(root);
+    const message = expectFailure(await sessref(['send', '--root', root, '--target', 'current', 'hello']), 2, 'SESSION_WRITE_UNSUPPORTED');
+    expect(message).toBe("session \"current\": this session's log is session.v3.jsonl.zstd, log format v3 of a dsh release newer than 0.1.0-rc.8; sessref writes only log format v0");
+    expect(await hashTree(root)).toEqual(before);
   });
 });
 
@@ -164,7 +210,7 @@ describe('a log whose header carries another format version', () => {
     expect(listed.code).toBe(0);
     const rows = JSON.parse(listed.stdout) as { sessionId: string; readError?: { code: string; message: string } }[];
     expect(rows.map((row) => row.sessionId).sort()).toEqual(['alpha', 'beta', 'gamma', 'target']);
-    const message = 'session "gamma": log --work-app--/gamma/session.jsonl.zstd is log format v1, which dsh 0.1.0-rc.8 does not write; sessref reads log format v0';
+    const message = 'session "gamma": log --work-app--/gamma/session.jsonl.zstd is log format v1 under the name of generation 0; sessref reads each generation (v0-v4) from its own file name';
     expect(rows.find((row) => row.sessionId === 'gamma')!.readError).toMatchObject({ code: 'SESSION_LOG_UNSUPPORTED', message });
     expect(expectFailure(await sessref(['show', 'gamma', '--root', root]), 2, 'SESSION_LOG_UNSUPPORTED')).toBe(message);
     expect(expectFailure(await sessref(['prepare', '--root', root, '--target', 'target', uri('gamma')]), 2, 'SESSION_LOG_UNSUPPORTED')).toBe(message);

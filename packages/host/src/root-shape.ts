@@ -2,29 +2,28 @@
  * Which on-disk shapes of a session root sessref reads, and a clear refusal
  * for the others.
  *
- * sessref reads what dsh 0.1.0-rc.8 writes with its default settings:
- * `<root>/<project>/<session>/session.jsonl.zstd`, log format v0. Three other
- * shapes exist in the wild, and dsh's own backend either refuses them with a
- * message that names an absolute path and a config key the user never set,
- * or, for a newer generation, silently reads the older file kept beside it:
+ * sessref reads what dsh writes with its default settings:
+ * `<root>/<project>/<session>/<log>`, zstd, each session's current log being
+ * its highest generation (see `@sessref/dsh/jsonl-root`). Two other shapes
+ * exist in the wild, and dsh's own backend refuses them with a message that
+ * names an absolute path and a config key the user never set:
  *
- * - a newer generation, `session.v<N>.jsonl[.zstd]`, written by a later dsh
- *   release, which keeps the superseded `session.jsonl.zstd` beside it;
- * - an uncompressed root (`compression: 'none'`), `session.jsonl`;
+ * - an uncompressed root (`compression: 'none'`);
  * - the flat pre-release layout, `<project>/<id>.jsonl[.zstd]`.
  *
  * Each is refused for the whole root, before anything is read, in one line
- * that names the file found and what is supported. Transient `*.tmp` files
- * dsh stages beside a log, and lock files, are not logs and are ignored.
+ * that names the file found and what is supported (as dsh refuses the whole
+ * root). Transient `*.tmp` files dsh stages beside a log, and lock files, are
+ * not logs and are ignored.
  */
 import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, flatLogSessionId, parseLogFileName } from '@sessref/dsh/jsonl-root';
+import { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, flatLogSessionId, logFileName, parseLogFileName } from '@sessref/dsh/jsonl-root';
 
 /** What sessref reads, as the refusals say it. */
-const SUPPORTED_FORMAT = `dsh 0.1.0-rc.8 logs, <project>/<session>/${DEFAULT_LOG_FILE_NAME} (zstd, log format v0)`;
+const SUPPORTED_FORMAT = `dsh logs, <project>/<session>/${DEFAULT_LOG_FILE_NAME} to ${logFileName('zstd', 4)} (zstd, log formats v0-v4)`;
 
-export type RootFormatCode = 'ROOT_NEWER_FORMAT' | 'ROOT_UNCOMPRESSED' | 'ROOT_FLAT_LAYOUT';
+export type RootFormatCode = 'ROOT_UNCOMPRESSED' | 'ROOT_FLAT_LAYOUT';
 
 /** A root (or one session of it) in an on-disk shape sessref does not read. Nothing was read from it. */
 export class RootFormatError extends Error {
@@ -41,14 +40,13 @@ export class RootFormatError extends Error {
 }
 
 interface Findings {
-  newer: { path: string; version: number }[];
   uncompressed?: string;
   flat?: string;
 }
 
 /** Throw a {@link RootFormatError} when the root holds a shape sessref does not read. */
 export function assertSupportedRoot(root: string): void {
-  const findings: Findings = { newer: [] };
+  const findings: Findings = {};
   for (const project of entries(root)) {
     if (isLogFile(project)) findings.flat ??= project.name;
     if (!project.isDirectory()) continue;
@@ -61,12 +59,9 @@ export function assertSupportedRoot(root: string): void {
   if (error !== undefined) throw error;
 }
 
-/**
- * The same check for one session: cheap enough for every read, so a newer
- * generation written while a long-lived process runs is never read stale.
- */
+/** The same check for one session: cheap enough for every read of a long-lived process. */
 export function assertSupportedSession(root: string, sessionId: string): void {
-  const findings: Findings = { newer: [] };
+  const findings: Findings = {};
   for (const project of entries(root)) {
     if (!project.isDirectory()) continue;
     for (const session of entries(join(root, project.name))) {
@@ -84,24 +79,11 @@ export function assertSupportedSession(root: string, sessionId: string): void {
 function inspectSessionDirectory(root: string, directory: string, findings: Findings): void {
   for (const file of entries(join(root, directory))) {
     if (file.isDirectory()) continue;
-    const log = parseLogFileName(file.name);
-    if (log === undefined) continue;
-    if (log.generation > 0) findings.newer.push({ path: join(directory, file.name), version: log.generation });
-    else if (log.compression === 'none') findings.uncompressed ??= join(directory, file.name);
+    if (parseLogFileName(file.name)?.compression === 'none') findings.uncompressed ??= join(directory, file.name);
   }
 }
 
 function refusal(findings: Findings): RootFormatError | undefined {
-  const [first, ...rest] = findings.newer;
-  if (first !== undefined) {
-    const more = rest.length === 0 ? '' : ` (and ${rest.length} more)`;
-    return new RootFormatError(
-      'ROOT_NEWER_FORMAT',
-      first.path,
-      `${first.path}${more} holds log format v${first.version}, written by a dsh release newer than 0.1.0-rc.8; sessref reads ${SUPPORTED_FORMAT}`,
-      `open this root with the dsh release that wrote it; sessref never reads the superseded ${DEFAULT_LOG_FILE_NAME} kept beside a newer log`,
-    );
-  }
   if (findings.uncompressed !== undefined) {
     return new RootFormatError(
       'ROOT_UNCOMPRESSED',

@@ -1,8 +1,10 @@
 import { relative } from 'node:path';
 import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
-import { SessionFormatUnsupportedError, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
+import { SessionFormatUnsupportedError, SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { readRevision, sameRevision, sessionLogs, sessionLogsOf, type Compression, type FileRevision } from '@sessref/dsh/jsonl-root';
+import { readRevision, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type Compression, type FileRevision, type SessionLog } from '@sessref/dsh/jsonl-root';
+import { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
+import { readSessionLog } from './generations/read-session-log.js';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
 import { assertSupportedRoot, assertSupportedSession } from './root-shape.js';
 
@@ -21,21 +23,25 @@ export class SessionLogError extends Error {
 
 type Stored = Awaited<ReturnType<JsonlSessionPersistence['loadStored']>>;
 
-interface LogFile {
-  /** The session id the directory name encodes. */
-  sessionId: string;
-  path: string;
-}
+type LogFile = Pick<SessionLog, 'sessionId' | 'path' | 'generation'>;
 
-/** The logs a listing read, each with the revision it had: valid while every one keeps it. */
-type ListedRevisions = readonly { path: string; revision: FileRevision | undefined }[];
+/** A log as a listing gives it: its header and its revision. */
+interface ListedEntry {
+  header: SessionHeader;
+  revision: NonNullable<Stored>['revision'];
+}
 
 /**
  * The dsh JSONL backend, stricter for a process that does not own the logs it
- * reads. dsh treats an incomplete final frame as a crash to repair on resume,
- * skips a log whose header frame is incomplete when listing, stops listing at
- * a damaged header without naming its file, and reads the superseded log kept
- * beside a newer generation. sessref refuses to read a partial or damaged log,
+ * reads, and reading every log generation. dsh 0.1.0-rc.8 treats an
+ * incomplete final frame as a crash to repair on resume, skips a log whose
+ * header frame is incomplete when listing, stops listing at a damaged header
+ * without naming its file, and reads only generation 0 (`session.jsonl.zstd`),
+ * even where a later dsh wrote a newer generation beside it. sessref reads
+ * each session's current log (its highest generation, see
+ * `@sessref/dsh/jsonl-root`): generation 0 through the backend, later ones
+ * through its own reader (generations/), as the same header and events. It
+ * refuses to read a partial or damaged log,
  * naming the session, so nothing is ever shown, cited or repaired from one;
  * lists every readable session past the damaged ones ({@link damagedLogs}
  * names those); and refuses a root in a shape it does not read (see
@@ -45,8 +51,8 @@ type ListedRevisions = readonly { path: string; revision: FileRevision | undefin
  * that does not end within 64 KiB), so a hostile file costs a fixed budget.
  */
 export class CheckedJsonlPersistence extends JsonlSessionPersistence {
-  /** The last log-by-log listing, valid while every log keeps the file revision it was read at. */
-  private slowListing: { revisions: ListedRevisions; entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] } | undefined;
+  /** What the log-by-log listing read of each log (`null`: it cannot be read), valid while the log keeps its revision. */
+  private listed = new Map<string, { revision: FileRevision | undefined; entry: ListedEntry | null }>();
   /** The last probe of each log, valid while the log keeps the file revision it was probed at. */
   private probes = new Map<string, { revision: FileRevision | undefined; problem: LogProblem | undefined }>();
 
@@ -95,20 +101,36 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   override async readStoredRevision(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readStoredRevision']> {
     assertSupportedSession(this.config.root, id);
-    return super.readStoredRevision(id, signal);
+    const newer = this.newerGeneration(id);
+    if (newer === undefined) return super.readStoredRevision(id, signal);
+    const revision = readRevision(newer.path);
+    return revision && SessionPersistenceRevision(revisionToken(revision));
   }
 
   override async readRaw(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readRaw']> {
     assertSupportedSession(this.config.root, id);
+    const newer = this.newerGeneration(id);
+    if (newer !== undefined) {
+      throw new SessionLogError(id, 'SESSION_LOG_UNSUPPORTED', `log ${this.relative(newer.path)} is generation v${newer.generation}: sessref reads its conversation, not its raw text`);
+    }
     return super.readRaw(id, signal);
   }
 
   override async loadStored(id: SessionId, signal?: AbortSignal): Promise<Stored> {
     assertSupportedSession(this.config.root, id);
     // Every file the backend would open for this id (one per project directory it looks in).
-    for (const path of this.candidateLogs(id)) {
+    const logs = this.candidateLogs(id);
+    for (const { path } of logs) {
       const problem = this.probe(path);
       if (problem !== undefined) throw this.refused(id, path, problem);
+    }
+    const newer = logs.find((log) => log.generation > 0);
+    if (newer !== undefined) {
+      const read = this.readGeneration(newer);
+      if (read.torn !== undefined) {
+        throw new SessionLogError(id, 'SESSION_LOG_TRUNCATED', `log ${this.relative(newer.path)} ends in an incomplete write of ${read.torn.bytes} bytes`);
+      }
+      return read.stored;
     }
     let stored: Stored;
     try {
@@ -144,9 +166,10 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     const files = this.logFiles();
     // The ids of the logs the backend must not open (see log-probe.ts): its lookup of such an id would open them.
     const refused = new Set(files.filter((file) => this.probe(file.path) !== undefined).map((file) => file.sessionId));
-    this.forgetProbesBut(files);
+    this.forgetBut(files);
     let failure: unknown;
-    if (refused.size === 0) {
+    // The backend lists generation 0 only: a root with a newer generation is listed log by log.
+    if (refused.size === 0 && files.every((file) => file.generation === 0)) {
       try {
         return await listing();
       } catch (error) {
@@ -154,32 +177,68 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
         failure = error;
       }
     }
-    // Every read lists the root first: the slow listing is redone only when a log changed.
-    const revisions = files.map((file) => ({ path: file.path, revision: readRevision(file.path) }));
-    if (this.slowListing === undefined || !sameListing(this.slowListing.revisions, revisions)) {
-      const entries: { header: SessionHeader; revision: NonNullable<Stored>['revision'] }[] = [];
-      let damaged = 0;
-      for (const file of files) {
-        if (refused.has(file.sessionId)) {
-          damaged++;
-          continue;
-        }
-        let stored: Stored;
-        try {
-          // The backend's own read: a log that only lost its tail still lists, as it does in dsh.
-          stored = await super.loadStored(SessionId(file.sessionId), signal);
-        } catch (readError) {
-          if (signal?.aborted || !isUnreadableLog(readError, file.path)) throw readError;
-          damaged++;
-          continue;
-        }
-        if (stored !== undefined) entries.push({ header: stored.meta, revision: stored.revision });
-      }
-      // Every log reads on its own: the listing failed for another reason.
-      if (damaged === 0) throw failure;
-      this.slowListing = { revisions, entries };
+    const entries: ListedEntry[] = [];
+    for (const file of files) {
+      if (refused.has(file.sessionId)) continue;
+      const entry = await this.listedEntry(file, signal);
+      if (entry !== null) entries.push(entry);
     }
-    return this.slowListing.entries.map((entry) => fromStored({ meta: structuredClone(entry.header), revision: entry.revision }));
+    // Every log reads on its own: the listing failed for another reason.
+    if (failure !== undefined && refused.size === 0 && entries.length === files.length) throw failure;
+    return entries.map((entry) => fromStored({ meta: structuredClone(entry.header), revision: entry.revision }));
+  }
+
+  /**
+   * One log as the log-by-log listing sees it, read again only when its
+   * revision changed: its header and revision, or `null` when it cannot be
+   * read. A log that only lost its tail still lists, as it does in dsh.
+   */
+  private async listedEntry(file: LogFile, signal: AbortSignal | undefined): Promise<ListedEntry | null> {
+    const revision = readRevision(file.path);
+    const known = this.listed.get(file.path);
+    if (known !== undefined && sameRevision(known.revision, revision)) return known.entry;
+    let entry: ListedEntry | null = null;
+    try {
+      // The backend's own read for generation 0; the generation reader for the others.
+      const stored = file.generation === 0 ? await super.loadStored(SessionId(file.sessionId), signal) : this.readGeneration(file).stored;
+      if (stored !== undefined) entry = { header: stored.meta, revision: stored.revision };
+    } catch (readError) {
+      if (signal?.aborted || !isUnreadableLog(readError, file.path)) throw readError;
+    }
+    this.listed.set(file.path, { revision, entry });
+    return entry;
+  }
+
+  /** The log of a newer generation than 0 that is the current log of `id`, when there is one. */
+  private newerGeneration(id: string): LogFile | undefined {
+    return this.candidateLogs(id).find((log) => log.generation > 0);
+  }
+
+  /**
+   * A log of generation 1 or later, read whole by sessref's own reader into
+   * the header and events the backend would have given (their seqs the
+   * file's), with the tail a crash left incomplete, which is not part of it.
+   */
+  private readGeneration(file: LogFile): { stored: NonNullable<Stored>; torn: { bytes: number } | undefined } {
+    const revision = readRevision(file.path);
+    let read: ReturnType<typeof readSessionLog>;
+    try {
+      read = readSessionLog(file.path, file.generation);
+    } catch (error) {
+      throw this.fromReader(file, error);
+    }
+    if (read.header.id !== file.sessionId) {
+      throw new SessionLogError(file.sessionId, 'SESSION_LOG_CORRUPT', `log ${this.relative(file.path)} carries the header of another session ("${read.header.id}")`);
+    }
+    const token = revision === undefined ? 'gone' : revisionToken(revision);
+    return { stored: { meta: read.header, events: read.events, revision: SessionPersistenceRevision(token) }, torn: read.torn };
+  }
+
+  /** The generation reader's refusal as the session's, in the codes every other log refusal uses. */
+  private fromReader(file: LogFile, error: unknown): SessionLogError {
+    if (!(error instanceof SessionLogReadError)) throw error;
+    const detail = error.cause instanceof SessionLogReadError ? error.cause.message : error.message;
+    return new SessionLogError(file.sessionId, READER_CODES[error.code], `log ${this.relative(file.path)}: ${detail}`, { cause: error });
   }
 
   private async inspectFile(file: LogFile): Promise<SessionLogError | undefined> {
@@ -203,11 +262,11 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return problem;
   }
 
-  /** Keep the probes of the logs in `files` only: a long-lived process forgets deleted logs. */
-  private forgetProbesBut(files: readonly LogFile[]): void {
-    if (this.probes.size <= files.length) return;
+  /** Keep what was learnt of the logs in `files` only: a long-lived process forgets deleted logs. */
+  private forgetBut(files: readonly LogFile[]): void {
+    if (this.probes.size <= files.length && this.listed.size <= files.length) return;
     const present = new Set(files.map((file) => file.path));
-    for (const path of this.probes.keys()) if (!present.has(path)) this.probes.delete(path);
+    for (const known of [this.probes, this.listed]) for (const path of known.keys()) if (!present.has(path)) known.delete(path);
   }
 
   private refused(id: string, path: string, problem: LogProblem): SessionLogError {
@@ -215,8 +274,8 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   }
 
   /** The log of `id` in each project directory, where there is something at that path (the backend's lookup, without opening anything). */
-  private candidateLogs(id: string): string[] {
-    return sessionLogsOf(this.config.root, id, this.logCompression).map((log) => log.path);
+  private candidateLogs(id: string): LogFile[] {
+    return sessionLogsOf(this.config.root, id, this.logCompression);
   }
 
   private unsupported(id: string, error: SessionFormatUnsupportedError): SessionLogError {
@@ -224,7 +283,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return new SessionLogError(
       id,
       'SESSION_LOG_UNSUPPORTED',
-      `log ${this.describe(id)} is log format ${version}, which dsh 0.1.0-rc.8 does not write; sessref reads log format v0`,
+      `log ${this.describe(id)} is log format ${version} under the name of generation 0; sessref reads each generation (v0-v4) from its own file name`,
       { cause: error },
     );
   }
@@ -263,12 +322,22 @@ function isCorruption(error: unknown): boolean {
   return error instanceof Error && /^(?:corrupt |empty or header-less )/.test(error.message);
 }
 
-function sameListing(a: ListedRevisions, b: ListedRevisions): boolean {
-  return a.length === b.length && a.every((log, index) => log.path === b[index]!.path && sameRevision(log.revision, b[index]!.revision));
-}
+/** The codes of the generation reader's refusals, as every other log refusal spells them. */
+const READER_CODES: Record<SessionLogReadCode, SessionLogError['code']> = {
+  SESSION_LOG_UNREADABLE: 'SESSION_LOG_UNREADABLE',
+  SESSION_LOG_TOO_LARGE: 'SESSION_LOG_TOO_LARGE',
+  SESSION_LOG_LINE_TOO_LONG: 'SESSION_LOG_TOO_LARGE',
+  SESSION_LOG_TOO_DEEP: 'SESSION_LOG_CORRUPT',
+  SESSION_LOG_CORRUPT: 'SESSION_LOG_CORRUPT',
+  SESSION_LOG_NO_HEADER: 'SESSION_LOG_CORRUPT',
+  SESSION_LOG_HEADER_INVALID: 'SESSION_LOG_CORRUPT',
+  SESSION_LOG_VERSION_MISMATCH: 'SESSION_LOG_CORRUPT',
+  SESSION_LOG_VERSION_UNKNOWN: 'SESSION_LOG_UNSUPPORTED',
+  SESSION_LOG_UNSUPPORTED: 'SESSION_LOG_UNSUPPORTED',
+};
 
 /** Whether `error` is the backend refusing the log at `path` itself, rather than the root or the runtime. */
 function isUnreadableLog(error: unknown, path: string): boolean {
-  return isCorruption(error) || error instanceof SessionFormatUnsupportedError || probeLog(path) !== undefined;
+  return error instanceof SessionLogError || isCorruption(error) || error instanceof SessionFormatUnsupportedError || probeLog(path) !== undefined;
 }
 

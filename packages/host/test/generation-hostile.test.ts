@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SessionLogReadError, readSessionLog, type ReadLimits, type SessionLogReadCode } from '@sessref/host';
 import { SAMPLES, framePerRecord, scratchDirectory } from './generation-support.js';
-import { writeGeneration } from './generation-writer.js';
+import { writeGeneration } from '@sessref/test-support';
 
 const write = scratchDirectory();
 let files = 0;

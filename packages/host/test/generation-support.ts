@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { constants, zstdCompressSync } from 'node:zlib';
 import { KNOWN_SESSION_EVENT_TYPES, Session, interruptedTurnClosers, isSurfaceEvent, type SessionEvent } from '@deepseek-ai/dsh-session';
 import { projectConversation } from '@sessref/core';
 import { toSurfaceMessage } from '@sessref/dsh';
@@ -28,11 +27,7 @@ export function scratchDirectory(): (name: string, content: string | Buffer) => 
   };
 }
 
-/** A plain log as dsh's zstd writer frames it: one checksummed frame per record. */
-export function framePerRecord(text: string): Buffer {
-  const lines = text.split(/(?<=\n)/);
-  return Buffer.concat(lines.map((line) => zstdCompressSync(Buffer.from(line), { params: { [constants.ZSTD_c_checksumFlag]: 1 } })));
-}
+export { framePerRecord } from '@sessref/test-support';
 
 /** One projected snapshot item, written `role: text`, `checkpoint: text` for checkpoints. */
 export type Line = string;

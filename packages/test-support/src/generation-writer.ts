@@ -8,6 +8,14 @@
  * conversation must carry, from the conversation alone.
  */
 
+import { constants, zstdCompressSync } from 'node:zlib';
+
+/** A plain log as dsh's zstd writer frames it: one checksummed frame per record. */
+export function framePerRecord(text: string): Buffer {
+  const lines = text.split(/(?<=\n)/);
+  return Buffer.concat(lines.map((line) => zstdCompressSync(Buffer.from(line), { params: { [constants.ZSTD_c_checksumFlag]: 1 } })));
+}
+
 export type Step =
   | { kind: 'exchange'; user: string; assistant: string; tool?: string }
   | { kind: 'compact'; span: number; summary: string }
@@ -15,9 +23,18 @@ export type Step =
 
 type Json = Record<string, unknown>;
 
-/** The JSONL text of `steps` as generation `generation` writes them. */
-export function writeGeneration(generation: number, steps: readonly Step[]): string {
-  const writer = createWriter(generation);
+/** The session a generated log belongs to. */
+export interface GeneratedSession {
+  id: string;
+  createdAt: number;
+  cwd?: string;
+}
+
+const GENERATED: GeneratedSession = { id: 'generated', createdAt: 1, cwd: '/work' };
+
+/** The JSONL text of `steps` as generation `generation` writes them, for `session`. */
+export function writeGeneration(generation: number, steps: readonly Step[], session: GeneratedSession = GENERATED): string {
+  const writer = createWriter(generation, session);
   for (const step of steps) {
     if (step.kind === 'exchange') writer.exchange(step);
     else if (step.kind === 'compact') writer.compact(step);
@@ -26,8 +43,8 @@ export function writeGeneration(generation: number, steps: readonly Step[]): str
   return writer.text();
 }
 
-function createWriter(generation: number) {
-  const header = { type: 'session', version: generation, id: 'generated', createdAt: 1, cwd: '/work', ...(generation >= 2 ? { isSeeded: false } : {}), delegationDepth: 0 };
+function createWriter(generation: number, session: GeneratedSession) {
+  const header = { type: 'session', version: generation, ...session, ...(generation >= 2 ? { isSeeded: false } : {}), delegationDepth: 0 };
   const lines = [JSON.stringify(header)];
   // Conversation nodes of the surface, in order (a v3+ system head is never compacted).
   const surface: number[] = [];

@@ -21,3 +21,4 @@ export {
   userPrompt,
 } from '@sessref/host';
 export { deviceSupport } from './special-files.js';
+export { expectedSnapshot, framePerRecord, writeGeneration, type GeneratedSession, type Step } from './generation-writer.js';

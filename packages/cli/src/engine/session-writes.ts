@@ -4,7 +4,7 @@ import type { Context } from '@deepseek-ai/cordis';
 import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, adoptSessionEvent, interruptedTurnClosers, type SessionEvent, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { lockFilesBeside, readRevision, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
+import { currentLogOf, listNames, lockFilesBeside, readRevision, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
 import { findForeignWriters } from './open-writers.js';
 import { FileLock, LockBusyError, LockInvalidError } from './session-lock.js';
 
@@ -16,7 +16,7 @@ import { FileLock, LockBusyError, LockInvalidError } from './session-lock.js';
  */
 const OPEN_TURN_QUIET_MS = 10 * 60_000;
 
-export type SessionWriteCode = 'SESSION_BUSY' | 'SESSION_IN_USE' | 'SESSION_LOG_SYMLINK' | 'SESSION_LOCK_INVALID';
+export type SessionWriteCode = 'SESSION_BUSY' | 'SESSION_IN_USE' | 'SESSION_LOG_SYMLINK' | 'SESSION_LOCK_INVALID' | 'SESSION_WRITE_UNSUPPORTED';
 
 /** A write refused before anything was written, named by its session, with the fix. */
 export class SessionWriteError extends Error {
@@ -57,6 +57,7 @@ export async function appendTurn(ctx: Context, turn: TurnAppend): Promise<number
   const id = turn.header.id;
   const log = persistence.locate(turn.header).path;
   checkInsideRoot(turn.root, log, id);
+  checkWritableGeneration(log, id);
   const lock = await lockSession(log, id, turn);
   try {
     const stored = await readStored(persistence, log, id, turn.signal);
@@ -169,6 +170,24 @@ function checkInsideRoot(root: string, log: string, sessionId: string): void {
       'replace the link with the real file or directory, or move the session out of the root',
     );
   }
+}
+
+/**
+ * sessref writes what dsh 0.1.0-rc.8 writes: generation 0. A session whose
+ * current log a later dsh wrote (`session.v<N>`) is refused before anything
+ * is locked or written: a generation-0 write beside it would never be read
+ * again, and writing a later generation faithfully takes that release's
+ * writer and its `flock` on the session.
+ */
+function checkWritableGeneration(log: string, sessionId: string): void {
+  const current = currentLogOf(listNames(dirname(log)));
+  if (current === undefined || current.generation === 0) return;
+  throw new SessionWriteError(
+    sessionId,
+    'SESSION_WRITE_UNSUPPORTED',
+    `this session's log is ${current.fileName}, log format v${current.generation} of a dsh release newer than 0.1.0-rc.8; sessref writes only log format v0`,
+    'send the message from the dsh that wrote the session (dsh web or the dsh CLI, e.g. paste the mention there); sessref still lists, shows and cites this session',
+  );
 }
 
 const IN_USE_HINT = 'close the session in that program or let it finish, then retry';

@@ -2,13 +2,14 @@
  * The inspector over a root with damaged logs, and over one a newer dsh
  * starts writing while it serves: `/api/sessions` lists every healthy
  * session and flags each damaged one with its code and reason, a read of a
- * damaged or newer session is a 502 naming it, and no byte of the root
- * changes.
+ * damaged session is a 502 naming it, a newer generation is served as the
+ * session's log, and no byte of the root changes.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { framePerRecord, writeGeneration, type Step } from '@sessref/test-support';
 import { Engine } from '../../src/engine/engine.js';
 import type { ApiError, MessagesResponse, SessionsResponse } from '../../src/server/protocol.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
@@ -103,26 +104,27 @@ describe('the inspector over damaged logs', () => {
   });
 });
 
-describe('a newer dsh writing into the root while the inspector serves it', () => {
-  it('refuses the root and the session from then on, and never serves the superseded log', async () => {
+describe('a newer dsh writing a newer generation while the inspector serves the root', () => {
+  it('serves the newer generation from then on, never the superseded log, and writes nothing', async () => {
     const target = 'checkout-redesign';
     const current = await api('/api/messages', { sessionId: target });
     expect(current.status).toBe(200);
-    expect(json<MessagesResponse>(current).messages.length).toBeGreaterThan(0);
+    const { cwd, messages } = json<MessagesResponse>(current);
+    expect(messages.length).toBeGreaterThan(0);
     const targetLog = (await readdir(root, { recursive: true })).find((path) => path.endsWith(`/${target}/session.jsonl.zstd`))!;
-    const newer = join(root, dirname(targetLog), 'session.v3.jsonl.zstd');
-    await writeFile(newer, await readFile(join(root, targetLog)));
+    const newer = join(root, dirname(targetLog), 'session.v4.jsonl.zstd');
+    const steps: Step[] = [{ kind: 'exchange', user: 'Continued in dsh 0.2.', assistant: 'Written as log format v4.' }];
+    await writeFile(newer, framePerRecord(writeGeneration(4, steps, { id: target, createdAt: 1_700_000_000_000, ...(cwd === undefined ? {} : { cwd }) })));
     try {
       const before = await hashTree(root);
-      const message = `${relative(root, newer)} holds log format v3, written by a dsh release newer than 0.1.0-rc.8; sessref reads dsh 0.1.0-rc.8 logs, <project>/<session>/session.jsonl.zstd (zstd, log format v0)`;
-      for (const reply of [await api('/api/messages', { sessionId: target }), await api('/api/sessions'), await api('/api/preview', { target, text: 'hi' })]) {
-        expect(reply.status).toBe(502);
-        expect(json<ApiError>(reply).error).toEqual({ code: 'ROOT_NEWER_FORMAT', message });
-      }
+      const served = await api('/api/messages', { sessionId: target });
+      expect(served.status).toBe(200);
+      expect(json<MessagesResponse>(served).messages.map((message) => message.text)).toEqual(['Continued in dsh 0.2.', 'Written as log format v4.']);
+      expect((await api('/api/sessions')).status).toBe(200);
       expect(await hashTree(root)).toEqual(before);
     } finally {
       await rm(newer);
     }
-    expect((await api('/api/messages', { sessionId: target })).status).toBe(200);
+    expect(json<MessagesResponse>(await api('/api/messages', { sessionId: target })).messages).toEqual(messages);
   });
 });

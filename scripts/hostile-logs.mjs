@@ -19,7 +19,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,8 @@ const dir = mkdtempSync(join(tmpdir(), 'sessref-hostile-'));
 const cache = join(dir, 'cache');
 try {
   const root = join(dir, 'sessions');
+  // sessref seeds a root it is pointed at only when that exists: it never creates one.
+  mkdirSync(root);
   run(['seed', '--root', root]);
   const [log] = sessionLogsOf(root, 'flaky-ci').map((found) => found.path);
   console.log(`node ${process.version}, ${BIN}`);

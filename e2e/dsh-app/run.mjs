@@ -237,6 +237,8 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
   const cwd = join(runRoot, name);
 
   log(`${name}: seed ${home}/sessions`);
+  // sessref seeds a root it is pointed at only when that exists: it never creates one.
+  mkdirSync(join(home, 'sessions'));
   const seed = await run(process.execPath, [CLI_BIN, 'seed', '--root', join(home, 'sessions')], {
     cwd, env: childEnv({ NO_COLOR: '1' }), timeoutMs: 60_000, label: 'sessref seed',
   });

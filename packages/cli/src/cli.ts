@@ -1,4 +1,4 @@
-import type { ParsedFlags } from './commands/command.js';
+import type { Command, ParsedFlags } from './commands/command.js';
 import { parseCommandLine } from './commands/parse.js';
 import { describeFailure, formatError, type CliReport } from './errors.js';
 import { CliError } from './failure.js';
@@ -17,12 +17,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     debug = flags.debug === true;
     json = flags.json === true;
     if (command === undefined) {
-      writeLine(io.stdout, `${mainHelp()}\n${helpRoot(flags, io)}`);
+      writeLine(io.stdout, `${mainHelp()}\n${helpRoot(undefined, flags, io)}`);
       // A bare `sessref` is a usage error that shows the help; `sessref --help` is not.
       return flags.help === true ? 0 : 1;
     }
     if (flags.help === true) {
-      writeLine(io.stdout, `${commandHelp(command)}\n${helpRoot(flags, io)}`);
+      writeLine(io.stdout, `${commandHelp(command)}\n${helpRoot(command, flags, io)}`);
       return 0;
     }
     // The session the command is about, named in its errors: --target, else its ID operand.
@@ -36,10 +36,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** The help's last line: the root a command would use now, and why. */
-function helpRoot(flags: ParsedFlags, io: Io): string {
+/** The help's last line: the root a command would use now, and why (for `seed`, the root it would write, never dsh's). */
+function helpRoot(command: Command | undefined, flags: ParsedFlags, io: Io): string {
   try {
-    const root = resolveRoot(flags.root, io.env);
+    const root = resolveRoot(flags.root, io.env, { dsh: command?.seedsDemo?.(flags) !== true });
     return `Session root: ${root.path} (${root.reason})`;
   } catch (error) {
     return `Session root: none (${describeFailure(error).message})`;

@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dshHomeDisplay, resolveDshHome } from '@deepseek-ai/dsh-home-paths';
 import { CliError } from './failure.js';
@@ -53,22 +53,36 @@ export function resolveRoot(flag: string | undefined, env: NodeJS.ProcessEnv, op
   return { path: demo, source: 'demo', reason: `the demo root: no --root, no $SESSREF_ROOT, no dsh sessions at ${where}` };
 }
 
+/** dsh's own sessions directory, `<dsh home>/sessions`, whether it exists or not. */
+function dshSessions(env: NodeJS.ProcessEnv): string {
+  return join(resolveDshHome(undefined, env), 'sessions');
+}
+
 /** The line `list`, `serve` and `--help` print: which root, and why. */
 export function describeRoot(root: SessionRoot): string {
   return `root ${root.path} (${root.reason})`;
 }
 
-/** `--root`, `SESSREF_ROOT` or a JSON key, as a failure message names where the root came from. */
+/** The root's path and why it is the root, as messages name it. */
 function origin(root: SessionRoot): string {
   return `${root.path} (${root.reason})`;
 }
 
-export type RootState = 'missing' | 'empty' | 'sessions';
+/**
+ * What is at a root. One rule for every command and for `serve`: a missing
+ * root is an error that names it ({@link missingRoot}), and an existing one
+ * without a session log, empty or holding other files, has no sessions,
+ * which is an answer ({@link noSessionsHint}), not an error. `empty` (not
+ * even another file) is what seeding needs.
+ */
+export type RootState = 'missing' | 'empty' | 'no-sessions' | 'sessions';
+
+/** The log dsh 0.1.0-rc.8 keeps for each session, at `<root>/<project>/<session>/`. */
+const LOG_FILE = 'session.jsonl.zstd';
 
 /**
- * What is at the root: nothing yet, an empty directory, or entries. A file,
- * a path through a file, or a directory that cannot be read is a one-line
- * error naming the root and where it came from.
+ * What is at the root. A file, a path through a file, or a directory that
+ * cannot be read is a one-line error naming the root and where it came from.
  */
 export function checkRoot(root: SessionRoot): RootState {
   let isDirectory: boolean;
@@ -81,23 +95,58 @@ export function checkRoot(root: SessionRoot): RootState {
     throw unreadable(root, error);
   }
   if (!isDirectory) throw notADirectory(root, 'it is a file');
+  let projects: Dirent[];
   try {
-    return readdirSync(root.path).length === 0 ? 'empty' : 'sessions';
+    projects = readdirSync(root.path, { withFileTypes: true });
   } catch (error) {
     throw unreadable(root, error);
   }
+  if (projects.length === 0) return 'empty';
+  return projects.some((project) => project.isDirectory() && holdsLog(join(root.path, project.name))) ? 'sessions' : 'no-sessions';
 }
 
-/** A root with no sessions in it (missing or empty); the error for a root that is no directory is thrown. */
-export function isEmptyRoot(root: SessionRoot | string): boolean {
-  const resolved = typeof root === 'string' ? { path: root, source: '--root' as const, reason: '--root' } : root;
-  return checkRoot(resolved) !== 'sessions';
+/**
+ * Whether a project directory holds a session log, as dsh lists one: a
+ * session directory with its log file in it. Anything in the log's place
+ * counts, since the listing shows it as a damaged session; a project that
+ * cannot be read is left to the listing, which says why.
+ */
+function holdsLog(project: string): boolean {
+  let sessions: Dirent[];
+  try {
+    sessions = readdirSync(project, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  return sessions.some((session) => session.isDirectory() && exists(join(project, session.name, LOG_FILE)));
 }
 
-/** `NO_ROOT`, saying whether the root is missing or empty and how it was chosen. */
-export function noSessions(root: SessionRoot, state: RootState): CliError {
-  const what = state === 'missing' ? 'it does not exist' : 'it is empty';
-  return new CliError('NO_ROOT', `no sessions at ${origin(root)}: ${what}`, 'pass --root DIR, set SESSREF_ROOT, or run `sessref seed`');
+/** How to get a root that is missing, by where it came from; sessref creates none but the demo root. */
+const MISSING_HINT: { readonly [S in RootSource]: string } = {
+  '--root': 'check the path: sessref never creates a root you name; to start an empty one, create the directory first',
+  SESSREF_ROOT: 'check $SESSREF_ROOT, or unset it: sessref never creates a root you name; to start an empty one, create the directory first',
+  dsh: 'start a session in dsh, or pass --root DIR',
+  demo: 'run `sessref seed` to create it with the demo sessions, or pass --root DIR or set SESSREF_ROOT',
+};
+
+/** `NO_ROOT`: the root does not exist. A mistyped path stays an error, never a new folder. */
+export function missingRoot(root: SessionRoot): CliError {
+  return new CliError('NO_ROOT', `the session root ${origin(root)} does not exist`, MISSING_HINT[root.source]);
+}
+
+/** What to do about a root that holds no sessions, fitting that root: only the demo root is ever seeded. */
+const NO_SESSIONS_HINT: { readonly [S in RootSource]: string } = {
+  '--root': '`sessref new` creates a session in it; or pass --root DIR to use another root',
+  SESSREF_ROOT: '`sessref new` creates a session in it; or set SESSREF_ROOT to another root',
+  dsh: 'start a session in dsh; or pass --root DIR or set SESSREF_ROOT to use another root',
+  demo: '`sessref seed` writes the demo sessions into it; or pass --root DIR to use another root',
+};
+
+/** The one line that says a root holds no sessions, and what to do. */
+export function noSessionsHint(root: SessionRoot, env: NodeJS.ProcessEnv): string {
+  // dsh's folder named with --root (`npm start -- --root ~/.dsh/sessions`) is still dsh's: its hint is dsh's.
+  const fits = root.path === dshSessions(env) ? 'dsh' : root.source;
+  return `no sessions in ${origin(root)}: ${NO_SESSIONS_HINT[fits]}`;
 }
 
 function notADirectory(root: SessionRoot, why: string): CliError {

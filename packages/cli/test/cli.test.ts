@@ -6,7 +6,7 @@
  * copy. A last group runs the CLI on a root written directly by the real dsh
  * JSONL persistence, and reads what `send` wrote back through a dsh host.
  */
-import { cp, mkdir, readFile, rm, truncate, utimes, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, truncate, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
@@ -23,6 +23,7 @@ import {
 } from '@sessref/test-support';
 import {
   copyRoot,
+  emptyRoot,
   expectFailure,
   hashTree,
   json,
@@ -103,7 +104,7 @@ let seededHashes: Record<string, string>;
 
 beforeAll(async () => {
   requireBuild();
-  seeded = join(await tempDir('sessref-seed-'), 'sessions');
+  seeded = await emptyRoot('sessref-seed-');
   expect(await ok(['seed', '--root', seeded])).toBe(`seeded 8 sessions into ${seeded}\n`);
   seededHashes = await hashTree(seeded);
 });
@@ -135,7 +136,7 @@ describe('seed', () => {
   });
 
   it('--force adds the demo sessions next to existing ones', async () => {
-    const root = join(await tempDir(), 'sessions');
+    const root = await emptyRoot();
     const id = (await ok(['new', '--root', root, '--title', 'Mine'])).trim();
     const before = await hashTree(root);
     expectFailure(await sessref(['seed', '--root', root]), 1, 'ROOT_NOT_EMPTY');
@@ -406,9 +407,10 @@ describe.concurrent('uri, mention and help', () => {
       label: 'Fix flaky CI on main',
       mention: mention('Fix flaky CI on main', 'flaky-ci'),
     });
-    // Without sessions to read, the label is the id.
-    const empty = join(await tempDir(), 'missing');
+    // Without sessions to read, the label is the id; a root that does not exist is an error like any other.
+    const empty = await emptyRoot();
     expect(await ok(['mention', 'anything', '--root', empty])).toBe(`${mention('anything', 'anything')}\n`);
+    expectFailure(await sessref(['mention', 'anything', '--root', join(empty, 'missing')]), 1, 'NO_ROOT');
   });
 
   it.each(COMMANDS)('%s --help prints usage with examples', async (command) => {
@@ -428,13 +430,16 @@ describe.concurrent('uri, mention and help', () => {
 });
 
 describe.concurrent('errors', () => {
-  it('a missing or empty root is exit 1', async () => {
+  it('a missing root is exit 1, NO_ROOT; in an empty one a session is not found like in any other', async () => {
     const missing = join(await tempDir(), 'missing');
-    const empty = await tempDir();
+    const empty = await emptyRoot();
     for (const args of [['list'], ['show', 'flaky-ci'], ['prepare', '--target', 'scratchpad', 'hi'], ['send', '--target', 'scratchpad', 'hi']]) {
-      expect(expectFailure(await sessref([...args, '--root', missing]), 1, 'NO_ROOT')).toBe(`no sessions at ${missing} (--root): it does not exist`);
-      expectFailure(await sessref([...args, '--root', empty]), 1, 'NO_ROOT');
+      expect(expectFailure(await sessref([...args, '--root', missing]), 1, 'NO_ROOT')).toBe(`the session root ${missing} (--root) does not exist`);
     }
+    for (const args of [['show', 'flaky-ci'], ['prepare', '--target', 'scratchpad', 'hi'], ['send', '--target', 'scratchpad', 'hi']]) {
+      expectFailure(await sessref([...args, '--root', empty]), 1, 'SESSION_QUERY_SESSION_NOT_FOUND');
+    }
+    expect(await readdir(empty)).toEqual([]);
     expectFailure(await sessref(['list'], { env: { SESSREF_ROOT: missing } }), 1, 'NO_ROOT');
   });
 
@@ -623,8 +628,8 @@ describe('new', () => {
     expect(candidates[0]!.sessionId).toBe('scratchpad');
   });
 
-  it('without options gets a placeholder title and no cwd, even in a root that does not exist yet', async () => {
-    const root = join(await tempDir(), 'fresh', 'sessions');
+  it('without options gets a placeholder title and no cwd, even in an empty root', async () => {
+    const root = await emptyRoot();
     const id = (await ok(['new', '--root', root])).trim();
     const [session] = await json<{ sessionId: string; title?: string; cwd?: string }[]>(['list', '--root', root]);
     expect(session).toMatchObject({ sessionId: id, title: `Untitled ${id.slice(0, 8)}` });

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import { createHost } from '@sessref/test-support';
-import { hashTree, ok, removeTemps, requireBuild, sessref, tempDir, type RunResult } from './support';
+import { emptyRoot, hashTree, ok, removeTemps, requireBuild, sessref, tempDir, type RunResult } from './support';
 
 const PAGE = 4096;
 const WEBAPP = '/home/dev/webapp';
@@ -27,7 +27,7 @@ let seeded: string;
 
 beforeAll(async () => {
   requireBuild();
-  seeded = join(await tempDir('sessref-full-seed-'), 'sessions');
+  seeded = await emptyRoot('sessref-full-seed-');
   await ok(['seed', '--root', seeded]);
   const dir = await tempDir('sessref-tmpfs-');
   try {
@@ -123,13 +123,13 @@ describe('a full disk', () => {
     expect(outcomes.refused).toBeGreaterThan(0);
   }, 600_000);
 
-  it('a root that does not exist yet: a failed new removes the directories it made', async (context) => {
+  it('an empty root: a failed new removes the directories it made', async (context) => {
     if (mountPoint === undefined) return context.skip(skipReason);
     const fresh = join(mountPoint, 'fresh');
     await mkdir(fresh);
     try {
       await fillLeaving(mountPoint, 0);
-      const result = await sessref(['new', '--root', join(fresh, 'a', 'sessions'), '--title', 'x']);
+      const result = await sessref(['new', '--root', fresh, '--cwd', '/home/dev/fresh-project', '--title', 'x']);
       expect(result.code, result.stderr).toBe(2);
       expect(await readdir(fresh)).toEqual([]);
     } finally {

@@ -6,15 +6,14 @@
  * persistence (`sessref seed`, plus two sessions made with `new`). The
  * matching rules themselves are in hint-matching.test.ts.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyRoot, hashTree, json, logLines, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
+import { copyRoot, emptyRoot, hashTree, json, logLines, ok, removeTemps, requireBuild, sessref } from './support';
 
 let root: string;
 
 beforeAll(async () => {
   requireBuild();
-  root = join(await tempDir('sessref-hints-'), 'sessions');
+  root = await emptyRoot('sessref-hints-');
   await ok(['seed', '--root', root]);
   // Two sessions whose titles start alike, for an ambiguous hint.
   await ok(['new', '--root', root, '--title', 'Deploy staging hotfix', '--cwd', '/home/dev/webapp']);

@@ -22,7 +22,7 @@ import type { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persisten
 import { encodeSessionReferenceUri } from '@sessref/core';
 import { createHost } from '@sessref/test-support';
 import { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type ProbeCounters } from '@sessref/host';
-import { copyRoot, expectFailure, finished, json, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
+import { copyRoot, emptyRoot, expectFailure, finished, json, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
 
 const WEBAPP = '/home/dev/webapp';
 const GIB = 2 ** 30;
@@ -61,7 +61,7 @@ let healthyLog: Buffer;
 
 beforeAll(async () => {
   requireBuild();
-  seeded = join(await tempDir(), 'sessions');
+  seeded = await emptyRoot();
   await ok(['seed', '--root', seeded]);
   healthyLog = readFileSync(logPath(seeded, 'flaky-ci', WEBAPP));
 });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allBlocks, transcriptSteps, type ReadmeBlock } from '../../../scripts/readme-blocks.mjs';
-import { BIN, ok, removeTemps, requireBuild, tempDir } from './support';
+import { BIN, emptyRoot, ok, removeTemps, requireBuild, tempDir } from './support';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const READMES = allBlocks(REPO);
@@ -23,7 +23,7 @@ let seeded: string;
 
 beforeAll(async () => {
   requireBuild();
-  seeded = join(await tempDir('sessref-readme-seed-'), 'x');
+  seeded = await emptyRoot('sessref-readme-seed-');
   await ok(['seed', '--root', seeded]);
 });
 

@@ -9,14 +9,14 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectFailure, finished, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine, type RunResult } from './support';
+import { emptyRoot, expectFailure, finished, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine, type RunResult } from './support';
 
 const STUB = fileURLToPath(new URL('../bin/sessref.js', import.meta.url));
 let root: string;
 
 beforeAll(async () => {
   requireBuild();
-  root = join(await tempDir('sessref-edges-'), 'sessions');
+  root = await emptyRoot('sessref-edges-');
   await ok(['seed', '--root', root]);
 });
 
@@ -45,7 +45,7 @@ describe('a reader that stops early', () => {
 
 describe('errors under --json', () => {
   it('are one JSON object on stderr with the same code and exit status as the text line', async () => {
-    const damaged = join(await tempDir(), 'sessions');
+    const damaged = await emptyRoot();
     await ok(['seed', '--root', damaged]);
     await truncate(logPath(damaged, 'flaky-ci', '/home/dev/webapp'), 20);
     const cases: [string[], number, string][] = [

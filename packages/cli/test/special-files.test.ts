@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeSessionReferenceUri } from '@sessref/core';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
 import { deviceSupport } from '@sessref/test-support';
-import { BIN, NO_DSH_HOME, copyRoot, finished, hashTree, logPath, ok, removeTemps, requireBuild, tempDir, withoutRootLine, type RunResult } from './support';
+import { BIN, NO_DSH_HOME, copyRoot, emptyRoot, finished, hashTree, logPath, ok, removeTemps, requireBuild, tempDir, withoutRootLine, type RunResult } from './support';
 
 const WEBAPP = '/home/dev/webapp';
 /** A command that has not answered by then is waiting on something it must never wait on. */
@@ -97,7 +97,7 @@ let seeded: string;
 
 beforeAll(async () => {
   requireBuild();
-  seeded = join(await tempDir(), 'sessions');
+  seeded = await emptyRoot();
   await ok(['seed', '--root', seeded]);
 });
 

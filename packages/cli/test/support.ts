@@ -8,7 +8,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -149,6 +149,16 @@ export async function tempDir(prefix = 'sessref-cli-'): Promise<string> {
 
 export async function removeTemps(): Promise<void> {
   await Promise.all([...temps.splice(0), CACHE_DIR].map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/**
+ * A new, empty directory for a root: `sessref` creates no root a user names
+ * (only the demo root, by `seed`), so a test makes one as a user would, with mkdir.
+ */
+export async function emptyRoot(prefix?: string): Promise<string> {
+  const root = join(await tempDir(prefix), 'sessions');
+  await mkdir(root);
+  return root;
 }
 
 /** A private copy of a root, for a test that writes or damages it. */

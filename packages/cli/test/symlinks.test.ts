@@ -9,7 +9,7 @@
 import { cp, lstat, mkdir, readdir, realpath, rename, symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectFailure, hashTree, logPath, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
+import { emptyRoot, expectFailure, hashTree, logPath, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
 
 const WEBAPP = '/home/dev/webapp';
 const TARGET = 'scratchpad';
@@ -18,7 +18,7 @@ let seeded: string;
 
 beforeAll(async () => {
   requireBuild();
-  seeded = join(await tempDir('sessref-links-seed-'), 'sessions');
+  seeded = await emptyRoot('sessref-links-seed-');
   await ok(['seed', '--root', seeded]);
 });
 

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionId, type SessionEvent } from '@deepseek-ai/dsh-session';
 import { createHost } from '@sessref/test-support';
 import { HAS_FLOCK, HAS_PROC, deadPid, holdFlock, holdOpen, idleProcess, lockRecord, startOf } from './processes';
-import { copyRoot, hashTree, logPath, ok, removeTemps, requireBuild, sessref, tempDir, type RunResult } from './support';
+import { copyRoot, emptyRoot, hashTree, logPath, ok, removeTemps, requireBuild, sessref, type RunResult } from './support';
 
 const WEBAPP = '/home/dev/webapp';
 const uri = (id: string): string => `dsh-session:${Buffer.from(JSON.stringify(id)).toString('base64url')}`;
@@ -27,7 +27,7 @@ let seeded: string;
 
 beforeAll(async () => {
   requireBuild();
-  seeded = join(await tempDir('sessref-races-'), 'sessions');
+  seeded = await emptyRoot('sessref-races-');
   await ok(['seed', '--root', seeded]);
 });
 

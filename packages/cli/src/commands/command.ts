@@ -51,7 +51,14 @@ interface CommandSpec<O extends readonly Operand[], P extends CommandOptions> {
   /** What `--json` prints on stdout, for a command whose output has a JSON form. */
   readonly json?: string;
   readonly examples: readonly string[];
-  run(call: { readonly operands: OperandValues<O>; readonly flags: FlagValues<P>; readonly io: Io }): Promise<void> | void;
+  /**
+   * Whether a run with these flags writes the demo sessions (`seed`, `serve
+   * --seed-if-empty`): its root is then the demo root unless the user names
+   * another, never dsh's own, and only the demo root may be created. The
+   * command's help and its run (as `seeds`) read it from here alike.
+   */
+  readonly seedsDemo?: (flags: ParsedFlags) => boolean;
+  run(call: { readonly operands: OperandValues<O>; readonly flags: FlagValues<P>; readonly io: Io; readonly seeds: boolean }): Promise<void> | void;
 }
 
 /** A command with its operand and flag types erased, as the table holds it. */
@@ -63,7 +70,8 @@ export interface Command extends Omit<CommandSpec<readonly Operand[], CommandOpt
 export function defineCommand<const O extends readonly Operand[], const P extends CommandOptions>(spec: CommandSpec<O, P>): Command {
   return {
     ...spec,
-    run: async (positionals, flags, io) => spec.run({ operands: operandValues(spec, positionals), flags: flagValues(spec, flags), io }),
+    run: async (positionals, flags, io) =>
+      spec.run({ operands: operandValues(spec, positionals), flags: flagValues(spec, flags), io, seeds: spec.seedsDemo?.(flags) === true }),
   };
 }
 

@@ -2,18 +2,17 @@
  * `sessref serve [--root DIR] [--port N] [--host H] [--seed-if-empty]`: the web inspector.
  *
  * It opens its own Engine on `root` (or uses `options.engine`, which it then
- * leaves open), writes the demo sessions first when `seedIfEmpty` is set and
- * the root is empty, prints the URL with the per-launch token on stdout (as
- * Jupyter does) and a short banner on stderr, and resolves once SIGINT or
- * SIGTERM (or `options.signal`) has closed the server and the engine. A busy
- * port rejects with PORT_IN_USE, a bad address with a usage error. `--port 0`
- * picks a free port.
+ * leaves open), writes the demo sessions first when `seedFirst` is set,
+ * prints the URL with the per-launch token on stdout (as Jupyter does) and a
+ * short banner on stderr, and resolves once SIGINT or SIGTERM (or
+ * `options.signal`) has closed the server and the engine. A busy port rejects
+ * with PORT_IN_USE, a bad address with a usage error. `--port 0` picks a free
+ * port.
  */
 import { Engine } from '../engine/engine.js';
 import { usageError } from '../errors.js';
 import { CliError } from '../failure.js';
 import { terminalSafe } from '../output.js';
-import { isEmptyRoot } from '../root.js';
 import { seedDemo } from '../seed/demo.js';
 import { startServer } from '../server/server.js';
 import { errorCode } from '@sessref/core';
@@ -25,8 +24,12 @@ export interface ServeOptions {
   root: string;
   host: string;
   port: number;
-  /** Write the demo sessions first when the root is empty (`npm start`). */
-  seedIfEmpty?: boolean;
+  /**
+   * Write the demo sessions first. The CLI sets it only for `npm start`'s
+   * demo root while that is missing or empty (`OpenedRoot.demoToSeed`): any
+   * other root is served as it is.
+   */
+  seedFirst?: boolean;
   /** An engine the caller opened (e.g. after seeding); not closed by serve. */
   engine?: Engine;
   /** Stops the server, like Ctrl+C (for tests and embedding). */
@@ -42,7 +45,7 @@ export interface ServeIo {
 }
 
 export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<void> {
-  if (options.seedIfEmpty === true && isEmptyRoot(options.root)) say(io.stderr, `seeded ${await seed(options.root)} demo sessions into ${options.root}`);
+  if (options.seedFirst === true) say(io.stderr, `seeded ${await seed(options.root)} demo sessions into ${options.root}`);
   const engine = options.engine ?? (await Engine.open({ root: options.root, watchLogs: true, ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }) }));
   try {
     const server = await listenOrExplain(engine, options, io);

@@ -2,39 +2,55 @@
 import { assertSupportedRoot } from '@sessref/host';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import { explainMissing } from '../engine/listing.js';
-import { progress, styleFor, writeLine, type Io } from '../output.js';
-import { checkRoot, describeRoot, noSessions, resolveRoot, type RootState, type SessionRoot } from '../root.js';
+import { progress, styleFor, terminalSafe, writeLine, type Io } from '../output.js';
+import { checkRoot, describeRoot, missingRoot, noSessionsHint, resolveRoot, type RootState, type SessionRoot } from '../root.js';
 import { POSITIVE_INTEGER, parseInteger } from './options.js';
 
 export interface OpenedRoot {
   readonly root: SessionRoot;
   readonly state: RootState;
+  /**
+   * A run that seeds, on the demo root while it is missing or empty: what
+   * `serve --seed-if-empty` writes the demo sessions into. Any other root is
+   * served as it is.
+   */
+  readonly demoToSeed: boolean;
 }
 
 /**
  * Resolve and check the root, refusing a shape sessref does not read before
- * anything is read or written. `announce` prints which root and why on
- * stderr (`list`, `serve`); `demo` leaves dsh's own sessions out, so demo
- * sessions never go into dsh's root unless the user names it.
+ * anything is read or written: the one place that applies the rule of
+ * {@link RootState}, for every command and for `serve`. A missing root is
+ * `NO_ROOT`, except the demo root in a run that `seeds` (`seed`, `serve
+ * --seed-if-empty`): nothing else ever creates a root. `seeds` also leaves
+ * dsh's own sessions out, so demo sessions never go into dsh's root unless
+ * the user names it. `announce` prints which root and why on stderr (`list`,
+ * `serve`), then, when it holds no sessions and is not about to be seeded, a
+ * hint that fits it.
  */
-export function openRoot(flags: { root: string | undefined; json: boolean }, io: Io, options: { announce?: boolean; demo?: boolean } = {}): OpenedRoot {
-  const root = resolveRoot(flags.root, io.env, { dsh: options.demo !== true });
+export function openRoot(flags: { root: string | undefined; json: boolean }, io: Io, options: { announce?: boolean; seeds?: boolean } = {}): OpenedRoot {
+  const seeds = options.seeds === true;
+  const root = resolveRoot(flags.root, io.env, { dsh: !seeds });
   const state = checkRoot(root);
-  if (state === 'sessions') assertSupportedRoot(root.path);
+  if (state !== 'missing') assertSupportedRoot(root.path);
   if (options.announce === true) announceRoot(io, root, flags.json);
-  return { root, state };
-}
-
-/** The root's path, when it holds sessions to work on; else `NO_ROOT`. */
-export function sessionsAt({ root, state }: OpenedRoot): string {
-  if (state !== 'sessions') throw noSessions(root, state);
-  return root.path;
+  const demoToSeed = seeds && root.source === 'demo' && (state === 'missing' || state === 'empty');
+  if (state === 'missing' && !demoToSeed) throw missingRoot(root);
+  if (options.announce === true && (state === 'empty' || state === 'no-sessions') && !demoToSeed) announceNoSessions(io, root, flags.json);
+  return { root, state, demoToSeed };
 }
 
 /** Which root, and why: one line on stderr, JSON under `--json`. */
 function announceRoot(io: Io, root: SessionRoot, json: boolean): void {
   if (json) writeLine(io.stderr, JSON.stringify({ root: { path: root.path, source: root.source, reason: root.reason } }));
   else writeLine(io.stderr, styleFor(io.stderr, io.env).dim(describeRoot(root)));
+}
+
+/** A root without sessions is an answer, not an error: a hint on stderr (a JSON object under `--json`) says what fits it. */
+function announceNoSessions(io: Io, root: SessionRoot, json: boolean): void {
+  const message = noSessionsHint(root, io.env);
+  if (json) writeLine(io.stderr, JSON.stringify({ hint: { code: 'NO_SESSIONS', message } }));
+  else writeLine(io.stderr, `${styleFor(io.stderr, io.env).cyan('hint')} ${terminalSafe(message)}`);
 }
 
 /** Open an engine over `root` (a spinner while it boots), run `work`, close it; a "not found" that is really a damaged log says so. */

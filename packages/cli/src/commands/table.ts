@@ -4,7 +4,7 @@ import { mentionCommand, newCommand, uriCommand } from './misc.js';
 import { searchCommand } from './search.js';
 import { seedCommand } from './seed.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serveCommand } from './serve.js';
-import { budget, lockWait, openRoot, sessionsAt, withEngine } from './session-root.js';
+import { budget, lockWait, openRoot, withEngine } from './session-root.js';
 import { listCommand, showCommand } from './sessions.js';
 import { stepCommand } from './step.js';
 
@@ -28,8 +28,8 @@ export const COMMANDS: readonly Command[] = [
     json: 'the sessions, or the candidates, as an array',
     examples: ['sessref list', 'sessref list --target scratchpad', 'sessref list billing --target scratchpad --limit 5 --json'],
     run: ({ operands, flags, io }) => {
-      const root = sessionsAt(openRoot(flags, io, { announce: true }));
-      return withEngine(root, io, {}, (engine) => listCommand(engine, io, { query: operands.QUERY ?? '', target: flags.target, limit: flags.limit, json: flags.json }));
+      const { root } = openRoot(flags, io, { announce: true });
+      return withEngine(root.path, io, {}, (engine) => listCommand(engine, io, { query: operands.QUERY ?? '', target: flags.target, limit: flags.limit, json: flags.json }));
     },
   }),
   defineCommand({
@@ -42,8 +42,8 @@ export const COMMANDS: readonly Command[] = [
     json: 'the header, the projected conversation and what a reference carries',
     examples: ['sessref show oauth-migration', 'sessref show research-log --json'],
     run: ({ operands, flags, io }) => {
-      const root = sessionsAt(openRoot(flags, io));
-      return withEngine(root, io, budget(flags['max-bytes']), (engine) => showCommand(engine, io, { id: operands.ID, json: flags.json }));
+      const { root } = openRoot(flags, io);
+      return withEngine(root.path, io, budget(flags['max-bytes']), (engine) => showCommand(engine, io, { id: operands.ID, json: flags.json }));
     },
   }),
   defineCommand({
@@ -64,8 +64,8 @@ export const COMMANDS: readonly Command[] = [
     json: "the plugin's content hits",
     examples: ['sessref search "price fetch"', 'sessref search refund --limit 5 --json'],
     run: ({ operands, flags, io }) => {
-      const root = sessionsAt(openRoot(flags, io));
-      return withEngine(root, io, {}, (engine) => searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json }));
+      const { root } = openRoot(flags, io);
+      return withEngine(root.path, io, {}, (engine) => searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json }));
     },
   }),
   defineCommand({
@@ -80,8 +80,8 @@ export const COMMANDS: readonly Command[] = [
       'sessref prepare --target scratchpad "$(sessref mention billing-schema) vs this" --max-bytes 2000',
     ],
     run: ({ operands, flags, io }) => {
-      const root = sessionsAt(openRoot(flags, io));
-      return withEngine(root, io, budget(flags['max-bytes']), (engine) =>
+      const { root } = openRoot(flags, io);
+      return withEngine(root.path, io, budget(flags['max-bytes']), (engine) =>
         stepCommand(engine, io, { target: flags.target, message: operands.MESSAGE, json: flags.json, send: false }),
       );
     },
@@ -95,8 +95,8 @@ export const COMMANDS: readonly Command[] = [
     json: "prepare's, and the seqs appended at",
     examples: ['sessref send --target scratchpad "Recap $(sessref mention oauth-migration)"'],
     run: ({ operands, flags, io }) => {
-      const root = sessionsAt(openRoot(flags, io));
-      return withEngine(root, io, { ...budget(flags['max-bytes']), ...lockWait(io.env) }, (engine) =>
+      const { root } = openRoot(flags, io);
+      return withEngine(root.path, io, { ...budget(flags['max-bytes']), ...lockWait(io.env) }, (engine) =>
         stepCommand(engine, io, { target: flags.target, message: operands.MESSAGE, json: flags.json, send: true }),
       );
     },
@@ -104,7 +104,7 @@ export const COMMANDS: readonly Command[] = [
   defineCommand({
     name: 'new',
     summary: 'create a session',
-    description: 'Create a session in the root and print its id. The root may be empty or missing.',
+    description: 'Create a session in the root and print its id. The root must exist (it may hold no sessions yet): no command creates one you name.',
     operands: [],
     options: {
       cwd: { description: "the session's working directory, an absolute path" },
@@ -113,7 +113,6 @@ export const COMMANDS: readonly Command[] = [
     json: 'the new session id',
     examples: ['sessref new --cwd /home/dev/webapp --title "Release notes"'],
     run: ({ flags, io }) => {
-      // `new` may start a root; every other command that opens an engine needs sessions to work on.
       const { root } = openRoot(flags, io);
       return withEngine(root.path, io, {}, (engine) => newCommand(engine, io, { cwd: flags.cwd, title: flags.title, json: flags.json }));
     },
@@ -152,11 +151,13 @@ export const COMMANDS: readonly Command[] = [
     summary: 'write a demo session root',
     description:
       'Write a demo root: sessions across cwds, titled and untitled, a compacted one, a long unicode one (4,000 messages) and one with hostile text. ' +
-      "Never writes into dsh's own sessions unless --root names them: without --root or SESSREF_ROOT it seeds ./.sessref/sessions.",
+      "Without --root or SESSREF_ROOT it writes the demo root ./.sessref/sessions, creating it, and never dsh's own sessions. " +
+      'A root you name must exist and be empty: a mistyped path is an error, never a new folder.',
     operands: [],
     options: { force: { description: 'add the demo sessions to a root that is not empty' } },
-    examples: ['sessref seed --root /tmp/demo'],
-    run: ({ flags, io }) => seedCommand(openRoot(flags, io, { demo: true }).root.path, io, { force: flags.force }),
+    examples: ['sessref seed', 'mkdir /tmp/demo && sessref seed --root /tmp/demo'],
+    seedsDemo: () => true,
+    run: ({ flags, io, seeds }) => seedCommand(openRoot(flags, io, { seeds }), io, { force: flags.force }),
   }),
   defineCommand({
     name: 'serve',
@@ -164,18 +165,19 @@ export const COMMANDS: readonly Command[] = [
     description:
       'Serve the web inspector (composer with @-mentions and a preview of what the model sees). Prints the URL with its token. ' +
       '--seed-if-empty (what npm start passes) serves the demo root ./.sessref/sessions unless --root or SESSREF_ROOT names another, ' +
-      'and writes the demo sessions into it when it is empty.',
+      'and writes the demo sessions into the demo root while it is missing or empty. A root you name is served as it is, never seeded; ' +
+      'a missing one is an error.',
     operands: [],
     options: {
       port: { description: 'the port; 0 picks a free one', default: String(DEFAULT_PORT) },
       host: { description: 'the address to listen on', default: DEFAULT_HOST },
-      'seed-if-empty': { description: 'serve the demo root, seeding it when empty' },
+      'seed-if-empty': { description: 'serve the demo root, seeding it while missing or empty' },
     },
     examples: ['sessref serve --port 7317', 'npm start -- --port 0'],
-    run: ({ flags, io }) => {
-      const seedIfEmpty = flags['seed-if-empty'];
-      const { root } = openRoot(flags, io, { announce: true, demo: seedIfEmpty });
-      return serveCommand({ root: root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedIfEmpty, ...lockWait(io.env) }, io);
+    seedsDemo: (flags) => flags['seed-if-empty'] === true,
+    run: ({ flags, io, seeds }) => {
+      const { root, demoToSeed } = openRoot(flags, io, { announce: true, seeds });
+      return serveCommand({ root: root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedFirst: demoToSeed, ...lockWait(io.env) }, io);
     },
   }),
 ];

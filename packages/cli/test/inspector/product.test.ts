@@ -104,7 +104,7 @@ describe('honest state', () => {
     const out = { stdout: '' };
     const stop = new AbortController();
     const io = { stdout: { write: (text: string) => (out.stdout += text) }, stderr: { write: () => true } };
-    const serving = serveCommand({ root: empty, host: '127.0.0.1', port: 0, seedIfEmpty: true, signal: stop.signal }, io);
+    const serving = serveCommand({ root: empty, host: '127.0.0.1', port: 0, seedFirst: true, signal: stop.signal }, io);
     try {
       await expect.poll(() => out.stdout, { timeout: 60_000 }).toMatch(/\n$/);
       const url = new URL(out.stdout.trim());

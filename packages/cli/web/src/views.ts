@@ -11,7 +11,7 @@ export interface SessionActions {
 
 export function renderSessions(list: HTMLElement, sessions: readonly SessionItem[], target: string | undefined, actions: SessionActions): void {
   if (sessions.length === 0) {
-    list.replaceChildren(h('li', { class: 'empty-note' }, 'No sessions yet. Create one with New session, or run `sessref seed` to write demo sessions.'));
+    list.replaceChildren(h('li', { class: 'empty-note' }, 'No sessions in this root yet: create one with New session.'));
     return;
   }
   // In the server's order: newest first, the unreadable last.

@@ -108,7 +108,7 @@ export function dispatchPreStep(host: Context, agent: Agent, payload: PreStepPay
  * waterfall with a one-step {@link StepAgent} over `session`, and return the
  * decision of the outermost listener.
  */
-export async function runPreStep(
+export async function runDetachedPreStep(
   ctx: Context,
   session: Session,
   messages: UserMessage[],

@@ -13,9 +13,10 @@ export { readSessionLog, type SessionLogRead } from './generations/read-session-
 export { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
 export type { ReadLimits, TornTail } from './generations/physical.js';
 export { RootFormatError, assertSupportedRoot, type RootFormatCode } from './root-shape.js';
-export { StepAgent, dispatchPreStep, runPreStep, type PreStepPayload, type StepAgentOptions } from './agent.js';
+export { StepAgent, dispatchPreStep, runDetachedPreStep, type PreStepPayload, type StepAgentOptions } from './agent.js';
 export {
   appendAssistant,
+  appendEnteredMessages,
   appendExchange,
   appendInjected,
   appendToolResult,

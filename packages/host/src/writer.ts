@@ -196,6 +196,17 @@ export function appendUser(session: Session, content: ContentInput, options: App
   return track(session, session.append('user/message', message, { surfaceOp: 'append' }));
 }
 
+/**
+ * Append the messages a step entered exactly as they are (the readable
+ * message and any context the pre-step built), the way the loop records
+ * them: inside a turn (opened when none is), between steps, each a surface
+ * append. @returns their seqs.
+ */
+export function appendEnteredMessages(session: Session, messages: readonly UserMessage[]): number[] {
+  betweenSteps(session);
+  return messages.map((message) => track(session, session.append('user/message', message, { surfaceOp: 'append' })).seq);
+}
+
 /** Options for {@link appendInjected}. */
 export interface AppendInjectedOptions {
   /** Producing plugin id (default `'test-plugin'`). */

@@ -6,6 +6,7 @@
 import type { Agent, AgentOptions, PreStepDecision } from '@deepseek-ai/dsh-agent';
 import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import type { Session } from '@deepseek-ai/dsh-session';
+import { errorCode } from '@sessref/core';
 import { StepAgent, betweenSteps, currentTurn, dispatchPreStep, endTurn } from '@sessref/host';
 import type { Host } from './host.js';
 
@@ -67,7 +68,7 @@ export async function runPreStep(
     if (options.record === true) {
       endTurn(agent.session, signal.aborted
         ? { kind: 'aborted', reason: { kind: 'user' } }
-        : { kind: 'error', error: { message: errorMessage(error), code: errorCode(error) } });
+        : { kind: 'error', error: { message: errorMessage(error), code: errorCode(error) ?? 'UNKNOWN' } });
     }
     throw error;
   } finally {
@@ -85,9 +86,4 @@ export async function runPreStep(
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'UNKNOWN';
 }

@@ -18,9 +18,9 @@ import {
   type TitleReadResult,
 } from '@sessref/core';
 import { preparedContextOf, type Config as ResolverConfig } from '@sessref/dsh';
-import { CheckedJsonlPersistence, bootHost, runPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
+import { CheckedJsonlPersistence, bootHost, currentTurn, runDetachedPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
-import { appendTurn, createSession, nextTurn } from './session-writes.js';
+import { appendTurn, writeNewSession } from './session-writes.js';
 
 /** A session as listings show it. */
 export interface SessionSummary {
@@ -210,7 +210,7 @@ export class Engine {
     const id = SessionId(options.id ?? randomUUID());
     const session = this.ctx.sessions.prepare(id, { meta: options.cwd === undefined ? {} : { cwd: options.cwd } });
     session.append('session/title', { title: options.title ?? `Untitled ${id.slice(0, 8)}`, messageSeqs: [], source: { kind: 'user' } });
-    await createSession(this.ctx, this.root, session);
+    await writeNewSession(this.ctx, this.root, session);
     return id;
   }
 
@@ -261,7 +261,7 @@ export class Engine {
 
   private async step(session: Session, text: string, signal: AbortSignal): Promise<StepPreview> {
     const message = createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } });
-    const decision = await runPreStep(this.ctx, session, [message], nextTurn(session.events), signal);
+    const decision = await runDetachedPreStep(this.ctx, session, [message], currentTurn(session), signal);
     const messages = decision.kind === 'enter' ? decision.messages : [];
     return { target: session.id, messages: messages.map(stepMessage), maxReferenceBytes: this.maxReferenceBytes };
   }

@@ -2,9 +2,10 @@ import { lstatSync, readdirSync, readlinkSync, rmSync, rmdirSync, statSync } fro
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { UserMessage } from '@deepseek-ai/dsh-llm';
-import { Session, adoptSessionEvent, interruptedTurnClosers, type SessionEvent, type SessionHeader } from '@deepseek-ai/dsh-session';
+import { Session, adoptSessionEvent, interruptedTurnClosers, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { currentLogOf, listNames, lockFilesBeside, readRevision, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
+import { appendEnteredMessages, endTurn } from '@sessref/host';
 import { findForeignWriters } from './open-writers.js';
 import { FileLock, LockBusyError, LockInvalidError } from './session-lock.js';
 
@@ -82,7 +83,7 @@ export async function appendTurn(ctx: Context, turn: TurnAppend): Promise<number
  * nothing behind: dsh stages that write in a temporary file beside the log,
  * under directories it creates, and a failed write (a full disk) leaves both.
  */
-export async function createSession(ctx: Context, root: string, session: Session): Promise<void> {
+export async function writeNewSession(ctx: Context, root: string, session: Session): Promise<void> {
   const persistence = jsonlBackend(ctx);
   const log = persistence.locate(session.header).path;
   checkInsideRoot(root, log, session.id);
@@ -95,21 +96,10 @@ export async function createSession(ctx: Context, root: string, session: Session
   }
 }
 
-/** The turn number the next `turn/start` takes. */
-export function nextTurn(events: readonly SessionEvent[]): number {
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index]!;
-    if (event.type === 'turn/start' || event.type === 'turn/end') return event.data.turn + 1;
-  }
-  return 1;
-}
-
 /** No model runs here: the turn ends before any step, as an interrupted one. Returns the messages' seqs. */
 function appendInterruptedTurn(session: Session, messages: readonly UserMessage[]): number[] {
-  const turn = nextTurn(session.events);
-  session.append('turn/start', { turn });
-  const seqs = messages.map((message) => session.append('user/message', message, { surfaceOp: 'append' }).seq);
-  session.append('turn/end', { turn, reason: { kind: 'interrupted' } });
+  const seqs = appendEnteredMessages(session, messages);
+  endTurn(session, { kind: 'interrupted' });
   return seqs;
 }
 

@@ -47,7 +47,7 @@ function api(path: string, body?: unknown, headers: Record<string, string> = {})
   return httpRequest(server.port, options);
 }
 
-function errorCode(reply: Reply): string {
+function apiErrorCode(reply: Reply): string {
   return json<ApiError>(reply).error.code;
 }
 
@@ -100,7 +100,7 @@ describe('access control', () => {
     expect([wrong.status, wrong.headers['content-type']]).toEqual([403, expect.stringMatching(/text\/html/)]);
     const api = await httpRequest(server.port, { path: '/api/sessions' });
     expect(api.headers['content-type']).toMatch(/application\/json/);
-    expect(errorCode(api)).toBe('UNAUTHORIZED');
+    expect(apiErrorCode(api)).toBe('UNAUTHORIZED');
   });
 
   it('rejects a foreign Host (DNS rebinding) and a foreign Origin with 403', async () => {
@@ -108,7 +108,7 @@ describe('access control', () => {
     for (const host of [`evil.example:${port}`, `localhost:${port}`, `127.0.0.1:${port + 1}`, '127.0.0.1', `127.0.0.1:${port}.evil.example`]) {
       const reply = await api('/api/sessions', undefined, { host });
       expect(reply.status, host).toBe(403);
-      expect(errorCode(reply)).toBe('FORBIDDEN_HOST');
+      expect(apiErrorCode(reply)).toBe('FORBIDDEN_HOST');
     }
     expect((await httpRequest(port, { path: `/?token=${server.token}`, headers: { host: `attacker.test:${port}` } })).status).toBe(403);
     // HTTP/1.1 without Host: node:http itself refuses it (400) before the handler runs.
@@ -116,7 +116,7 @@ describe('access control', () => {
     for (const origin of ['http://evil.example', `http://localhost:${port}`, `https://127.0.0.1:${port}`, 'null']) {
       const reply = await api('/api/candidates', { target: TARGET, query: '' }, { origin });
       expect(reply.status, origin).toBe(403);
-      expect(errorCode(reply)).toBe('FORBIDDEN_ORIGIN');
+      expect(apiErrorCode(reply)).toBe('FORBIDDEN_ORIGIN');
     }
     expect((await api('/api/sessions', undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await api('/api/candidates', { target: TARGET, query: '' }, { origin: server.origin })).status).toBe(200);
@@ -142,7 +142,7 @@ describe('requests', () => {
     const big = JSON.stringify({ target: TARGET, text: 'x'.repeat(1024 * 1024) });
     const declared = await api('/api/preview', big);
     expect(declared.status).toBe(413);
-    expect(errorCode(declared)).toBe('PAYLOAD_TOO_LARGE');
+    expect(apiErrorCode(declared)).toBe('PAYLOAD_TOO_LARGE');
     const streamed = await httpRequest(server.port, {
       method: 'POST',
       path: '/api/preview',
@@ -155,7 +155,7 @@ describe('requests', () => {
   });
 
   it('answers 400 for malformed or misshapen bodies and 415 for non-JSON', async () => {
-    expect(errorCode(await api('/api/candidates', '{"target":'))).toBe('MALFORMED_JSON');
+    expect(apiErrorCode(await api('/api/candidates', '{"target":'))).toBe('MALFORMED_JSON');
     expect((await api('/api/candidates', '{"target":')).status).toBe(400);
     expect((await api('/api/candidates', '[1,2]')).status).toBe(400);
     expect((await api('/api/candidates', { target: TARGET })).status).toBe(400);
@@ -186,13 +186,13 @@ describe('requests', () => {
     expect((await api('/api/messages', { sessionId: 'no-such-session' })).status).toBe(404);
     const broken = await api('/api/preview', { target: TARGET, text: 'see @[x](dsh-session:!!!)' });
     expect(broken.status).toBe(400);
-    expect(errorCode(broken)).toBe('SESSION_REFERENCE_INVALID_REFERENCE');
+    expect(apiErrorCode(broken)).toBe('SESSION_REFERENCE_INVALID_REFERENCE');
     const self = await api('/api/preview', { target: TARGET, text: formatSessionReferenceMention({ sessionId: TARGET, label: 'me' }) });
     expect(self.status).toBe(400);
-    expect(errorCode(self)).toBe('SESSION_REFERENCE_SELF_REFERENCE');
+    expect(apiErrorCode(self)).toBe('SESSION_REFERENCE_SELF_REFERENCE');
     const gone = await api('/api/preview', { target: TARGET, text: formatSessionReferenceMention({ sessionId: 'vanished', label: 'gone' }) });
     expect(gone.status).toBe(404);
-    expect(errorCode(gone)).toBe('SESSION_REFERENCE_READ_FAILED');
+    expect(apiErrorCode(gone)).toBe('SESSION_REFERENCE_READ_FAILED');
   });
 
   it('hides unexpected failures behind a 500 and logs no transcript text', async () => {

@@ -8,6 +8,7 @@
  */
 export { claudeCodeFormat } from './claude-code/index.js';
 export { SourceReadError, type SourceReadCode } from './errors.js';
+export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
 export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type FileRevision } from './revision.js';

@@ -14,6 +14,8 @@ export interface TranscriptFile {
   path: string;
   /** The folder the agent keeps its sessions in (messages name files relative to it). */
   home: string;
+  /** The working directory, when the agent records it beside the transcript rather than in it (Gemini CLI's project folders). */
+  cwd?: string;
 }
 
 /** What the fold of one transcript gives: the session's facts and its current conversation. */

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { lstatSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { listDirectory } from '../directory.js';
+import { asObject, asString, parseJson } from '../json-lines.js';
+import { readRegularFile } from '../regular-file.js';
+import type { SourceEnvironment, TranscriptFile, TranscriptFormat } from '../transcripts/format.js';
+import { geminiTranscript } from './fold.js';
+
+/** Largest `projects.json` or `.project_root` read: a path registry, never near this. */
+const MAX_REGISTRY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini` when that is set and not
+ * empty, else `~/.gemini` (`homedir()` in packages/core/src/utils/paths.ts,
+ * `Storage.getGlobalGeminiDir`).
+ */
+function geminiDirectory(environment: SourceEnvironment): string {
+  const override = environment.env['GEMINI_CLI_HOME'];
+  return join(override !== undefined && override !== '' ? resolve(override) : environment.home, '.gemini');
+}
+
+/** A chat file: `session-<UTC minute>-<first 8 of the id>.json` (legacy) or `.jsonl` (chatRecordingService.ts). */
+const CHAT_FILE = /^(session-.+)\.jsonl?$/;
+
+/**
+ * The sessions' chat files: `tmp/<project>/chats/session-*.json[l]`, not
+ * subagents' chats (`chats/<parent id>/…`, a level down). The native id is
+ * the file name without its extension, which a legacy `.json` keeps when
+ * Gemini rewrites it as `.jsonl` on resume; the `.jsonl` then wins.
+ */
+function chatFiles(environment: SourceEnvironment): TranscriptFile[] {
+  const home = geminiDirectory(environment);
+  const projectRoots = projectRegistry(home);
+  const files = new Map<string, TranscriptFile>();
+  for (const project of listDirectory(join(home, 'tmp'), home)) {
+    if (project.kind !== 'directory') continue;
+    const cwd = projectRoot(project.path) ?? projectRoots.get(project.name);
+    for (const entry of listDirectory(join(project.path, 'chats'), home)) {
+      const nativeId = CHAT_FILE.exec(entry.name)?.[1];
+      if (entry.kind !== 'file' || nativeId === undefined) continue;
+      const known = files.get(nativeId);
+      if (known !== undefined && !(known.path.endsWith('.json') && entry.name.endsWith('.jsonl'))) continue;
+      files.set(nativeId, { nativeId, path: entry.path, home, ...(cwd === undefined ? {} : { cwd }) });
+    }
+  }
+  return [...files.values()];
+}
+
+/** The folder a project's temp directory belongs to, as Gemini wrote it to `tmp/<slug>/.project_root` (projectRegistry.ts). */
+function projectRoot(projectDir: string): string | undefined {
+  return absolutePath(readSmallFile(join(projectDir, '.project_root'))?.trim());
+}
+
+/**
+ * `projects.json` (`{projects: {<path>: <slug>}}`, projectRegistry.ts)
+ * turned around: each project's folder by its temp directory's name, the
+ * slug, and by the SHA-256 of the path that named temp directories before
+ * v0.29.0 (`getProjectHash`, paths.ts).
+ */
+function projectRegistry(home: string): Map<string, string> {
+  const roots = new Map<string, string>();
+  const text = readSmallFile(join(home, 'projects.json'));
+  if (text === undefined) return roots;
+  let projects: Record<string, unknown> | undefined;
+  try {
+    projects = asObject(asObject(parseJson(text, 'projects.json'))?.['projects']);
+  } catch {
+    return roots;
+  }
+  for (const [path, slug] of Object.entries(projects ?? {})) {
+    if (absolutePath(path) === undefined) continue;
+    roots.set(createHash('sha256').update(path).digest('hex'), path);
+    const name = asString(slug);
+    if (name !== undefined) roots.set(name, path);
+  }
+  return roots;
+}
+
+function absolutePath(path: string | undefined): string | undefined {
+  return path !== undefined && path !== '' && isAbsolute(path) ? path : undefined;
+}
+
+/**
+ * A small file's text; `undefined` when it is missing, unreadable, too
+ * large or a symbolic link (it only adds a cwd, and a link may lead out of
+ * the agent's folder).
+ */
+function readSmallFile(path: string): string | undefined {
+  try {
+    if (lstatSync(path, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
+    return readRegularFile(path, MAX_REGISTRY_BYTES)?.toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Gemini CLI's chat recordings (`~/.gemini/tmp/*\/chats`), legacy JSON and JSONL alike. */
+export const geminiCliFormat: TranscriptFormat = {
+  name: 'gemini-cli',
+  displayName: 'Gemini CLI',
+  transcripts: chatFiles,
+  fold: (text, file) => geminiTranscript(text, basename(file.path), relative(file.home, file.path), file.cwd),
+};

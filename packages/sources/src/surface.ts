@@ -1,0 +1,15 @@
+import type { MessageOrigin, SurfaceMessage } from '@sessref/core';
+
+/**
+ * A surface message of the given texts, one text block each (empty texts
+ * left out). The readers classify; the core's projection decides what a
+ * snapshot carries from `role` and `origin` alone.
+ */
+export function surfaceMessage(role: SurfaceMessage['role'], origin: MessageOrigin, texts: readonly string[]): SurfaceMessage {
+  return { role, origin, content: texts.filter((text) => text.length > 0).map((text) => ({ type: 'text', text })) };
+}
+
+/** A title as one line: runs of whitespace (newlines included) become one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

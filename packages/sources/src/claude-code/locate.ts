@@ -9,7 +9,7 @@ import type { SourceEnvironment, TranscriptFile } from '../transcripts/format.js
  * transcripts after 30 days by default), low enough that a folder with
  * millions of entries cannot stall a listing.
  */
-export const MAX_DIRECTORY_ENTRIES = 200_000;
+const MAX_DIRECTORY_ENTRIES = 200_000;
 
 /** A session file's name: a UUID and `.jsonl`; anything else (subagents' `agent-*.jsonl`, notes) is not a session. */
 const SESSION_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
@@ -19,7 +19,7 @@ const SESSION_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
  * `$CLAUDE_CONFIG_DIR` when it is set and not empty, else under
  * `~/.claude`. Claude Code writes the NFC form of the variable's path.
  */
-export function claudeProjectsDir(environment: SourceEnvironment): string {
+function claudeProjectsDir(environment: SourceEnvironment): string {
   const configured = environment.env['CLAUDE_CONFIG_DIR'];
   const root = configured === undefined || configured === '' ? join(environment.home, '.claude') : configured.normalize('NFC');
   return join(root, 'projects');

@@ -41,7 +41,7 @@ function isChainRecord(record: RawRecord): record is RawRecord & { type: string;
 }
 
 /** Neither a subagent's (`isSidechain`), an agent team's (`teamName`) nor injected (`isMeta`). */
-export function isMainLine(record: RawRecord): boolean {
+function isMainLine(record: RawRecord): boolean {
   return record['isSidechain'] !== true && record['isMeta'] !== true && !hasText(record['teamName']);
 }
 

@@ -1,0 +1,11 @@
+/** Helpers the agents' reader tests share. */
+import { projectConversation } from '@sessref/core';
+import type { Transcript } from '@sessref/sources';
+
+/** A carried item as a test states it: who (a compaction checkpoint apart), and the text a snapshot carries. */
+export type Item = readonly ['user' | 'assistant' | 'checkpoint', string];
+
+/** What a snapshot of `transcript` carries, as {@link Item}s. */
+export function carried(transcript: Transcript): Item[] {
+  return projectConversation(transcript.messages).map((item): Item => [item.checkpoint ? 'checkpoint' : item.role, item.text]);
+}

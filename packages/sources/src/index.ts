@@ -11,6 +11,7 @@ export { SourceReadError, type SourceReadCode } from './errors.js';
 export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
+export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';
 export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type FileRevision } from './revision.js';
 export type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './transcripts/format.js';
 export { transcriptSource, type SourceProblem, type TranscriptSource, type TranscriptSourceOptions } from './transcripts/transcript-source.js';

@@ -80,9 +80,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     return facts;
   };
 
-  // The label names the agent, so the model can tell where a snapshot came from.
-  const labelOf = (file: TranscriptFile, title: string | undefined): string =>
-    `${format.displayName} · ${titles.get(file.nativeId) ?? title ?? file.nativeId.slice(0, 8)}`;
+  const labelOf = (file: TranscriptFile, title: string | undefined): string => sessionLabel(format.displayName, titles.get(file.nativeId) ?? title, file.nativeId);
 
   return {
     name: format.name,
@@ -104,10 +102,9 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
         signal?.throwIfAborted();
         const facts = factsOf(file);
         if (facts instanceof SourceReadError) continue;
-        headers.push(facts.cwd === undefined ? { id: sessionId, createdAt: facts.createdAt } : { id: sessionId, createdAt: facts.createdAt, cwd: facts.cwd });
+        headers.push(sessionHeader(sessionId, facts));
       }
-      // Newest first, then by id: the order a dsh host lists its own sessions in.
-      return headers.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return headers.sort(newestFirst);
     },
 
     async readTitles(sessionIds, signal) {
@@ -133,8 +130,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       } catch (error) {
         throw asReadError(error, file);
       }
-      const session = transcript.cwd === undefined ? { id: sessionId, createdAt: transcript.createdAt } : { id: sessionId, createdAt: transcript.createdAt, cwd: transcript.cwd };
-      return { session, capturedThroughSeq: transcript.throughRecord, messages: transcript.messages };
+      return { session: sessionHeader(sessionId, transcript), capturedThroughSeq: transcript.throughRecord, messages: transcript.messages };
     },
 
     problems() {
@@ -148,6 +144,21 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   };
 }
 
+/** A listing's header of a session with these facts. */
+export function sessionHeader(id: string, facts: { createdAt: number; cwd?: string }): SessionHeaderLike {
+  return facts.cwd === undefined ? { id, createdAt: facts.createdAt } : { id, createdAt: facts.createdAt, cwd: facts.cwd };
+}
+
+/** Newest first, then by id: the order a dsh host lists its own sessions in. */
+export function newestFirst(a: SessionHeaderLike, b: SessionHeaderLike): number {
+  return b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** A foreign session's label: it names the agent, so the model can tell where a snapshot came from. */
+export function sessionLabel(displayName: string, title: string | undefined, nativeId: string): string {
+  return `${displayName} · ${title ?? nativeId.slice(0, 8)}`;
+}
+
 /** The transcript's text, read within `maxBytes` without ever waiting on a special file. */
 function readText(format: TranscriptFormat, file: TranscriptFile, maxBytes: number): string {
   const bytes = readRegularFile(file.path, maxBytes);
@@ -156,7 +167,7 @@ function readText(format: TranscriptFormat, file: TranscriptFile, maxBytes: numb
 }
 
 /** Any failure of one transcript as a coded error naming it relative to the agent's home. */
-function asReadError(error: unknown, file: TranscriptFile): SourceReadError {
+export function asReadError(error: unknown, file: TranscriptFile): SourceReadError {
   const name = relative(file.home, file.path);
   if (error instanceof SourceReadError) return error.message.startsWith(name) ? error : new SourceReadError(error.code, `${name}: ${error.message}`, { cause: error });
   if (error instanceof FileTooLargeError) return new SourceReadError('SOURCE_SESSION_TOO_LARGE', `${name} is ${error.size} bytes, over the ${error.maxBytes} sessref reads`, { cause: error });

@@ -1,0 +1,139 @@
+import { asObject, asString } from '../json-lines.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** One part of a message, as much of it as the fold needs (message-v2.ts `Part`). */
+export interface OpencodePart {
+  id: string;
+  type: string;
+  text?: string;
+  /** Text opencode wrote itself (file expansions, tool-result images, continue prompts). */
+  synthetic: boolean;
+  /** Text kept out of the model's view. */
+  ignored: boolean;
+  /** A compaction part's first retained message. */
+  tailStartId?: string;
+}
+
+/** One message header and its parts (message-v2.ts `User` / `Assistant`). */
+export interface OpencodeMessage {
+  id: string;
+  role: string;
+  created: number;
+  /** The user message an assistant message answers. */
+  parentId?: string;
+  /** A compaction summary reply. */
+  summary: boolean;
+  /** `finish` is set: the model ended the reply. */
+  finished: boolean;
+  /** `error` is set (aborted, provider error). */
+  errored: boolean;
+  /** `time.completed` is set (older replies have it without `finish`). */
+  completed: boolean;
+  parts: OpencodePart[];
+}
+
+/** A pending undo: messages from `messageId` on, and parts of it from `partId` on (revert.ts). */
+export interface OpencodeRevert {
+  messageId: string;
+  partId?: string;
+}
+
+/** The facts of one session (session.sql.ts `session`, or `storage/session/<project>/<id>.json`). */
+export interface OpencodeSessionInfo {
+  id: string;
+  title?: string;
+  directory?: string;
+  projectId?: string;
+  /** Set on a subagent's session. */
+  parentId?: string;
+  createdAt: number;
+  updatedAt: number;
+  revert?: OpencodeRevert;
+}
+
+function finite(value: unknown): number | undefined {
+  const number = typeof value === 'bigint' ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  const text = asString(value);
+  return text === undefined || text === '' ? undefined : text;
+}
+
+/** A message from its JSON `data`; `id` and `created` come from the row when the data leaves them out. */
+export function messageOf(data: JsonObject, row: { id?: string; created?: number }): Omit<OpencodeMessage, 'parts'> | undefined {
+  const id = asString(data['id']) ?? row.id;
+  const role = asString(data['role']);
+  if (id === undefined || role === undefined) return undefined;
+  const time = asObject(data['time']);
+  const parentId = asString(data['parentID']);
+  return {
+    id,
+    role,
+    created: finite(time?.['created']) ?? row.created ?? 0,
+    ...(parentId === undefined ? {} : { parentId }),
+    summary: data['summary'] === true,
+    finished: nonEmpty(data['finish']) !== undefined,
+    errored: asObject(data['error']) !== undefined,
+    completed: finite(time?.['completed']) !== undefined,
+  };
+}
+
+/** A part from its JSON `data`; `undefined` for one without an id or a type. */
+export function partOf(data: JsonObject, rowId?: string): OpencodePart | undefined {
+  const id = asString(data['id']) ?? rowId;
+  const type = asString(data['type']);
+  if (id === undefined || type === undefined) return undefined;
+  const text = asString(data['text']);
+  const tailStartId = asString(data['tail_start_id']);
+  return {
+    id,
+    type,
+    ...(text === undefined ? {} : { text }),
+    synthetic: data['synthetic'] === true,
+    ignored: data['ignored'] === true,
+    ...(tailStartId === undefined ? {} : { tailStartId }),
+  };
+}
+
+/** A session's pending revert, from its JSON. */
+export function revertOf(value: unknown): OpencodeRevert | undefined {
+  const revert = asObject(value);
+  const messageId = asString(revert?.['messageID']);
+  if (messageId === undefined) return undefined;
+  const partId = asString(revert?.['partID']);
+  return partId === undefined ? { messageId } : { messageId, partId };
+}
+
+/** Session facts from named values (a row's columns, or the JSON file's fields mapped to them). */
+export function sessionOf(fields: {
+  id: unknown;
+  title: unknown;
+  directory: unknown;
+  projectId: unknown;
+  parentId: unknown;
+  created: unknown;
+  updated: unknown;
+  revert: unknown;
+}): OpencodeSessionInfo | undefined {
+  const id = nonEmpty(fields.id);
+  const createdAt = finite(fields.created);
+  if (id === undefined || createdAt === undefined) return undefined;
+  const title = nonEmpty(fields.title);
+  const directory = nonEmpty(fields.directory);
+  const projectId = nonEmpty(fields.projectId);
+  const parentId = nonEmpty(fields.parentId);
+  const revert = revertOf(fields.revert);
+  return {
+    id,
+    createdAt,
+    updatedAt: finite(fields.updated) ?? createdAt,
+    ...(title === undefined ? {} : { title }),
+    ...(directory === undefined ? {} : { directory }),
+    ...(projectId === undefined ? {} : { projectId }),
+    ...(parentId === undefined ? {} : { parentId }),
+    ...(revert === undefined ? {} : { revert }),
+  };
+}

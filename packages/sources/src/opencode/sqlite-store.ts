@@ -1,0 +1,137 @@
+import { lstatSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import type * as NodeSqlite from 'node:sqlite';
+import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
+import { SourceReadError } from '../errors.js';
+import { asObject, parseJson } from '../json-lines.js';
+import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodeSessionInfo } from './model.js';
+
+type Row = Record<string, SQLOutputValue>;
+
+/** Limits on one session's rows: far above any real session, far below the process's memory. */
+export interface RowLimits {
+  /** Messages plus parts. */
+  maxRows: number;
+  /** Bytes of their JSON `data`. */
+  maxBytes: number;
+}
+
+/**
+ * `node:sqlite`, loaded only when a database is read: the package still
+ * loads on Node versions without it, whose users then get a coded refusal.
+ */
+async function loadSqlite(): Promise<typeof NodeSqlite> {
+  try {
+    return await import('node:sqlite');
+  } catch (error) {
+    throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `opencode's SQLite store needs node:sqlite (Node 22.5 or later); this is Node ${process.versions.node}`, { cause: error });
+  }
+}
+
+function isRegularFile(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/**
+ * Open opencode's database without writing anything: read-only, and, unless
+ * a live writer's `-wal` and `-shm` are both there to read through,
+ * `immutable=1`, because SQLite would otherwise create both files beside
+ * a WAL-mode database (opencode's is) even for a read-only connection.
+ */
+async function openDatabase(path: string): Promise<DatabaseSync> {
+  const { DatabaseSync } = await loadSqlite();
+  const live = isRegularFile(`${path}-wal`) && isRegularFile(`${path}-shm`);
+  const url = pathToFileURL(path);
+  if (!live) url.searchParams.set('immutable', '1');
+  try {
+    return new DatabaseSync(url, { readOnly: true });
+  } catch (error) {
+    throw new SourceReadError('SOURCE_SESSION_UNREADABLE', `cannot open the database: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** Run `read` on the database in one read transaction (one consistent state), then close it. */
+async function withDatabase<T>(path: string, read: (database: DatabaseSync) => T): Promise<T> {
+  const database = await openDatabase(path);
+  try {
+    database.exec('BEGIN');
+    return read(database);
+  } catch (error) {
+    if (error instanceof SourceReadError) throw error;
+    throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `not an opencode database sessref can read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  } finally {
+    database.close();
+  }
+}
+
+/** The sessions of a database: each one's facts, or why its row cannot be read. */
+export type SessionRow = OpencodeSessionInfo | { id: string; error: SourceReadError };
+
+/** Every session row (subagents' too) with its project's worktree as a fallback cwd; at most `maxSessions`. */
+export function listDatabaseSessions(path: string, maxSessions: number): Promise<SessionRow[]> {
+  return withDatabase(path, (database) => {
+    const worktrees = projectWorktrees(database);
+    const rows = database
+      .prepare('SELECT id, title, directory, project_id, parent_id, time_created, time_updated, revert FROM session LIMIT ?')
+      .all(maxSessions + 1);
+    if (rows.length > maxSessions) throw new SourceReadError('SOURCE_SESSION_TOO_LARGE', `the database holds more than ${maxSessions} sessions`);
+    return rows.map((row) => sessionRow(row, worktrees));
+  });
+}
+
+function projectWorktrees(database: DatabaseSync): Map<string, string> {
+  const worktrees = new Map<string, string>();
+  try {
+    for (const row of database.prepare('SELECT id, worktree FROM project').all()) {
+      if (typeof row['id'] === 'string' && typeof row['worktree'] === 'string') worktrees.set(row['id'], row['worktree']);
+    }
+  } catch {
+    // No project table: sessions keep their own directory only.
+  }
+  return worktrees;
+}
+
+function sessionRow(row: Row, worktrees: ReadonlyMap<string, string>): SessionRow {
+  const id = typeof row['id'] === 'string' ? row['id'] : String(row['id']);
+  try {
+    const revert = typeof row['revert'] === 'string' ? parseJson(row['revert'], `session ${id}'s revert`) : undefined;
+    const projectId = row['project_id'];
+    const directory = row['directory'] ?? (typeof projectId === 'string' ? worktrees.get(projectId) : undefined);
+    const session = sessionOf({ id, title: row['title'], directory, projectId, parentId: row['parent_id'], created: row['time_created'], updated: row['time_updated'], revert });
+    return session ?? { id, error: new SourceReadError('SOURCE_SESSION_CORRUPT', `session ${id}'s row has no creation time`) };
+  } catch (error) {
+    return { id, error: error instanceof SourceReadError ? error : new SourceReadError('SOURCE_SESSION_CORRUPT', `session ${id}'s row cannot be read`, { cause: error }) };
+  }
+}
+
+/** A session's messages with their parts, refused whole when over `limits` or when a row is not opencode's JSON. */
+export function readDatabaseSession(path: string, sessionId: string, limits: RowLimits): Promise<OpencodeMessage[]> {
+  return withDatabase(path, (database) => {
+    const size = database
+      .prepare('SELECT (SELECT count(*) FROM message WHERE session_id = ?1) + (SELECT count(*) FROM part WHERE session_id = ?1) AS rows, (SELECT coalesce(sum(length(data)), 0) FROM message WHERE session_id = ?1) + (SELECT coalesce(sum(length(data)), 0) FROM part WHERE session_id = ?1) AS bytes')
+      .get(sessionId);
+    if (Number(size?.['rows'] ?? 0) > limits.maxRows || Number(size?.['bytes'] ?? 0) > limits.maxBytes) {
+      throw new SourceReadError('SOURCE_SESSION_TOO_LARGE', `session ${sessionId} has more than ${limits.maxRows} rows or ${limits.maxBytes} bytes`);
+    }
+    const messages = database.prepare('SELECT id, time_created, data FROM message WHERE session_id = ?').all(sessionId).map((row) => messageRow(row, sessionId));
+    const byId = new Map(messages.map((message) => [message.id, message]));
+    for (const row of database.prepare('SELECT id, message_id, data FROM part WHERE session_id = ?').all(sessionId)) {
+      const part = partOf(rowData(row, sessionId), String(row['id']));
+      if (part !== undefined) byId.get(String(row['message_id']))?.parts.push(part);
+    }
+    return messages;
+  });
+}
+
+function rowData(row: Row, sessionId: string): Record<string, unknown> {
+  const data = typeof row['data'] === 'string' ? asObject(parseJson(row['data'], `a row of session ${sessionId}`)) : undefined;
+  if (data === undefined) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `a row of session ${sessionId} has no JSON object as its data`);
+  return data;
+}
+
+function messageRow(row: Row, sessionId: string): OpencodeMessage {
+  const created = row['time_created'];
+  const message = messageOf(rowData(row, sessionId), { id: String(row['id']), ...(typeof created === 'number' ? { created } : {}) });
+  if (message === undefined) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `message ${String(row['id'])} of session ${sessionId} has no role`);
+  return { ...message, parts: [] };
+}

@@ -7,6 +7,7 @@
  * @module @sessref/sources
  */
 export { claudeCodeFormat } from './claude-code/index.js';
+export { codexFormat } from './codex/index.js';
 export { SourceReadError, type SourceReadCode } from './errors.js';
 export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';

@@ -1,0 +1,91 @@
+import { opendirSync, type Dir } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { errorCode } from '@sessref/core';
+import type { SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+
+/** The folders under the Codex home that hold rollouts, in the order their copies win (codex-rs/rollout/src/lib.rs). */
+const ROLLOUT_FOLDERS = ['sessions', 'archived_sessions'] as const;
+
+/** `sessions/YYYY/MM/DD/`: no rollout lies deeper. */
+const MAX_DEPTH = 3;
+
+/** Names a walk looks at, in all: far above 10,000 sessions, and a bound on a hostile tree. */
+const MAX_WALK_ENTRIES = 500_000;
+
+const ROLLOUT_NAME = /^rollout-(.+)\.jsonl(\.zst)?$/;
+const TRAILING_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_PART = /^\d{1,4}$/;
+
+/** Codex's home: `$CODEX_HOME` when set, else `~/.codex`. */
+export function codexHome(environment: SourceEnvironment): string {
+  const configured = environment.env['CODEX_HOME'];
+  return configured === undefined || configured === '' ? join(environment.home, '.codex') : resolve(configured);
+}
+
+/** A rollout found on disk, with how strongly it claims its thread id (lower wins). */
+interface Found {
+  file: TranscriptFile;
+  rank: number;
+}
+
+/**
+ * Every rollout under `sessions/` (dated folders and the legacy flat layout)
+ * and `archived_sessions/`, one per thread id: a live copy wins over an
+ * archived one, and a plain `.jsonl` over its `.jsonl.zst` sibling, as Codex
+ * resolves them. Symbolic links are never followed.
+ */
+export function findRollouts(environment: SourceEnvironment): TranscriptFile[] {
+  const home = codexHome(environment);
+  const budget = { entries: MAX_WALK_ENTRIES };
+  const byId = new Map<string, Found>();
+  ROLLOUT_FOLDERS.forEach((folder, folderIndex) => {
+    for (const path of walk(join(home, folder), 0, budget, [])) {
+      const name = rolloutName(path);
+      if (name === undefined) continue;
+      const rank = folderIndex * 2 + (name.compressed ? 1 : 0);
+      const known = byId.get(name.nativeId);
+      if (known === undefined || rank < known.rank) byId.set(name.nativeId, { file: { nativeId: name.nativeId, path, home }, rank });
+    }
+  });
+  return [...byId.values()].map((found) => found.file);
+}
+
+/** The thread id a rollout's file name carries (`rollout-<local time>-<uuid>.jsonl[.zst]`), or `undefined` for any other name. */
+export function rolloutName(path: string): { nativeId: string; compressed: boolean } | undefined {
+  const match = ROLLOUT_NAME.exec(basename(path));
+  if (match === null) return undefined;
+  const stem = match[1] ?? '';
+  return { nativeId: TRAILING_UUID.exec(stem)?.[0] ?? stem, compressed: match[2] !== undefined };
+}
+
+/**
+ * Regular files under `folder` added to `found`, descending only into
+ * date-named folders. Names are read one at a time against the budget the
+ * whole walk shares, so a folder of millions of names is never loaded.
+ */
+function walk(folder: string, depth: number, budget: { entries: number }, found: string[]): string[] {
+  const dir = openFolder(folder);
+  if (dir === undefined) return found;
+  try {
+    for (let entry = dir.readSync(); entry !== null && budget.entries > 0; entry = dir.readSync()) {
+      budget.entries -= 1;
+      const path = join(folder, entry.name);
+      // Entries describe the link itself, so a symbolic link is neither a file nor a folder here.
+      if (entry.isFile()) found.push(path);
+      else if (entry.isDirectory() && depth < MAX_DEPTH && DATE_PART.test(entry.name)) walk(path, depth + 1, budget, found);
+    }
+  } finally {
+    dir.closeSync();
+  }
+  return found;
+}
+
+/** The folder opened for reading; `undefined` when it is missing, not a folder or closed to this user (an agent that never ran has none). */
+function openFolder(folder: string): Dir | undefined {
+  try {
+    return opendirSync(folder);
+  } catch (error) {
+    if (['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM'].includes(errorCode(error) ?? '')) return undefined;
+    throw error;
+  }
+}

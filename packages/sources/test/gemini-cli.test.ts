@@ -14,14 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { projectConversation } from '@sessref/core';
 import { SourceReadError, geminiCliFormat, transcriptSource, type Transcript } from '@sessref/sources';
 import { foldGeminiChat } from '../src/gemini-cli/fold.js';
+import { carried, type Item } from './support.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/gemini-cli/agent-sessions/', import.meta.url));
 
-type Item = readonly ['user' | 'assistant' | 'checkpoint', string];
-
-function carried(transcript: Transcript): Item[] {
-  return projectConversation(transcript.messages).map((item): Item => [item.checkpoint ? 'checkpoint' : item.role, item.text]);
-}
 
 function fold(text: string, name = 'session-2026-05-01T10-00-abcdef12.jsonl'): Transcript {
   return geminiCliFormat.fold(text, { nativeId: 'x', path: join('/g/tmp/p/chats', name), home: '/g' });

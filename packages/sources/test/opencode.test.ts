@@ -12,16 +12,16 @@ import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { projectConversation, type SurfaceMessage } from '@sessref/core';
+import type { SurfaceMessage } from '@sessref/core';
 import { opencodeSource, SourceReadError } from '@sessref/sources';
 import { opencodeSurface } from '../src/opencode/fold.js';
 import type { OpencodeMessage, OpencodePart } from '../src/opencode/model.js';
+import { carried as carriedBy, type Item } from './support.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/opencode/agent-sessions/', import.meta.url));
 
-type Item = readonly ['user' | 'assistant' | 'checkpoint', string];
-
-const carried = (messages: readonly SurfaceMessage[]): Item[] => projectConversation(messages).map((item): Item => [item.checkpoint ? 'checkpoint' : item.role, item.text]);
+/** What a snapshot of these surface messages carries. */
+const carried = (messages: readonly SurfaceMessage[]): Item[] => carriedBy({ createdAt: 0, messages: [...messages], throughRecord: null });
 
 const scratch = mkdtempSync(join(tmpdir(), 'sessref-opencode-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { errorCode } from '@sessref/core';
  * Real homes hold thousands; a folder past this is someone else's doing,
  * and the walk reads only this many of it rather than all of its names.
  */
-export const MAX_DIRECTORY_ENTRIES = 100_000;
+const MAX_DIRECTORY_ENTRIES = 100_000;
 
 /** One entry of an agent's folder: a regular file or a folder, symbolic links already resolved. */
 export interface DirectoryEntry {

@@ -120,7 +120,7 @@ const REFERENCED_CONTENT = /(^|\n)--- Content from referenced files ---/;
 const IGNORED_PREFIXES = ['/', '?', '<session_context>', '<hook_context>'];
 
 /** Classify one message record by the table in the format page. */
-export function classifyMessage(message: JsonObject): Classified {
+function classifyMessage(message: JsonObject): Classified {
   const type = message['type'];
   const parts = partsOf(message['content']);
   if (type === 'gemini') return { kind: 'assistant', text: textOf(parts) };
@@ -165,7 +165,7 @@ function textOf(parts: readonly unknown[]): string {
  * and reasoning are not surface at all; tool results and injected context
  * stay as messages no snapshot carries.
  */
-export function geminiSurface(messages: readonly JsonObject[]): SurfaceMessage[] {
+function geminiSurface(messages: readonly JsonObject[]): SurfaceMessage[] {
   return fromLastCheckpoint(messages.map(classifyMessage)).flatMap((item) => surfaceOf(item) ?? []);
 }
 

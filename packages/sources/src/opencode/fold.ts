@@ -3,7 +3,7 @@ import { surfaceMessage } from '../surface.js';
 import type { OpencodeMessage, OpencodePart, OpencodeRevert } from './model.js';
 
 /** Messages by creation time then id, parts by id: the order opencode reads them in (message-v2.ts `stream`, `parts`). */
-export function inOrder(messages: readonly OpencodeMessage[]): OpencodeMessage[] {
+function inOrder(messages: readonly OpencodeMessage[]): OpencodeMessage[] {
   const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   return messages.map((message) => ({ ...message, parts: [...message.parts].sort(byId) })).sort((a, b) => a.created - b.created || byId(a, b));
 }
@@ -14,7 +14,7 @@ export function inOrder(messages: readonly OpencodeMessage[]): OpencodeMessage[]
  * of its message. opencode deletes them at the next prompt; until then they
  * are still stored but no longer the conversation.
  */
-export function applyRevert(messages: readonly OpencodeMessage[], revert: OpencodeRevert | undefined): OpencodeMessage[] {
+function applyRevert(messages: readonly OpencodeMessage[], revert: OpencodeRevert | undefined): OpencodeMessage[] {
   const index = revert === undefined ? -1 : messages.findIndex((message) => message.id === revert.messageId);
   if (revert === undefined || index < 0) return [...messages];
   const kept = messages.slice(0, index);
@@ -34,7 +34,7 @@ function compactionPart(message: OpencodeMessage): OpencodePart | undefined {
 }
 
 /** The current conversation in model order, with the summary that is its checkpoint, if any. */
-export interface Compacted {
+interface Compacted {
   messages: OpencodeMessage[];
   checkpoint?: OpencodeMessage;
 }
@@ -47,7 +47,7 @@ export interface Compacted {
  * them after the compaction and its summary. Without such a message
  * nothing was compacted.
  */
-export function filterCompacted(messages: readonly OpencodeMessage[]): Compacted {
+function filterCompacted(messages: readonly OpencodeMessage[]): Compacted {
   const answered = new Set<string>();
   let nail = -1;
   for (let index = messages.length - 1; index >= 0 && nail < 0; index -= 1) {

@@ -99,7 +99,7 @@ export function partOf(data: JsonObject, rowId?: string): OpencodePart | undefin
 }
 
 /** A session's pending revert, from its JSON. */
-export function revertOf(value: unknown): OpencodeRevert | undefined {
+function revertOf(value: unknown): OpencodeRevert | undefined {
   const revert = asObject(value);
   const messageId = asString(revert?.['messageID']);
   if (messageId === undefined) return undefined;

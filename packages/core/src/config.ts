@@ -44,6 +44,7 @@ export function resolveConfig(config: SessionReferenceConfig = {}): ResolvedSess
   return resolved;
 }
 
-function invalidConfig(detail: string): SessionReferenceError {
+/** The one error every configuration refusal throws. */
+export function invalidConfig(detail: string): SessionReferenceError {
   return new SessionReferenceError(`invalid session reference configuration: ${detail}`, 'SESSION_REFERENCE_INVALID_CONFIG');
 }

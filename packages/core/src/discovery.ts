@@ -4,11 +4,27 @@ import { SessionReferenceError, isSessionReferenceError } from './errors.js';
 import type { ReferenceTarget, SessionHeaderLike, SessionReferenceCandidate, SessionReferenceStorage } from './types.js';
 import { readFailed } from './reads.js';
 
+/**
+ * Which contract's candidate a host's clients expect: rc.8's `{ sessionId,
+ * label, cwd?, createdAt }`, or 0.1.7 / 0.2's `{ sessionId, label,
+ * displayTitle, cwd?, sameWorkspace, createdAt }`, whose Web client drops a
+ * whole answer that lacks `sameWorkspace`.
+ */
+export type CandidateShape = 'rc.8' | 'workspace';
+
 export interface CandidateQuery {
   target: ReferenceTarget;
   query: string;
   limit: number;
   signal?: AbortSignal;
+  /** Default `'rc.8'`. */
+  shape?: CandidateShape;
+}
+
+/** The titles discovery read for one session. */
+export interface CandidateTitles {
+  title?: string;
+  displayTitle?: string;
 }
 
 /** Validate a caller-supplied candidate limit. */
@@ -32,14 +48,14 @@ export async function listCandidates(storage: SessionReferenceStorage, request: 
   if (query.length === 0) {
     const selected = rankByCwd(headers, target.cwd).slice(0, limit);
     const titles = await readTitles(storage, selected, signal);
-    return selected.map((header) => toCandidate(header, titles.get(header.id)));
+    return selected.map((header) => toCandidate(header, titles.get(header.id), target, request.shape));
   }
   const titles = await readTitles(storage, headers, signal);
   const needle = query.toLocaleLowerCase();
   const matching = headers.filter((header) => matches(header, titles.get(header.id), needle));
   return rankByCwd(matching, target.cwd)
     .slice(0, limit)
-    .map((header) => toCandidate(header, titles.get(header.id)));
+    .map((header) => toCandidate(header, titles.get(header.id), target, request.shape));
 }
 
 /** Stable three-group ranking by working-directory affinity. */
@@ -59,20 +75,28 @@ export function rankByCwd<T extends { readonly cwd?: string }>(sessions: readonl
  * Case-insensitive substring match in the host's locale (`toLocaleLowerCase`,
  * like the official resolver), so a Turkish host folds `I` the Turkish way.
  */
-function matches(header: SessionHeaderLike, title: string | undefined, needle: string): boolean {
-  return (
-    header.id.toLocaleLowerCase().includes(needle) ||
-    (header.cwd?.toLocaleLowerCase().includes(needle) ?? false) ||
-    (title?.toLocaleLowerCase().includes(needle) ?? false)
-  );
+function matches(header: SessionHeaderLike, titles: CandidateTitles | undefined, needle: string): boolean {
+  return [header.id, header.cwd, titles?.title, titles?.displayTitle].some((field) => field?.toLocaleLowerCase().includes(needle) ?? false);
 }
 
-/** Keys in the official plugin's order (`sessionId`, `label`, `cwd`, `createdAt`): hosts log and send these as JSON. */
-function toCandidate(header: SessionHeaderLike, title: string | undefined): SessionReferenceCandidate {
-  const label = title ?? header.id;
-  return header.cwd === undefined
-    ? { sessionId: header.id, label, createdAt: header.createdAt }
-    : { sessionId: header.id, label, cwd: header.cwd, createdAt: header.createdAt };
+/**
+ * One candidate, keys in the order of the contract's own plugin (hosts log
+ * and send these as JSON): rc.8 `sessionId`, `label`, `cwd?`, `createdAt`;
+ * workspace `sessionId`, `label`, `displayTitle`, `cwd?`, `sameWorkspace`,
+ * `createdAt`. Labels fall back to the id, display titles to the label.
+ */
+export function toCandidate(
+  header: SessionHeaderLike,
+  titles: CandidateTitles | undefined,
+  target: ReferenceTarget,
+  shape: CandidateShape = 'rc.8',
+): SessionReferenceCandidate {
+  const { id: sessionId, cwd, createdAt } = header;
+  const label = titles?.title ?? sessionId;
+  const located = cwd === undefined ? {} : { cwd };
+  if (shape === 'rc.8') return { sessionId, label, ...located, createdAt };
+  const displayTitle = titles?.displayTitle ?? label;
+  return { sessionId, label, displayTitle, ...located, sameWorkspace: cwd !== undefined && cwd === target.cwd, createdAt };
 }
 
 /** Titles by id; an id whose read failed is simply absent, so its label falls back to the id. */
@@ -80,17 +104,22 @@ async function readTitles(
   storage: SessionReferenceStorage,
   headers: readonly SessionHeaderLike[],
   signal: AbortSignal | undefined,
-): Promise<Map<string, string>> {
-  const titles = new Map<string, string>();
+): Promise<Map<string, CandidateTitles>> {
+  const titles = new Map<string, CandidateTitles>();
   if (headers.length === 0) return titles;
   const ids = headers.map((header) => header.id);
   const results = await guardedRead(storage.readTitles(ids, signal), signal, 'read session titles');
   for (const result of results) {
-    if (result.status === 'fulfilled' && typeof result.title === 'string' && result.title.length > 0) {
-      titles.set(result.sessionId, result.title);
-    }
+    if (result.status !== 'fulfilled') continue;
+    const title = nonEmpty(result.title);
+    const displayTitle = nonEmpty(result.displayTitle);
+    if (title !== undefined || displayTitle !== undefined) titles.set(result.sessionId, { ...(title && { title }), ...(displayTitle && { displayTitle }) });
   }
   return titles;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
 async function guardedRead<T>(work: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {

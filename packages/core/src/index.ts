@@ -9,6 +9,7 @@ export {
   DEFAULT_MAX_REFERENCE_BYTES,
   MAX_REFERENCES,
   resolveConfig,
+  invalidConfig,
   isPositiveSafeInteger,
   type ResolvedSessionReferenceConfig,
   type SessionReferenceConfig,
@@ -37,8 +38,20 @@ export {
 } from './prompt.js';
 export { isTextBlock } from './text-block.js';
 export { isJsonObject } from './json-object.js';
-export { checkCandidateLimit, rankByCwd } from './discovery.js';
-export { createSessionReferenceCore, withMention, type SessionReferenceCore } from './facade.js';
+export { checkCandidateLimit, rankByCwd, toCandidate, type CandidateShape, type CandidateTitles } from './discovery.js';
+export { createSessionReferenceCore, withMention, type CoreOptions, type SessionReferenceCore } from './facade.js';
+export type { FullSnapshotRequest, FullSnapshotStore, PrepareOptions } from './prepare.js';
+export { DEFAULT_REFERENCE_CONTEXT_FRACTION, modelRelativeBudget, resolveReferenceContextFraction } from './budget.js';
+export {
+  FULL_SNAPSHOT_HEADING,
+  REFERENCE_OMISSIONS_HEADING,
+  TRANSCRIPT_FRAGMENT_CODE_POINTS,
+  renderFullSnapshotTranscript,
+  renderReferenceOmissions,
+  type FullSnapshotOutcome,
+  type ReferenceOmission,
+  type SavedSnapshot,
+} from './omissions.js';
 export { combineSources, type CombineOptions, type CombinedStorage, type SessionSource, type SourceFailure } from './sources.js';
 export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
 export { utf8Length } from './utf8.js';

@@ -2,7 +2,10 @@ import { raceCancellation, throwIfCancelled } from './cancellation.js';
 import type { ResolvedSessionReferenceConfig } from './config.js';
 import { SessionReferenceError } from './errors.js';
 import { fitSnapshot } from './fit.js';
+import { renderFullSnapshotTranscript, renderReferenceOmissions, type FullSnapshotOutcome, type ReferenceOmission, type SavedSnapshot } from './omissions.js';
+import type { ProjectedItem } from './projection.js';
 import { renderReferencedSessionsPrompt } from './prompt.js';
+import type { RetainedReference } from './retention.js';
 import { readFailed } from './reads.js';
 import type {
   ContentBlockLike,
@@ -11,8 +14,43 @@ import type {
   ReferenceTarget,
   SessionReferenceInput,
   SessionReferenceStorage,
+  ReferencedSessionData,
   SurfaceSnapshot,
 } from './types.js';
+
+/** A place to save the full projection of a shortened preview (a 0.1.7 host's `ctx.spillStore`). */
+export interface FullSnapshotStore {
+  save(request: FullSnapshotRequest): Promise<SavedSnapshot>;
+}
+
+/** One transcript to save: the source it renders, the reference's position, and the text. */
+export interface FullSnapshotRequest {
+  sessionId: string;
+  label: string;
+  inputIndex: number;
+  transcript: string;
+}
+
+/**
+ * What the 0.1.7 / 0.2 contract adds to a preparation; without options it is
+ * rc.8's, byte for byte.
+ */
+export interface PrepareOptions {
+  /**
+   * This call's budget per source (the model-relative one), asked for after
+   * the references pass their checks and before any source is read; its
+   * failures propagate as they are, and cancellation wins over them.
+   */
+  budget?: (signal: AbortSignal | undefined) => Promise<number>;
+  /** Record each source's log generation in its entry as `capturedFormatVersion`. */
+  recordFormatVersion?: boolean;
+  /**
+   * Report shortened previews after the snapshots (`## Reference omissions`),
+   * each with its full projection saved to `store`, or reported unavailable
+   * when the host has no store (`undefined`) or the save fails.
+   */
+  omissions?: { store: FullSnapshotStore | undefined };
+}
 
 /** A reference after validation and de-duplication, with its position among distinct sources. */
 export interface DistinctReference {
@@ -50,22 +88,61 @@ export async function prepareReferences<Block extends ContentBlockLike>(
   content: readonly Block[],
   references: readonly SessionReferenceInput[],
   signal?: AbortSignal,
+  options: PrepareOptions = {},
 ): Promise<PreparedReferences<Block>> {
   const distinct = checkReferences(config, target, references, signal);
   const detached = structuredClone(content) as Block[];
   if (distinct.length === 0) return { content: detached };
 
+  const maxBytes = options.budget ? await raceCancellation(options.budget(signal), signal) : config.maxReferenceBytes;
   const snapshots = await readSources(storage, distinct, signal);
-  const fitted = distinct.map((reference, index) => fit(reference, snapshots[index]!, config.maxReferenceBytes));
+  const fitted = distinct.map((reference, index) => fit(reference, snapshots[index]!, maxBytes, options.recordFormatVersion === true));
+  const omissions = options.omissions ? await reportOmissions(fitted, options.omissions.store, signal) : [];
   const sources = fitted.map((entry) => entry.source);
   return {
     content: detached,
     context: {
-      text: renderReferencedSessionsPrompt(fitted.map((entry) => entry.json)),
+      text: renderReferencedSessionsPrompt(fitted.map((entry) => entry.json)) + renderReferenceOmissions(omissions),
       source: { kind: 'session-reference', form: 'recall', version: 1, references: sources.map((source) => source.entry) },
       sources,
     },
   };
+}
+
+/**
+ * The omission notice of every shortened source, in input order, each with
+ * its full projection saved first (all saves in flight together). A failed
+ * save is reported, never thrown: an optional store must not fail the step,
+ * nor may a preview claim a full snapshot that was not saved. Cancellation
+ * during or after the saves rejects, so nothing is published.
+ */
+async function reportOmissions(fitted: readonly FittedSource[], store: FullSnapshotStore | undefined, signal: AbortSignal | undefined): Promise<ReferenceOmission[]> {
+  const shortened = fitted.filter((source) => source.source.entry.truncated);
+  const notices = await raceCancellation(Promise.all(shortened.map((source) => omissionOf(source, store))), signal);
+  throwIfCancelled(signal);
+  return notices;
+}
+
+async function omissionOf(source: FittedSource, store: FullSnapshotStore | undefined): Promise<ReferenceOmission> {
+  const { entry, data } = source.source;
+  return {
+    sessionId: data.sessionId,
+    capturedThroughSeq: data.capturedThroughSeq,
+    omittedMessages: entry.omittedMessages,
+    omittedBytes: entry.omittedBytes,
+    fullSnapshot: await saveFullSnapshot(source, store),
+  };
+}
+
+async function saveFullSnapshot(source: FittedSource, store: FullSnapshotStore | undefined): Promise<FullSnapshotOutcome> {
+  if (store === undefined) return { status: 'unavailable', reason: 'storage-not-configured' };
+  const { entry } = source.source;
+  const request = { sessionId: entry.sessionId, label: entry.label, inputIndex: entry.inputIndex, transcript: renderFullSnapshotTranscript(source.full, source.formatVersion) };
+  try {
+    return { status: 'saved', ...(await store.save(request)) };
+  } catch {
+    return { status: 'unavailable', reason: 'save-failed' };
+  }
 }
 
 /** First-mention order, de-duplicated by id before the cap; self and over-cap references reject. */
@@ -124,9 +201,20 @@ async function readSource(storage: SessionReferenceStorage, sessionId: string, s
   }
 }
 
-/** One source fitted to its budget: its prepared record and the exact JSON the context text carries for it. */
-function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: number): { source: PreparedSource; json: string } {
-  const { retained } = fitSnapshot(reference, snapshot, maxBytes);
+/** One source fitted to its budget, with what a shortened preview's transcript needs. */
+interface FittedSource {
+  source: PreparedSource;
+  /** The exact JSON the context text carries for it. */
+  json: string;
+  /** The whole projection, before retention. */
+  full: ReferencedSessionData;
+  /** The log generation it was read from (0 when the host names none). */
+  formatVersion: number;
+}
+
+/** One source fitted to its budget: its prepared record, its JSON and its whole projection. */
+function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: number, recordFormatVersion: boolean): FittedSource {
+  const { items, retained } = fitSnapshot(reference, snapshot, maxBytes);
   if (retained === undefined) {
     throw new SessionReferenceError(
       `session "${reference.sessionId}" does not fit in ${maxBytes} bytes even when shortened; raise maxReferenceBytes`,
@@ -134,6 +222,19 @@ function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: 
     );
   }
   const { data, json, bytes, stats } = retained;
-  const entry = { sessionId: data.sessionId, label: data.label, capturedThroughSeq: data.capturedThroughSeq, ...stats, inputIndex: reference.inputIndex };
-  return { source: { entry, data, bytes }, json };
+  const formatVersion = snapshot.session.version ?? 0;
+  const entry = {
+    sessionId: data.sessionId,
+    label: data.label,
+    ...(recordFormatVersion ? { capturedFormatVersion: formatVersion } : {}),
+    capturedThroughSeq: data.capturedThroughSeq,
+    ...stats,
+    inputIndex: reference.inputIndex,
+  };
+  return { source: { entry, data, bytes }, json, full: wholeProjection(retained, items), formatVersion };
+}
+
+/** The data object of the whole projection: the retained one's capture facts with every projected item. */
+function wholeProjection(retained: RetainedReference, items: readonly ProjectedItem[]): ReferencedSessionData {
+  return { ...retained.data, conversation: items.map(({ role, text }) => ({ role, text })) };
 }

@@ -39,6 +39,8 @@ export interface SessionHeaderLike {
   readonly id: string;
   readonly createdAt: number;
   readonly cwd?: string;
+  /** The log generation the host read the session from; absent means 0 (rc.8's only one). */
+  readonly version?: number;
 }
 
 /** One consistent observation of a session's current surface. */
@@ -51,7 +53,13 @@ export interface SurfaceSnapshot {
 
 /** Per-id outcome of a batch title read; one failure never fails the batch. */
 export type TitleReadResult =
-  | { readonly sessionId: string; readonly status: 'fulfilled'; readonly title: string | undefined }
+  | {
+      readonly sessionId: string;
+      readonly status: 'fulfilled';
+      readonly title: string | undefined;
+      /** A presentation title that differs from the title (a 0.1.7 host's subagent label), when the host has one. */
+      readonly displayTitle?: string;
+    }
   | { readonly sessionId: string; readonly status: 'rejected'; readonly reason: unknown };
 
 /** The storage port the core reads through. Read-only by construction. */
@@ -70,12 +78,20 @@ export interface ReferenceTarget {
   readonly cwd?: string;
 }
 
-/** A discovery candidate. */
+/**
+ * A discovery candidate. The rc.8 contract has `sessionId`, `label`, `cwd?`,
+ * `createdAt`; the 0.1.7 / 0.2 one adds `displayTitle` and `sameWorkspace`
+ * (see `CandidateShape`), which its Web client requires.
+ */
 export interface SessionReferenceCandidate {
   sessionId: string;
   /** Latest title, else the id. */
   label: string;
+  /** What a picker shows and the mention is labelled with: a subagent's label when its host has one, else `label`. */
+  displayTitle?: string;
   cwd?: string;
+  /** Whether `cwd` is recorded and equals the target's. */
+  sameWorkspace?: boolean;
   createdAt: number;
 }
 
@@ -126,6 +142,8 @@ export interface ReferenceRetentionStats {
 export interface SessionReferenceSourceEntry extends ReferenceRetentionStats {
   sessionId: string;
   label: string;
+  /** The log generation the snapshot was read from (0.1.7 / 0.2 contract); absent means 0. Seqs are that generation's. */
+  capturedFormatVersion?: number;
   capturedThroughSeq: number | null;
   inputIndex: number;
 }

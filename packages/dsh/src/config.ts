@@ -1,5 +1,6 @@
 import z from '@deepseek-ai/schemastery';
-import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES, type SessionReferenceConfig } from '@sessref/core';
+import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, DEFAULT_REFERENCE_CONTEXT_FRACTION, MAX_REFERENCES, type SessionReferenceConfig } from '@sessref/core';
+import { linkedContract, type HostContract } from './contract.js';
 
 export interface Config extends SessionReferenceConfig {
   /**
@@ -10,22 +11,42 @@ export interface Config extends SessionReferenceConfig {
    * search enabled.
    */
   contentSearch?: boolean;
+  /**
+   * The 0.1.7 / 0.2 contract's model-relative budget: the share of the
+   * model's context window (at four bytes per token) one source may take when
+   * `maxReferenceBytes` is unset, never under 64 KiB. From 0 to 1; 0.2 when unset.
+   */
+  referenceContextFraction?: number;
+  /** The host's contract, when the linked dsh packages cannot tell it (see `./contract.ts`). */
+  hostContract?: HostContract;
 }
 
 /**
- * The plugin's schema. It only describes and fills defaults: range checks
- * live in the core's `resolveConfig`, so every invalid value fails with the
- * stable `SESSION_REFERENCE_INVALID_CONFIG` code rather than a schema error.
+ * The plugin's schema for a host of `contract`. It only describes and fills
+ * defaults: range checks live in the core, so every invalid value fails with
+ * the stable `SESSION_REFERENCE_INVALID_CONFIG` code rather than a schema
+ * error. Each contract fills what its official plugin fills: rc.8 the three
+ * keys with `maxReferenceBytes` 65536; 0.1.7 no `maxReferenceBytes` (so the
+ * model-relative budget applies) and `referenceContextFraction` 0.2.
  */
-export const Config: z<Config> = z.object({
-  maxReferences: z.number().default(MAX_REFERENCES).description('Distinct source sessions one message may reference (1 to 3).'),
-  candidateLimit: z.number().default(DEFAULT_CANDIDATE_LIMIT).description('Candidates returned by the Remote `candidates` method.'),
-  maxReferenceBytes: z
+export function configSchema(contract: HostContract): z<Config> {
+  const maxReferenceBytes = z.number().description('UTF-8 budget of one serialized source snapshot.');
+  const referenceContextFraction = z
     .number()
-    .default(DEFAULT_MAX_REFERENCE_BYTES)
-    .description('UTF-8 budget of one serialized source snapshot.'),
-  // No default, so the resolved configuration of a default install has the official plugin's three keys.
-  contentSearch: z
-    .boolean()
-    .description('Content discovery: the Remote `search` method, and content matches appended to `candidates` (off when unset).'),
-});
+    .description('Share of the model context window one source may take when maxReferenceBytes is unset (0 to 1).');
+  const rc8 = contract === 'rc.8';
+  return z.object({
+    maxReferences: z.number().default(MAX_REFERENCES).description('Distinct source sessions one message may reference (1 to 3).'),
+    candidateLimit: z.number().default(DEFAULT_CANDIDATE_LIMIT).description('Candidates returned by the Remote `candidates` method.'),
+    maxReferenceBytes: rc8 ? maxReferenceBytes.default(DEFAULT_MAX_REFERENCE_BYTES) : maxReferenceBytes,
+    // No default under rc.8, so a default install resolves exactly the official plugin's three keys.
+    referenceContextFraction: rc8 ? referenceContextFraction : referenceContextFraction.default(DEFAULT_REFERENCE_CONTEXT_FRACTION),
+    contentSearch: z
+      .boolean()
+      .description('Content discovery: the Remote `search` method, and content matches appended to `candidates` (off when unset).'),
+    hostContract: z.union([z.const('rc.8'), z.const('0.1.7')]).description('The host\'s session-reference contract; unset reads it from the linked dsh packages.'),
+  });
+}
+
+/** The schema for the host this plugin is linked into. */
+export const Config: z<Config> = configSchema(linkedContract());

@@ -14,7 +14,10 @@ import {
   fitSnapshot,
   isSessionReferenceError,
   normalizeContentQuery,
+  resolveReferenceContextFraction,
+  toCandidate,
   withMention,
+  type PrepareOptions,
   type ReferenceTarget,
   type SessionReferenceCandidate,
   type SessionReferenceContentHit,
@@ -25,7 +28,11 @@ import {
   type TitleReadResult,
 } from '@sessref/core';
 import { Config } from './config.js';
+import { resolveHostContract, type HostContract } from './contract.js';
+import { projectedTitles } from './labels.js';
 import { contextMessage, expandStepMessages, targetOf } from './messages.js';
+import { modelBudget } from './model-budget.js';
+import { spillStoreOf } from './spill.js';
 import { sessionQueryStorage } from './storage.js';
 import type { SessionReferenceCatalog } from './catalog.js';
 import { ContentSearch, type ContentSearchPriming } from './search.js';
@@ -33,7 +40,8 @@ import type { PreparedReferencedMessage, SessionSnapshotView } from './types.js'
 
 export type * from './types.js';
 export type { ContentSearchPriming } from './search.js';
-export { Config } from './config.js';
+export { Config, configSchema } from './config.js';
+export { contractOfVersion, linkedContract, type HostContract } from './contract.js';
 export { sessionQueryStorage, toSurfaceMessage } from './storage.js';
 export type { SessionReferenceCatalog } from './catalog.js';
 export { SNAPSHOT_EVENT_FILTERS } from './search.js';
@@ -71,14 +79,21 @@ export class SessionReferenceResolver extends TypertRemoteService {
   private readonly storage: SessionReferenceStorage;
   private readonly content: ContentSearch;
   private readonly contentEnabled: boolean;
+  private readonly contract: HostContract;
+  /** The 0.1.7 contract's model-relative budget share; `undefined` when an explicit `maxReferenceBytes` wins. */
+  private readonly fraction: number | undefined;
 
   constructor(ctx: Context, config: Config = {}) {
     // Validate first: an invalid configuration must never publish the service.
+    const contract = resolveHostContract(config.hostContract);
+    const fraction = resolveReferenceContextFraction(config.referenceContextFraction);
+    const newer = contract === '0.1.7';
     const storage = sessionQueryStorage(
       () => ctx.sessionQuery,
       () => ctx.get('sessionReferenceCatalog'),
+      newer ? (header) => projectedTitles(ctx, header) : undefined,
     );
-    const core = createSessionReferenceCore(storage, config);
+    const core = createSessionReferenceCore(storage, config, { candidateShape: newer ? 'workspace' : 'rc.8' });
     const contentSearch = config.contentSearch ?? false;
     if (typeof contentSearch !== 'boolean') {
       throw new SessionReferenceError(
@@ -90,6 +105,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
     this.core = core;
     this.storage = storage;
     this.contentEnabled = contentSearch;
+    this.contract = contract;
+    this.fraction = config.maxReferenceBytes === undefined ? fraction : undefined;
     this.content = new ContentSearch(() => ctx.sessionQuery, storage);
     // Prepended, so this listener is the outermost: it sees the decision the
     // rest of the chain returns and post-processes only an entered step.
@@ -99,15 +116,24 @@ export class SessionReferenceResolver extends TypertRemoteService {
         const decision = await next();
         if (decision.kind !== 'enter') return decision;
         // Keep whatever else the decision carries: later hosts may add fields.
-        return { ...decision, messages: await expandStepMessages(this.core, agent, decision.messages, signal) };
+        return { ...decision, messages: await expandStepMessages(this.core, agent, decision.messages, signal, this.prepareOptions(agent)) };
       },
       true,
     );
   }
 
+  private prepareOptions(agent: Agent): PrepareOptions | undefined {
+    return contractOptions(this.ctx, this.contract, this.fraction, agent);
+  }
+
   /** Configured candidate limit, distinct-source cap and snapshot budget. */
   get config(): SessionReferenceCore['config'] {
     return this.core.config;
+  }
+
+  /** The session-reference contract this resolver answers in (the `hostContract` key, else the linked dsh release's). */
+  get hostContract(): HostContract {
+    return this.contract;
   }
 
   /** Whether content discovery is on (the `contentSearch` key). */
@@ -160,9 +186,9 @@ export class SessionReferenceResolver extends TypertRemoteService {
       if (seen.has(hit.sessionId)) continue;
       seen.add(hit.sessionId);
       const { sessionId, label, cwd, createdAt } = hit;
-      // The candidates' own shape and key order: sessionId, label, cwd, createdAt, mention.
-      const candidate = cwd === undefined ? { sessionId, label, createdAt } : { sessionId, label, cwd, createdAt };
-      candidates.push(withMention(candidate));
+      // The candidates' own shape and key order, then the mention.
+      const header = cwd === undefined ? { id: sessionId, createdAt } : { id: sessionId, cwd, createdAt };
+      candidates.push(withMention(toCandidate(header, { title: label }, targetOf(agent), this.contract === '0.1.7' ? 'workspace' : 'rc.8')));
     }
     return candidates;
   }
@@ -245,9 +271,24 @@ export class SessionReferenceResolver extends TypertRemoteService {
     references: SessionReferenceInput[],
     signal?: AbortSignal,
   ): Promise<PreparedReferencedMessage> {
-    const prepared = await this.core.prepare(targetOf(agent), content, references, signal);
+    const prepared = await this.core.prepare(targetOf(agent), content, references, signal, this.prepareOptions(agent));
     return prepared.context ? { content: prepared.content, additionalContext: contextMessage(prepared.context) } : { content: prepared.content };
   }
+}
+
+/**
+ * What the 0.1.7 / 0.2 contract adds to a preparation for `agent`: the
+ * model-relative budget (unless `maxReferenceBytes` is set), the sources'
+ * log generations, and the omissions notice with full snapshots saved to
+ * the host's spill store when it has one. Nothing for an rc.8 host.
+ */
+function contractOptions(ctx: Context, contract: HostContract, fraction: number | undefined, agent: Agent): PrepareOptions | undefined {
+  if (contract === 'rc.8') return undefined;
+  return {
+    ...(fraction !== undefined && { budget: (signal: AbortSignal | undefined) => modelBudget(ctx, agent, fraction, signal) }),
+    recordFormatVersion: true,
+    omissions: { store: spillStoreOf(ctx, agent.id) },
+  };
 }
 
 function contentSearchOff(): SessionReferenceError {

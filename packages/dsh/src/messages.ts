@@ -1,18 +1,19 @@
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import { createUserMessage, type ContentBlock, type UserMessage } from '@deepseek-ai/dsh-llm';
-import { applySessionReferences, type PreparedContext, type SessionReferenceCore } from '@sessref/core';
+import { applySessionReferences, type PrepareOptions, type PreparedContext, type SessionReferenceCore } from '@sessref/core';
 
 /**
  * Rewrite an entered step's batch: each direct user message with canonical
  * mentions becomes a frozen message with the same id and readable text,
  * followed by its frozen context message. Every other message is returned as
- * the very same object.
+ * the very same object. `options` carry the 0.1.7 / 0.2 contract's parts.
  */
 export function expandStepMessages(
   core: SessionReferenceCore,
   agent: Agent,
   messages: readonly UserMessage[],
   signal: AbortSignal,
+  options?: PrepareOptions,
 ): Promise<UserMessage[]> {
   const target = targetOf(agent);
   return applySessionReferences<UserMessage, ContentBlock>(messages, {
@@ -21,7 +22,7 @@ export function expandStepMessages(
     withContent: (message, content) => deepFreeze({ ...message, content }),
     contextMessage: (context) => contextMessage(context),
     check: (references) => core.checkReferences(target, references, signal),
-    prepare: (content, references) => core.prepare(target, content, references, signal),
+    prepare: (content, references) => core.prepare(target, content, references, signal, options),
   });
 }
 

@@ -13,7 +13,10 @@
  *   Context may leave it out, the `agent` scope supplies it;
  * - `query`: a string, required;
  * - cancellation travels beside the arguments, never inside them;
- * - the result: an array of `{ mention, sessionId, label, cwd?, createdAt }`.
+ * - the result: an array of `{ mention, sessionId, label, cwd?, createdAt }`
+ *   (rc.8), or of `{ mention, sessionId, label, displayTitle?, cwd?,
+ *   sameWorkspace, createdAt }` for a dsh 0.1.7 / 0.2 client, whose bundled
+ *   schema requires `sameWorkspace` (see {@link remoteContribution}).
  *
  * and `sessionReferenceResolver/search` (content discovery, served by
  * `remoteExportSearch`), with the same `agentId` and `query` fields and
@@ -26,6 +29,7 @@
 import { z } from 'zod';
 import type { InvocationDescriptor, RemoteResult, TypertRemoteContribution } from '@deepseek-ai/dsh-typert-protocol';
 import type { SessionId } from '@deepseek-ai/dsh-session/types';
+import type { HostContract } from './contract.js';
 import type { SessionReferenceContentHit, SessionReferenceMentionCandidate } from './types.js';
 
 declare module '@deepseek-ai/dsh-typert-protocol' {
@@ -86,6 +90,22 @@ const candidateSchema = z.object({
 });
 
 /**
+ * One candidate of the 0.1.7 / 0.2 contract, keys in the order its generated
+ * schema lists them (the mention, then the candidate's fields as declared):
+ * `sameWorkspace` is required, so a host that strips it fails the client's
+ * check for the whole answer; `displayTitle` is optional there.
+ */
+const workspaceCandidateSchema = z.object({
+  mention: z.string(),
+  sessionId: sessionId(),
+  label: z.string(),
+  displayTitle: z.string().optional(),
+  cwd: z.string().optional(),
+  sameWorkspace: z.boolean(),
+  createdAt: z.number(),
+});
+
+/**
  * A Remote method of the resolver that takes `(agent, query, signal)`: the
  * agent looked up from the wire `agentId`, the query a strict string, the
  * result checked against `result`. Both methods share this wire shape.
@@ -120,8 +140,13 @@ function agentQueryMethod(method: string, implementation: string, result: z.ZodT
   };
 }
 
-/** `sessionReferenceResolver/candidates`, as both the host and a client read it. */
-export const CANDIDATES_DESCRIPTOR: InvocationDescriptor = agentQueryMethod(METHOD, 'remoteExportCandidates', z.array(candidateSchema));
+/** `sessionReferenceResolver/candidates` of a host speaking `contract`, as both the host and a client read it. */
+export function candidatesDescriptor(contract: HostContract): InvocationDescriptor {
+  return agentQueryMethod(METHOD, 'remoteExportCandidates', z.array(contract === 'rc.8' ? candidateSchema : workspaceCandidateSchema));
+}
+
+/** `sessionReferenceResolver/candidates` as an rc.8 host serves it and an rc.8 client reads it. */
+export const CANDIDATES_DESCRIPTOR: InvocationDescriptor = candidatesDescriptor('rc.8');
 
 /**
  * One content hit as it crosses the boundary: the candidate's keys, then the
@@ -138,10 +163,16 @@ const contentHitSchema = candidateSchema.extend({
 /** `sessionReferenceResolver/search`: content discovery, strict on the same fields as `candidates`. */
 export const SEARCH_DESCRIPTOR: InvocationDescriptor = agentQueryMethod(SEARCH_METHOD, 'remoteExportSearch', z.array(contentHitSchema));
 
-/** The contribution to mount on a client's `ctx.remote`. */
-export const TYPERT_REMOTE: TypertRemoteContribution = {
-  package: PACKAGE_NAME,
-  descriptors: [CANDIDATES_DESCRIPTOR, SEARCH_DESCRIPTOR],
-};
+/**
+ * The contribution for a client of a host speaking `contract`. A browser
+ * cannot read the host's package versions, so its assembly picks the one for
+ * the dsh release it was built with.
+ */
+export function remoteContribution(contract: HostContract): TypertRemoteContribution {
+  return { package: PACKAGE_NAME, descriptors: [contract === 'rc.8' ? CANDIDATES_DESCRIPTOR : candidatesDescriptor(contract), SEARCH_DESCRIPTOR] };
+}
+
+/** The contribution to mount on the `ctx.remote` of an rc.8 client. */
+export const TYPERT_REMOTE: TypertRemoteContribution = remoteContribution('rc.8');
 
 export default TYPERT_REMOTE;

@@ -13,11 +13,15 @@
  * Written by hand in the shape the dsh generator emits (a package, a face,
  * named schemas, a reflection model and the invocations); the invocations are
  * the ones the client face exports, so host and client agree by construction.
+ * The candidates' result schema is the linked dsh release's (see
+ * `./contract.ts`): a 0.1.7 / 0.2 host passes `displayTitle` and
+ * `sameWorkspace` through, which the rc.8 schema would strip.
  * Declared `unknown`, like generated faces: the loader narrows it.
  * @module @sessref/dsh/typert
  */
 import type { TypertContribution, TypertServiceModel } from '@deepseek-ai/dsh-typert-registry/types';
-import { CANDIDATES_DESCRIPTOR, PACKAGE_NAME, SEARCH_DESCRIPTOR } from './remote.js';
+import { linkedContract, type HostContract } from './contract.js';
+import { PACKAGE_NAME, remoteContribution } from './remote.js';
 
 /** Reflection of the service: its public members and the data types they name. */
 const service: TypertServiceModel = {
@@ -46,6 +50,12 @@ const service: TypertServiceModel = {
       signature:
         "@Remote('candidates') remoteExportCandidates(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]>",
       summary: 'The Remote `candidates` method: listCandidates under the configured limit, each with its canonical mention.',
+    },
+    {
+      kind: 'getter',
+      name: 'hostContract',
+      signature: "get hostContract(): 'rc.8' | '0.1.7'",
+      summary: 'The session-reference contract the resolver answers in: the hostContract key, else the linked dsh release\'s.',
     },
     {
       kind: 'getter',
@@ -92,7 +102,7 @@ const service: TypertServiceModel = {
     {
       name: 'SessionReferenceCandidate',
       declaration:
-        'export interface SessionReferenceCandidate {\n    sessionId: string;\n    label: string;\n    cwd?: string;\n    createdAt: number;\n}',
+        'export interface SessionReferenceCandidate {\n    sessionId: string;\n    label: string;\n    displayTitle?: string;\n    cwd?: string;\n    sameWorkspace?: boolean;\n    createdAt: number;\n}',
     },
     {
       name: 'SessionReferenceContentHit',
@@ -110,13 +120,16 @@ const service: TypertServiceModel = {
   ],
 };
 
-const contribution: TypertContribution = {
-  package: PACKAGE_NAME,
-  face: 'host',
-  schemas: [],
-  model: { services: [service], events: [], objects: [] },
-  invocations: [CANDIDATES_DESCRIPTOR, SEARCH_DESCRIPTOR],
-};
+/** The host manifest for a host speaking `contract`: the service's reflection and the client face's invocations. */
+export function hostContribution(contract: HostContract): TypertContribution {
+  return {
+    package: PACKAGE_NAME,
+    face: 'host',
+    schemas: [],
+    model: { services: [service], events: [], objects: [] },
+    invocations: remoteContribution(contract).descriptors,
+  };
+}
 
-/** The host manifest the Typert loader registers. */
-export const TYPERT: unknown = contribution;
+/** The host manifest the Typert loader registers, for the linked dsh release. */
+export const TYPERT: unknown = hostContribution(linkedContract());

@@ -54,6 +54,7 @@ const LOG_HINTS: Record<SessionLogCode, string> = {
   SESSION_LOG_NOT_A_FILE: "put the session's log file back in its place, or move this one out of the root",
   SESSION_LOG_TOO_LARGE: 'move it out of the root: dsh cannot read a log this large either',
   SESSION_LOG_HEADER_TOO_LARGE: 'restore the file from a backup, or move it out of the root',
+  SESSION_LOG_DUPLICATE: 'keep one copy: move the other session directory out of the root (a backup belongs outside it)',
 };
 
 const HINTS: { readonly [C in FailureCode]?: string } = {

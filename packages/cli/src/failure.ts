@@ -78,6 +78,7 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   SESSION_LOG_NOT_A_FILE: 'storage',
   SESSION_LOG_TOO_LARGE: 'storage',
   SESSION_LOG_HEADER_TOO_LARGE: 'storage',
+  SESSION_LOG_DUPLICATE: 'storage',
 
   ROOT_UNCOMPRESSED: 'storage',
   ROOT_FLAT_LAYOUT: 'storage',

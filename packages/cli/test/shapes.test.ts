@@ -173,6 +173,24 @@ describe('log generations of later dsh releases', () => {
   });
 });
 
+describe('one session id in two project directories', () => {
+  it('refuses that session only, naming both copies, where dsh fails the whole listing; nothing written', async () => {
+    const root = await copyRoot(zstdRoot);
+    // A backup copy of a session directory left under another project.
+    await cp(dirname(logPath(root, 'alpha', APP)), join(root, '--backup--', 'alpha'), { recursive: true });
+    const before = await hashTree(root);
+    const listed = await sessref(['list', '--json', '--root', root]);
+    expect(listed.code).toBe(0);
+    const rows = JSON.parse(listed.stdout) as { sessionId: string; readError?: { code: string; message: string } }[];
+    expect(rows.map((row) => row.sessionId).sort()).toEqual(['alpha', 'beta', 'target']);
+    const message = 'session "alpha": session "alpha" has a log in 2 project directories (--backup--/alpha/session.jsonl.zstd, --work-app--/alpha/session.jsonl.zstd); dsh refuses such a root';
+    expect(rows.find((row) => row.sessionId === 'alpha')!.readError).toMatchObject({ code: 'SESSION_LOG_DUPLICATE', message });
+    expect(expectFailure(await sessref(['show', 'alpha', '--root', root]), 2, 'SESSION_LOG_DUPLICATE')).toBe(message);
+    await ok(['show', 'beta', '--root', root]);
+    expect(await hashTree(root)).toEqual(before);
+  });
+});
+
 describe('an uncompressed root', () => {
   it("written with dsh's compression: 'none' is refused for every command, naming a log", async () => {
     const root = await writeRoot('none');

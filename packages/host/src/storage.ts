@@ -12,7 +12,7 @@ import { assertSupportedRoot, assertSupportedSession } from './root-shape.js';
 export class SessionLogError extends Error {
   constructor(
     readonly sessionId: string,
-    readonly code: LogProbeCode | 'SESSION_LOG_TRUNCATED' | 'SESSION_LOG_UNSUPPORTED',
+    readonly code: LogProbeCode | 'SESSION_LOG_TRUNCATED' | 'SESSION_LOG_UNSUPPORTED' | 'SESSION_LOG_DUPLICATE',
     message: string,
     options?: ErrorOptions,
   ) {
@@ -72,13 +72,14 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   /** The logs under the root that no listing shows, with why: a header that is cut, damaged or unreadable. */
   async damagedLogs(listed: ReadonlySet<string>): Promise<SessionLogError[]> {
-    const damaged: SessionLogError[] = [];
+    const damaged = new Map<string, SessionLogError>();
     for (const file of this.logFiles()) {
-      if (listed.has(file.sessionId)) continue;
+      // One refusal per session: the copies of a duplicated id share theirs.
+      if (listed.has(file.sessionId) || damaged.has(file.sessionId)) continue;
       const damage = await this.inspectFile(file);
-      if (damage !== undefined) damaged.push(damage);
+      if (damage !== undefined) damaged.set(file.sessionId, damage);
     }
-    return damaged;
+    return [...damaged.values()];
   }
 
   // Every entry point that reads one session checks its directory first: dsh's coordinator keeps
@@ -120,6 +121,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     assertSupportedSession(this.config.root, id);
     // Every file the backend would open for this id (one per project directory it looks in).
     const logs = this.candidateLogs(id);
+    if (logs.length > 1) throw this.duplicated(id, logs);
     for (const { path } of logs) {
       const problem = this.probe(path);
       if (problem !== undefined) throw this.refused(id, path, problem);
@@ -165,7 +167,9 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     assertSupportedRoot(this.config.root);
     const files = this.logFiles();
     // The ids of the logs the backend must not open (see log-probe.ts): its lookup of such an id would open them.
+    // An id with a log in two project directories too: dsh's listing fails whole on one (see duplicated()).
     const refused = new Set(files.filter((file) => this.probe(file.path) !== undefined).map((file) => file.sessionId));
+    for (const id of duplicateIds(files)) refused.add(id);
     this.forgetBut(files);
     let failure: unknown;
     // The backend lists generation 0 only: a root with a newer generation is listed log by log.
@@ -269,6 +273,17 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     for (const known of [this.probes, this.listed]) for (const path of known.keys()) if (!present.has(path)) known.delete(path);
   }
 
+  /**
+   * dsh's rule for one id in two project directories (a backup copy of a
+   * session directory under another project, say) is to fail the whole
+   * listing; sessref refuses only that session, naming every copy, and lists
+   * the rest. Neither copy is read: which one dsh would resume is undefined.
+   */
+  private duplicated(id: string, logs: readonly LogFile[]): SessionLogError {
+    const copies = logs.map((log) => this.relative(log.path)).join(', ');
+    return new SessionLogError(id, 'SESSION_LOG_DUPLICATE', `session "${id}" has a log in ${logs.length} project directories (${copies}); dsh refuses such a root`);
+  }
+
   private refused(id: string, path: string, problem: LogProblem): SessionLogError {
     return new SessionLogError(id, problem.code, `log ${this.relative(path)} ${problem.reason}`);
   }
@@ -320,6 +335,14 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
  */
 function isCorruption(error: unknown): boolean {
   return error instanceof Error && /^(?:corrupt |empty or header-less )/.test(error.message);
+}
+
+/** The session ids that have a log in more than one project directory. */
+function duplicateIds(files: readonly LogFile[]): Set<string> {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const { sessionId } of files) (seen.has(sessionId) ? duplicates : seen).add(sessionId);
+  return duplicates;
 }
 
 /** The codes of the generation reader's refusals, as every other log refusal spells them. */

@@ -1,6 +1,6 @@
 /**
  * The published manifest: peer ranges that npm and pnpm both accept across
- * the whole dsh 0.1 line (prereleases included), and the subpaths a dsh
+ * the whole dsh 0.1 and 0.2 lines (prereleases included), and the subpaths a dsh
  * bundle and the Typert loader import.
  */
 import { readFileSync } from 'node:fs';
@@ -16,13 +16,32 @@ const dshPeers = Object.entries(manifest.peerDependencies).filter(([name]) => na
 // npm checks peers with plain `satisfies`; pnpm may also include prereleases. Both must agree.
 const modes = [{}, { includePrerelease: true }];
 
-describe('peer ranges over the dsh 0.1 line', () => {
-  it.each(['0.1.0-rc.8', '0.1.0', '0.1.1-rc.0', '0.1.1-rc.2', '0.1.1', '0.1.5-rc.1', '0.1.5', '0.1.9-rc.3', '0.1.42'])('accept %s', (version) => {
+describe('peer ranges over the dsh 0.1 and 0.2 lines', () => {
+  it.each([
+    '0.1.0-rc.8',
+    '0.1.0',
+    '0.1.1-rc.0',
+    '0.1.1-rc.2',
+    '0.1.1',
+    '0.1.3-alpha.1',
+    '0.1.5-rc.1',
+    '0.1.5',
+    '0.1.7-rc.2',
+    '0.1.9-rc.3',
+    '0.1.42',
+    '0.2.0-rc.1',
+    '0.2.0-rc.2',
+    '0.2.0',
+    '0.2.2-alpha.2',
+    '0.2.3-alpha.2',
+    '0.2.9-rc.1',
+    '0.2.15',
+  ])('accept %s', (version) => {
     expect(dshPeers.length).toBeGreaterThan(0);
     for (const [, range] of dshPeers) for (const options of modes) expect(semver.satisfies(version, range, options)).toBe(true);
   });
 
-  it.each(['0.1.0-rc.7', '0.0.9', '0.2.0-rc.1', '0.2.0', '1.0.0'])('reject %s', (version) => {
+  it.each(['0.1.0-rc.7', '0.0.9', '0.3.0-rc.1', '0.3.0', '1.0.0'])('reject %s', (version) => {
     for (const [, range] of dshPeers) for (const options of modes) expect(semver.satisfies(version, range, options)).toBe(false);
   });
 

@@ -11,6 +11,7 @@ export { codexFormat } from './codex/index.js';
 export { SourceReadError, type SourceReadCode } from './errors.js';
 export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
+export { AGENT_NAMES, isAgentName, localSources, type AgentName, type LocalSource } from './local.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
 export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';
 export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type FileRevision } from './revision.js';

@@ -1,6 +1,6 @@
 import type { TranscriptFormat } from '../transcripts/format.js';
 import { foldClaudeCode } from './fold.js';
-import { claudeCodeTranscripts } from './locate.js';
+import { claudeCodeTranscripts, claudeProjectsDir } from './locate.js';
 
 /**
  * Claude Code's sessions: `<uuid>.jsonl` transcripts under
@@ -10,6 +10,7 @@ import { claudeCodeTranscripts } from './locate.js';
 export const claudeCodeFormat: TranscriptFormat = {
   name: 'claude-code',
   displayName: 'Claude Code',
+  home: claudeProjectsDir,
   transcripts: claudeCodeTranscripts,
   fold: foldClaudeCode,
 };

@@ -19,7 +19,7 @@ const SESSION_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
  * `$CLAUDE_CONFIG_DIR` when it is set and not empty, else under
  * `~/.claude`. Claude Code writes the NFC form of the variable's path.
  */
-function claudeProjectsDir(environment: SourceEnvironment): string {
+export function claudeProjectsDir(environment: SourceEnvironment): string {
   const configured = environment.env['CLAUDE_CONFIG_DIR'];
   const root = configured === undefined || configured === '' ? join(environment.home, '.claude') : configured.normalize('NFC');
   return join(root, 'projects');

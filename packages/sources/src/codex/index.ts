@@ -7,13 +7,14 @@
  */
 import type { TranscriptFormat } from '../transcripts/format.js';
 import { foldRollout } from './fold.js';
-import { findRollouts, rolloutName } from './home.js';
+import { codexHome, findRollouts, rolloutName } from './home.js';
 import { readCodexTitles } from './titles.js';
 import { decompressZstd } from './zstd.js';
 
 export const codexFormat: TranscriptFormat = {
   name: 'codex',
   displayName: 'Codex',
+  home: codexHome,
   transcripts: findRollouts,
   decode: (bytes, file) => (rolloutName(file.path)?.compressed === true ? decompressZstd(bytes) : bytes).toString('utf8'),
   fold: foldRollout,

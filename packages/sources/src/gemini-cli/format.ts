@@ -15,7 +15,7 @@ const MAX_REGISTRY_BYTES = 4 * 1024 * 1024;
  * empty, else `~/.gemini` (`homedir()` in packages/core/src/utils/paths.ts,
  * `Storage.getGlobalGeminiDir`).
  */
-function geminiDirectory(environment: SourceEnvironment): string {
+export function geminiDirectory(environment: SourceEnvironment): string {
   const override = environment.env['GEMINI_CLI_HOME'];
   return join(override !== undefined && override !== '' ? resolve(override) : environment.home, '.gemini');
 }
@@ -99,6 +99,7 @@ function readSmallFile(path: string): string | undefined {
 export const geminiCliFormat: TranscriptFormat = {
   name: 'gemini-cli',
   displayName: 'Gemini CLI',
+  home: geminiDirectory,
   transcripts: chatFiles,
   fold: (text, file) => geminiTranscript(text, basename(file.path), relative(file.home, file.path), file.cwd),
 };

@@ -29,7 +29,7 @@ export interface OpencodeSourceOptions {
  * `~/.local/share/opencode` (`Global.Path.data`, xdg-basedir). A relative
  * `XDG_DATA_HOME` is invalid by the XDG spec and ignored.
  */
-function opencodeDataDirectory(environment: SourceEnvironment): string {
+export function opencodeDataDirectory(environment: SourceEnvironment): string {
   const xdg = environment.env['XDG_DATA_HOME'];
   return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(environment.home, '.local', 'share'), 'opencode');
 }

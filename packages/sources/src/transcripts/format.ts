@@ -42,6 +42,8 @@ export interface TranscriptFormat {
   readonly name: string;
   /** How labels name the agent: `Claude Code`. */
   readonly displayName: string;
+  /** The folder the agent keeps its sessions in, from the environment (whether or not it exists). */
+  home(environment: SourceEnvironment): string;
   /** The transcript files of every session in the agent's home(s); none when it has none. */
   transcripts(environment: SourceEnvironment): TranscriptFile[];
   /** The file's text from its bytes (a compressed transcript decompresses here); UTF-8 when absent. */

@@ -1,0 +1,64 @@
+import { statSync } from 'node:fs';
+import { claudeCodeFormat } from './claude-code/index.js';
+import { codexFormat } from './codex/index.js';
+import { geminiCliFormat } from './gemini-cli/format.js';
+import { opencodeDataDirectory, opencodeSource } from './opencode/source.js';
+import type { SourceEnvironment, TranscriptFormat } from './transcripts/format.js';
+import { transcriptSource, type TranscriptSource } from './transcripts/transcript-source.js';
+
+/** The agents whose sessions sessref reads in place, by their provenance names. */
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini-cli', 'opencode'] as const;
+
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+/** One agent: where it keeps its sessions, and the source over them. */
+interface Agent {
+  displayName: string;
+  home(environment: SourceEnvironment): string;
+  open(environment: SourceEnvironment): TranscriptSource;
+}
+
+const fromFormat = (format: TranscriptFormat): Agent => ({
+  displayName: format.displayName,
+  home: (environment) => format.home(environment),
+  open: (environment) => transcriptSource(format, { environment }),
+});
+
+const AGENTS: Record<AgentName, Agent> = {
+  'claude-code': fromFormat(claudeCodeFormat),
+  codex: fromFormat(codexFormat),
+  'gemini-cli': fromFormat(geminiCliFormat),
+  opencode: { displayName: 'opencode', home: opencodeDataDirectory, open: (environment) => opencodeSource({ environment }) },
+};
+
+/** Whether `name` is one of {@link AGENT_NAMES}. */
+export function isAgentName(name: string): name is AgentName {
+  return (AGENT_NAMES as readonly string[]).includes(name);
+}
+
+/** An agent's home that exists on this machine, and the source over it. */
+export interface LocalSource {
+  name: AgentName;
+  displayName: string;
+  /** The folder read (`~/.claude/projects`, `~/.codex`, …). */
+  home: string;
+  source: TranscriptSource;
+}
+
+/**
+ * The sources of the agents among `names` whose homes exist on this machine
+ * (a directory at the path their own environment variables or defaults
+ * give), in {@link AGENT_NAMES} order. Nothing is read yet: each source
+ * reads its home when it is first listed.
+ */
+export function localSources(environment: SourceEnvironment, names: readonly AgentName[] = AGENT_NAMES): LocalSource[] {
+  return AGENT_NAMES.filter((name) => names.includes(name)).flatMap((name): LocalSource[] => {
+    const agent = AGENTS[name];
+    const home = agent.home(environment);
+    return isDirectory(home) ? [{ name, displayName: agent.displayName, home, source: agent.open(environment) }] : [];
+  });
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}

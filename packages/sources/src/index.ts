@@ -17,3 +17,17 @@ export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js
 export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type FileRevision } from './revision.js';
 export type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './transcripts/format.js';
 export { transcriptSource, type SourceProblem, type TranscriptSource, type TranscriptSourceOptions } from './transcripts/transcript-source.js';
+export {
+  openSearchIndex,
+  type IndexLocation,
+  type MatchKind,
+  type RefreshProgress,
+  type RefreshReport,
+  type SearchHit,
+  type SearchIndex,
+  type SearchIndexOptions,
+  type SearchRequest,
+  type SearchResult,
+  type SkippedSession,
+  type Snippet,
+} from './search-index/index.js';

@@ -1,0 +1,131 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { projectMessage, type SurfaceMessage, type SurfaceSnapshot, type TextRange } from '@sessref/core';
+import { formTokens, isUnspaced, mappedForm, runsOf, searchForm } from './form.js';
+
+/** A message a snapshot carries, as the index keeps it. */
+export interface CarriedMessage {
+  /** Its position in the surface's messages. */
+  index: number;
+  /** Its raw-log seq, when the source's surface messages carry one (a dsh surface can). */
+  seq: number | undefined;
+  role: 'user' | 'assistant';
+  checkpoint: boolean;
+  /** The projected text, exactly as a snapshot carries it. */
+  text: string;
+}
+
+/** One session as the index stores it. */
+export interface SessionDocument {
+  createdAt: number;
+  messages: CarriedMessage[];
+  /** The full-text document: every message's tokens, messages kept apart by {@link MESSAGE_BREAK}. */
+  tokens: string;
+  /** The words of its spaced-script runs, for the vocabulary. */
+  words: Set<string>;
+  /** UTF-8 bytes of the carried text. */
+  carriedBytes: number;
+}
+
+/**
+ * Put between two messages' tokens: a token no query can contain (it is
+ * punctuation, which a search form never keeps), so no phrase matches
+ * across the end of one message and the start of the next.
+ */
+const MESSAGE_BREAK = ' ¶ ';
+
+/** The document of a surface: only what the core's projection carries is ever indexed. */
+export function documentOf(surface: SurfaceSnapshot): SessionDocument {
+  const messages = surface.messages.flatMap((message, index) => carried(message, index) ?? []);
+  const words = new Set<string>();
+  const tokens: string[] = [];
+  let carriedBytes = 0;
+  for (const message of messages) {
+    const form = searchForm(message.text);
+    for (const run of runsOf(form)) if (!isUnspaced(run)) words.add(run);
+    tokens.push(formTokens(form).join(' '));
+    carriedBytes += Buffer.byteLength(message.text);
+  }
+  return { createdAt: surface.session.createdAt, messages, tokens: tokens.join(MESSAGE_BREAK), words, carriedBytes };
+}
+
+function carried(message: SurfaceMessage, index: number): CarriedMessage | undefined {
+  const item = projectMessage(message);
+  if (item === undefined) return undefined;
+  const seq = 'seq' in message && typeof message.seq === 'number' ? message.seq : undefined;
+  return { index, seq, role: item.role, checkpoint: item.checkpoint, text: item.text };
+}
+
+type StoredMessage = [index: number, seq: number | null, kind: 0 | 1 | 2, text: string];
+
+/** The carried messages, deflated: an index smaller than the text it indexes. */
+export function encodeMessages(messages: readonly CarriedMessage[]): Uint8Array {
+  const stored = messages.map(({ index, seq, role, checkpoint, text }): StoredMessage => [index, seq ?? null, checkpoint ? 2 : role === 'assistant' ? 1 : 0, text]);
+  return deflateRawSync(JSON.stringify(stored));
+}
+
+/**
+ * The carried messages of a stored blob.
+ * @throws when the blob is not what {@link encodeMessages} writes (a damaged row is never trusted).
+ */
+export function decodeMessages(blob: Uint8Array): CarriedMessage[] {
+  const stored: unknown = JSON.parse(inflateRawSync(blob).toString('utf8'));
+  if (!Array.isArray(stored)) throw new Error('stored messages are not a list');
+  return stored.map((entry: unknown) => {
+    if (!isStoredMessage(entry)) throw new Error('a stored message is malformed');
+    const [index, seq, kind, text] = entry;
+    return { index, seq: seq ?? undefined, role: kind === 1 ? 'assistant' : 'user', checkpoint: kind === 2, text };
+  });
+}
+
+function isStoredMessage(entry: unknown): entry is StoredMessage {
+  if (!Array.isArray(entry) || entry.length !== 4) return false;
+  const [index, seq, kind, text] = entry as unknown[];
+  return Number.isSafeInteger(index) && (seq === null || typeof seq === 'number') && (kind === 0 || kind === 1 || kind === 2) && typeof text === 'string';
+}
+
+/** Where a query's form occurs in a session: the first carried message that has it, and every occurrence there. */
+export interface Located {
+  message: CarriedMessage;
+  /** Offsets into the message's projected text, non-overlapping, in order. */
+  ranges: TextRange[];
+}
+
+/** The first message (in surface order) whose search form contains `form`, with its occurrences mapped back to the projected text. */
+export function locate(messages: readonly CarriedMessage[], form: string): Located | undefined {
+  for (const message of messages) {
+    // The plain form first: mapping offsets costs more, and most messages do not match.
+    if (!searchForm(message.text).includes(form)) continue;
+    const mapped = mappedForm(message.text);
+    const ranges: TextRange[] = [];
+    for (let at = mapped.text.indexOf(form); at !== -1; at = mapped.text.indexOf(form, at + form.length)) {
+      ranges.push([mapped.starts[at]!, mapped.ends[at + form.length - 1]!]);
+    }
+    return { message, ranges };
+  }
+  return undefined;
+}
+
+/** An excerpt of a message's projected text. */
+export interface Snippet {
+  text: string;
+  /** Where `text` starts in the projected text (subtract it from a range to place the range in `text`). */
+  offset: number;
+}
+
+/** Longest snippet, in UTF-16 code units. */
+const SNIPPET_LENGTH = 240;
+
+/** The excerpt of `text` around `range`, the match centred when the text is longer than a snippet; never splits a surrogate pair. */
+export function snippetAround(text: string, range: TextRange): Snippet {
+  const room = Math.max(0, SNIPPET_LENGTH - (range[1] - range[0]));
+  let start = Math.max(0, Math.min(range[0] - Math.floor(room / 2), text.length - SNIPPET_LENGTH));
+  let end = Math.min(text.length, Math.max(range[1], start + SNIPPET_LENGTH));
+  if (start > 0 && isLowSurrogate(text, start)) start -= 1;
+  if (isLowSurrogate(text, end)) end += 1;
+  return { text: text.slice(start, end), offset: start };
+}
+
+function isLowSurrogate(text: string, at: number): boolean {
+  const unit = text.charCodeAt(at);
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}

@@ -1,0 +1,142 @@
+/**
+ * The search form of a text: what the index matches on, and the one
+ * definition of a match. A text's search form is its characters folded one
+ * code point at a time (lower case, compatibility forms, Latin, Greek and
+ * Cyrillic diacritics and the emoji joiners and modifiers dropped), cut into
+ * runs: a run is a word of a spaced script (letters, digits, marks) or a
+ * stretch of unspaced text (Han, kana, Hangul, Thai and its neighbours,
+ * emoji); runs are separated by one space, whatever separated them (spaces,
+ * punctuation, symbols, or only the change from one kind of run to the
+ * other). A query matches a text when the query's search form is a
+ * substring of the text's.
+ *
+ * Folding one code point at a time keeps the form context-free, so the form
+ * of any substring of a text is a substring of the text's form (up to the
+ * run boundaries at its two ends), which is what makes every substring of a
+ * carried message find it.
+ */
+
+/** Which kind of run a folded character belongs to; `undefined` for a separator. */
+type RunKind = 'word' | 'unspaced';
+
+const UNSPACED = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{Extended_Pictographic}\p{Regional_Indicator}]/u;
+const WORD = /[\p{L}\p{N}\p{M}\p{Co}]/u;
+/** Diacritics dropped from Latin, Greek and Cyrillic letters (accent-insensitive search); other scripts keep their marks, which carry meaning there. */
+const ALPHABETIC = /^[\p{scx=Latin}\p{scx=Greek}\p{scx=Cyrillic}]/u;
+const MARKS = /\p{M}/gu;
+/** Marks that belong to no script (combining accents, Arabic harakat, variation selectors), the zero-width joiner and emoji skin tones: dropped wherever they stand. */
+const DROPPED = /^[\p{Script=Inherited}\u200D\p{Emoji_Modifier}]$/u;
+
+/** A folded character and the kind of run it belongs to (`undefined`: a separator). */
+type Piece = readonly [char: string, kind: RunKind | undefined];
+
+const folded = new Map<number, readonly Piece[]>();
+
+/** One code point folded: compatibility-decomposed, lower-cased, stripped of the marks search ignores; memoized. */
+function foldCodePoint(codePoint: number): readonly Piece[] {
+  const cached = folded.get(codePoint);
+  if (cached !== undefined) return cached;
+  const char = String.fromCodePoint(codePoint);
+  let text = '';
+  if (!DROPPED.test(char)) {
+    // Final sigma lower-cases by context; folded alone it is the plain sigma.
+    const lower = (char === 'ς' ? 'σ' : char.toLowerCase()).normalize('NFKD');
+    text = (ALPHABETIC.test(lower) ? lower.replace(MARKS, '') : lower).normalize('NFC');
+  }
+  const pieces = Array.from(text, (piece): Piece => [piece, kindOf(piece)]);
+  folded.set(codePoint, pieces);
+  return pieces;
+}
+
+function kindOf(char: string): RunKind | undefined {
+  if (UNSPACED.test(char)) return 'unspaced';
+  return WORD.test(char) ? 'word' : undefined;
+}
+
+/** A search form with, for each of its UTF-16 code units, the span of the original text it came from. */
+export interface MappedForm {
+  text: string;
+  /** Original offset where the character at each form offset starts. */
+  starts: number[];
+  /** Original offset where it ends. */
+  ends: number[];
+}
+
+/**
+ * Fold `text` into its search form, handing each piece (a folded character,
+ * or the space between two runs) and its original span to `push`.
+ */
+function buildForm(text: string, push: (piece: string, start: number, end: number) => void): void {
+  let previous: RunKind | undefined;
+  // Whether separators came since the last piece, and where the first of them started.
+  let separated = false;
+  let gapStart = 0;
+  let offset = 0;
+  for (const char of text) {
+    const start = offset;
+    offset += char.length;
+    for (const [piece, kind] of foldCodePoint(char.codePointAt(0)!)) {
+      if (kind === undefined) {
+        if (!separated) gapStart = start;
+        separated = true;
+        continue;
+      }
+      if (previous !== undefined && (separated || kind !== previous)) push(' ', separated ? gapStart : start, start);
+      push(piece, start, offset);
+      previous = kind;
+      separated = false;
+    }
+  }
+}
+
+/** The search form of `text`. */
+export function searchForm(text: string): string {
+  const pieces: string[] = [];
+  buildForm(text, (piece) => void pieces.push(piece));
+  return pieces.join('');
+}
+
+/** The search form of `text` with the original span of each of its code units, to map a match back. */
+export function mappedForm(text: string): MappedForm {
+  const pieces: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  buildForm(text, (piece, start, end) => {
+    pieces.push(piece);
+    for (let unit = 0; unit < piece.length; unit += 1) {
+      starts.push(start);
+      ends.push(end);
+    }
+  });
+  return { text: pieces.join(''), starts, ends };
+}
+
+/** The runs of a search form, in order. */
+export function runsOf(form: string): string[] {
+  return form === '' ? [] : form.split(' ');
+}
+
+const UNSPACED_START = new RegExp(`^${UNSPACED.source}`, 'u');
+
+/** Whether a run of a search form is unspaced text (runs are of one kind, so its first character says). */
+export function isUnspaced(run: string): boolean {
+  return UNSPACED_START.test(run);
+}
+
+/**
+ * The index tokens of one run: a word is one token; an unspaced run of
+ * characters c1…cn is its overlapping pairs c1c2 … c(n-1)cn followed by cn
+ * alone, so that every substring of two or more characters is a phrase of
+ * consecutive tokens, and a single character is the prefix of a token.
+ */
+export function runTokens(run: string): string[] {
+  if (!isUnspaced(run)) return [run];
+  // Code points: an emoji is one character, two UTF-16 units.
+  const chars = Array.from(run);
+  return chars.map((char, index) => (index + 1 < chars.length ? `${char}${chars[index + 1]}` : char));
+}
+
+/** The index tokens of a whole search form. */
+export function formTokens(form: string): string[] {
+  return runsOf(form).flatMap(runTokens);
+}

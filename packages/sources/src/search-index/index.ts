@@ -1,0 +1,112 @@
+/**
+ * sessref's own search index: one derived SQLite FTS5 database over every
+ * session of every source, built from the core's projection (only text a
+ * snapshot carries is ever indexed), refreshed by the sources' change
+ * stamps, disposable (anything wrong with the file means a rebuild, never
+ * a failure). See the package README, "Search index".
+ */
+import type { SessionSource } from '@sessref/core';
+import { refreshIndex, type RefreshProgress, type RefreshReport } from './refresh.js';
+import { searchIndex, type SearchRequest, type SearchResult } from './search.js';
+import { describe, identityOf, isDamage, openIndexDatabase, type IndexLocation, type OpenedDatabase } from './sqlite.js';
+import { IndexTables } from './tables.js';
+
+export type { IndexLocation } from './sqlite.js';
+export type { MatchKind } from './query.js';
+export type { Snippet } from './documents.js';
+export type { RefreshProgress, RefreshReport, SkippedSession } from './refresh.js';
+export type { SearchHit, SearchRequest, SearchResult } from './search.js';
+
+export interface SearchIndexOptions {
+  /**
+   * `{ file }`: the index persists there, in a directory of the caller's
+   * that only this user can write (sessref's cache directory; never a
+   * session store); `{ memory: true }`: this process only.
+   */
+  location: IndexLocation;
+  /** Every source whose sessions are searched; their names must differ. */
+  sources: readonly SessionSource[];
+  /** How long a write waits for another process's to finish; default 10 s. */
+  busyTimeoutMs?: number;
+}
+
+export interface SearchIndex {
+  /**
+   * Bring the index up to date: what the sources no longer list is dropped,
+   * what is new or whose stamp changed is read and indexed, each session
+   * alone. A caller joins a refresh that is running (its signal and
+   * progress callback are the first caller's).
+   * @throws SESSION_REFERENCE_CANCELLED when `signal` aborts.
+   */
+  refresh(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport>;
+  /** Sessions whose carried text contains the query, from the index alone (see {@link SearchResult}). */
+  search(request: SearchRequest): Promise<SearchResult>;
+  /** Sessions held and the UTF-8 bytes of carried text they index. */
+  stats(): Promise<{ sessions: number; carriedBytes: number }>;
+  /** Why the index file was not used as found (rebuilt, or kept in memory), oldest first. */
+  readonly notices: readonly string[];
+  close(): void;
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * Open (or create) the search index at `options.location`. Never fails on
+ * the file: see {@link openIndexDatabase}.
+ * @throws SESSION_REFERENCE_SEARCH_DISABLED when this Node has no `node:sqlite`.
+ */
+export async function openSearchIndex(options: SearchIndexOptions): Promise<SearchIndex> {
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const notices: string[] = [];
+  let opened: OpenedDatabase;
+  let tables: IndexTables;
+  let closed = false;
+  let refreshing: Promise<RefreshReport> | undefined;
+
+  const adopt = (next: OpenedDatabase): void => {
+    if (next.notice !== undefined) notices.push(next.notice);
+    opened = next;
+    tables = new IndexTables(next.db);
+  };
+  adopt(await openIndexDatabase(options.location, busyTimeoutMs));
+
+  /** The tables of the file now at the location: another process may have replaced a damaged one since. */
+  const current = async (): Promise<IndexTables> => {
+    if (closed) throw new Error('the search index is closed');
+    if ('file' in options.location && identityOf(options.location.file) !== opened.identity) {
+      opened.db.close();
+      adopt(await openIndexDatabase(options.location, busyTimeoutMs));
+    }
+    return tables;
+  };
+
+  /** Run `work`; a damaged file is replaced by an empty index and `work` runs once more on it. */
+  const guarded = async <T>(work: (tables: IndexTables) => T | Promise<T>): Promise<T> => {
+    const first = await current();
+    try {
+      return await work(first);
+    } catch (error) {
+      if (!isDamage(error)) throw error;
+      opened.db.close();
+      adopt(await openIndexDatabase(options.location, busyTimeoutMs, `damaged: ${describe(error)}`));
+      return work(tables);
+    }
+  };
+
+  return {
+    notices,
+    refresh(signal, onProgress) {
+      refreshing ??= guarded((live) => refreshIndex(live, options.sources, signal, onProgress)).finally(() => {
+        refreshing = undefined;
+      });
+      return refreshing;
+    },
+    search: (request) => guarded((live) => searchIndex(live, request)),
+    stats: () => guarded((live) => live.totals()),
+    close() {
+      if (closed) return;
+      closed = true;
+      opened.db.close();
+    },
+  };
+}

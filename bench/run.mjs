@@ -12,10 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { CACHE_DIR as CACHE } from './lib/cache.mjs';
 import { machineInfo } from './lib/machine.mjs';
 import { progress, runSuite } from './lib/child.mjs';
-import { DISCOVERY, PREPARE, SCALING, SEARCH } from './plan.mjs';
+import { DISCOVERY, PREPARE, SCALING, SEARCH, SEARCH_INDEX } from './plan.mjs';
 import { renderMarkdown, renderTables } from './report/markdown.mjs';
 import { prepareChart } from './report/chart.mjs';
 import { searchSection, searchTables, spliceSearchSection } from './report/search.mjs';
+import { searchIndexSection, spliceSearchIndexSection } from './report/search-index.mjs';
 
 const DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
 
@@ -87,16 +88,53 @@ async function runSearch() {
   return results;
 }
 
-/** `--only search`: run suite 4 alone and splice its section into the existing docs/benchmarks.md. */
+/**
+ * Suite 5: sessref's own search index over generated sources (build, re-index, warm, size; then a
+ * fresh process's first query), beside dsh's backend building the discovery corpus at smaller sizes.
+ */
+async function runSearchIndex() {
+  const directory = join(CACHE, 'search-index');
+  mkdirSync(directory, { recursive: true });
+  const sizes = [];
+  for (const { count, runs } of SEARCH_INDEX.sizes) {
+    const index = join(directory, `generated-${count}.sqlite`);
+    const build = await runSuite('search-index', ['--mode', 'build', '--count', count, '--index', index, '--runs', runs]);
+    const first = await runSuite('search-index', ['--mode', 'first', '--count', count, '--index', index]);
+    sizes.push({ count, build, first });
+  }
+  const dsh = [];
+  for (const count of SEARCH_INDEX.dshSizes) {
+    const root = corpusRoot({ count, messages: DISCOVERY.defaultMessages });
+    await runSuite('corpus', ['--root', root, '--count', count, '--messages', DISCOVERY.defaultMessages]);
+    const index = join(directory, `dsh-${count}.sqlite`);
+    const args = ['--root', root, '--index', index];
+    const build = await runSuite('search', ['--mode', 'build', '--watch', 0, ...args, '--runs', SEARCH_INDEX.dshRuns]);
+    const reuse = await runSuite('search', ['--mode', 'reuse', '--watch', 0, ...args, '--runs', 1]);
+    dsh.push({ count, build, reuse });
+  }
+  return { sizes, dsh };
+}
+
+/** `--only search` or `--only search-index`: run suite 4 or 5 alone and splice its section into the existing docs/benchmarks.md. */
 if (process.argv.includes('--only')) {
   const only = process.argv[process.argv.indexOf('--only') + 1];
-  if (only !== 'search') throw new Error(`--only accepts "search", got ${only}`);
+  if (only !== 'search' && only !== 'search-index') throw new Error(`--only accepts "search" or "search-index", got ${only}`);
   const started = Date.now();
   const machine = { ...machineInfo(), startedAt: new Date(started).toISOString() };
+  const file = join(DOCS, 'benchmarks.md');
+  if (only === 'search-index') {
+    progress('suite 5 only: search index');
+    const searchIndex = await runSearchIndex();
+    writeFileSync(join(CACHE, 'last-search-index-results.json'), `${JSON.stringify({ machine, searchIndex, durationMs: Date.now() - started }, null, 2)}\n`);
+    const section = searchIndexSection(searchIndex, machine);
+    writeFileSync(file, spliceSearchIndexSection(readFileSync(file, 'utf8'), section));
+    process.stdout.write(`${section}\n`);
+    progress(`spliced section 5 into docs/benchmarks.md (raw results: ${join(CACHE, 'last-search-index-results.json')}), ${((Date.now() - started) / 60000).toFixed(1)} min`);
+    process.exit(0);
+  }
   progress('suite 4 only: content search');
   const search = await runSearch();
   writeFileSync(join(CACHE, 'last-search-results.json'), `${JSON.stringify({ machine, search, durationMs: Date.now() - started }, null, 2)}\n`);
-  const file = join(DOCS, 'benchmarks.md');
   writeFileSync(file, spliceSearchSection(readFileSync(file, 'utf8'), searchSection(search, machine)));
   process.stdout.write(`${searchTables(search)}\n`);
   progress(`spliced section 4 into docs/benchmarks.md (raw results: ${join(CACHE, 'last-search-results.json')}), ${((Date.now() - started) / 60000).toFixed(1)} min`);

@@ -40,3 +40,19 @@ export function conversationText(seed) {
   const next = random(seed);
   return (index) => prose(next, 1000, `${index % 2 === 0 ? 'user' : 'assistant'} message ${index}:`);
 }
+
+/**
+ * `count` distinct three-word phrases of `words` (no word twice in a row), in a
+ * fixed shuffled order, so every run asks the same phrases in the same order;
+ * `join` writes one phrase (default: words with spaces).
+ */
+export function phrasesOf(words, count, join = (parts) => parts.join(' ')) {
+  const triples = words.flatMap((a) => words.flatMap((b) => words.filter((c) => c !== b && b !== a).map((c) => join([a, b, c]))));
+  const next = random(4242);
+  for (let index = triples.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(next() * (index + 1));
+    [triples[index], triples[other]] = [triples[other], triples[index]];
+  }
+  if (count > triples.length) throw new Error(`only ${triples.length} distinct phrases`);
+  return triples.slice(0, count);
+}

@@ -92,8 +92,13 @@ Machine for this section: ${machine.cpu}, load average ${machine.loadAverage.map
 
 /** Replace (or append) this section in an existing docs/benchmarks.md. */
 export function spliceSearchSection(markdown, section) {
-  const start = markdown.indexOf(HEADING);
+  return spliceSection(markdown, HEADING, section);
+}
+
+/** `markdown` with the section under `heading` replaced by `section` (up to the next `## ` heading), or `section` appended. */
+export function spliceSection(markdown, heading, section) {
+  const start = markdown.indexOf(heading);
   if (start < 0) return `${markdown.trimEnd()}\n\n${section}`;
-  const next = markdown.indexOf('\n## ', start + HEADING.length);
+  const next = markdown.indexOf('\n## ', start + heading.length);
   return `${markdown.slice(0, start)}${section}${next < 0 ? '' : markdown.slice(next + 1)}`;
 }

@@ -35,7 +35,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import { ServeHost as Engine, bootHost } from '../host.mjs';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 import { median, threadCpuMs, timed } from '../lib/stats.mjs';
-import { random } from '../lib/text.mjs';
+import { phrasesOf } from '../lib/text.mjs';
 
 const { mode, root, index, runs: runsArg, watch = '0', sample = '20' } = parseArgs();
 const runs = Number(runsArg);
@@ -46,22 +46,9 @@ export const REPEATED_QUERY = 'deploy snapshot';
 /** Limits: the inspector's `@` menu, the plugin's default candidate limit. */
 const LIMITS = [8, 50];
 
-/**
- * Distinct three-word phrases of the corpus vocabulary (bench/lib/text.mjs), in a fixed order:
- * each matches a few sessions in a thousand, and none repeats.
- */
-function freshPhrases(count) {
-  const words = ['parser', 'cache', 'deploy', 'review', 'migration', 'index', 'title', 'query', 'prepare', 'retention', 'surface', 'budget'];
-  const triples = words.flatMap((a) => words.flatMap((b) => words.filter((c) => c !== b && b !== a).map((c) => `${a} ${b} ${c}`)));
-  // A fixed shuffle, so every run asks the same phrases in the same order.
-  const next = random(4242);
-  for (let index = triples.length - 1; index > 0; index -= 1) {
-    const other = Math.floor(next() * (index + 1));
-    [triples[index], triples[other]] = [triples[other], triples[index]];
-  }
-  if (count > triples.length) throw new Error(`only ${triples.length} distinct phrases`);
-  return triples.slice(0, count);
-}
+/** Words of the corpus vocabulary (bench/lib/text.mjs) the fresh phrases are made of: each three-word phrase matches a few sessions in a thousand. */
+const FRESH_WORDS = ['parser', 'cache', 'deploy', 'review', 'migration', 'index', 'title', 'query', 'prepare', 'retention', 'surface', 'budget'];
+const freshPhrases = (count) => phrasesOf(FRESH_WORDS, count);
 
 /** `runs` sequential calls: median wall ms, mean main-thread CPU ms, mean hit count. */
 async function series(call, count) {

@@ -298,6 +298,20 @@ describe('the index file', () => {
     expect(await found(index, 'session 42')).toEqual(['s42']);
   });
 
+  it('sees what another connection wrote to the file', async () => {
+    const file = join(directory, 'index.sqlite');
+    const source = await populated(file);
+    const one = await fileIndex(file, source);
+    const two = await fileIndex(file, source);
+    expect(await one.refresh()).toMatchObject({ indexed: 0 });
+    source.set('s1', [user('changed by the other')]);
+    source.sessions.delete('s2');
+    expect(await two.refresh()).toMatchObject({ indexed: 1, removed: 1 });
+    expect(await one.refresh()).toMatchObject({ indexed: 0, removed: 0 });
+    expect(await found(one, 'by the other')).toEqual(['s1']);
+    expect(await found(one, 'persisted session')).not.toContain('s2');
+  });
+
   it.each([
     ['garbage', (file: string) => writeFileSync(file, 'this is not a database at all, not even close'.repeat(100))],
     ['another application’s database', (file: string) => new DatabaseSync(file).exec('CREATE TABLE other (x); PRAGMA application_id = 42;')],
@@ -378,12 +392,12 @@ it('refuses with a coded error where node:sqlite is missing (Node 20)', async ()
   }
 });
 
-/** Overwrite pages past the header with noise: the file still opens, its tables do not read. */
+/** Overwrite every page past the first (which holds the file header and schema) with noise from its start: the file opens, its tables do not read. */
 function scribble(file: string): void {
   const size = statSync(file).size;
   const descriptor = openSync(file, 'r+');
   try {
-    for (let at = 4096; at < size; at += 4096) writeSync(descriptor, Buffer.alloc(512, 0xa5), 0, 512, at + 16);
+    for (let at = 4096; at < size; at += 4096) writeSync(descriptor, Buffer.alloc(512, 0xa5), 0, 512, at);
   } finally {
     closeSync(descriptor);
   }

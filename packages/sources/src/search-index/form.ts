@@ -62,6 +62,9 @@ export interface MappedForm {
   ends: number[];
 }
 
+/** The folds of the ASCII code points, looked up without hashing: most text is mostly ASCII. */
+const ASCII: readonly (readonly Piece[])[] = Array.from({ length: 128 }, (_, code) => foldCodePoint(code));
+
 /**
  * Fold `text` into its search form, handing each piece (a folded character,
  * or the space between two runs) and its original span to `push`.
@@ -71,11 +74,19 @@ function buildForm(text: string, push: (piece: string, start: number, end: numbe
   // Whether separators came since the last piece, and where the first of them started.
   let separated = false;
   let gapStart = 0;
-  let offset = 0;
-  for (const char of text) {
+  for (let offset = 0; offset < text.length; ) {
     const start = offset;
-    offset += char.length;
-    for (const [piece, kind] of foldCodePoint(char.codePointAt(0)!)) {
+    const code = text.charCodeAt(offset);
+    let pieces: readonly Piece[];
+    if (code < 128) {
+      pieces = ASCII[code]!;
+      offset += 1;
+    } else {
+      const codePoint = text.codePointAt(offset)!;
+      offset += codePoint > 0xffff ? 2 : 1;
+      pieces = foldCodePoint(codePoint);
+    }
+    for (const [piece, kind] of pieces) {
       if (kind === undefined) {
         if (!separated) gapStart = start;
         separated = true;
@@ -89,11 +100,18 @@ function buildForm(text: string, push: (piece: string, start: number, end: numbe
   }
 }
 
+const NON_ASCII = /[^\0-\x7f]/;
+const ASCII_SEPARATORS = /[^a-z0-9]+/g;
+
 /** The search form of `text`. */
 export function searchForm(text: string): string {
-  const pieces: string[] = [];
-  buildForm(text, (piece) => void pieces.push(piece));
-  return pieces.join('');
+  // Pure ASCII folds to lower case with every other character a separator: native string operations do it.
+  if (!NON_ASCII.test(text)) return text.toLowerCase().replace(ASCII_SEPARATORS, ' ').trim();
+  let form = '';
+  buildForm(text, (piece) => {
+    form += piece;
+  });
+  return form;
 }
 
 /** The search form of `text` with the original span of each of its code units, to map a match back. */

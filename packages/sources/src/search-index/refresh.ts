@@ -71,8 +71,8 @@ export async function refreshIndex(
     }
     report.sessions += stamps.size;
     const held = tables.sessionsOf(source.name);
-    const gone = [...held].filter(([id]) => !stamps.has(id));
-    tables.transaction(() => gone.forEach(([, session]) => tables.remove(session.key)));
+    const gone = [...held.keys()].filter((id) => !stamps.has(id));
+    if (gone.length > 0) tables.transaction(() => gone.forEach((id) => tables.removeSession(source.name, id)));
     report.removed += gone.length;
     for (const [id, stamp] of stamps) if (held.get(id)?.stamp !== stamp) pending.push({ source, id, stamp });
   }

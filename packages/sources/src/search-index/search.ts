@@ -1,6 +1,6 @@
 import { checkCandidateLimit, normalizeContentQuery, type TextRange } from '@sessref/core';
 import { decodeMessages, locate, snippetAround, type Snippet } from './documents.js';
-import { anyOf, phraseExpression, planQuery, type MatchKind, type QueryPlan } from './query.js';
+import { anyOf, planQuery, runsExpression, type MatchKind, type QueryPlan } from './query.js';
 import { throwIfCancelled } from './refresh.js';
 import type { IndexTables } from './tables.js';
 
@@ -74,8 +74,7 @@ export function searchIndex(tables: IndexTables, request: SearchRequest): Search
       if (!excluded.has(row.id) && !found.has(row.key)) found.set(row.key, kind);
     }
   };
-  take('phrase', phraseExpression(plan.tokens, false));
-  if (found.size < limit) take('prefix', phraseExpression(plan.tokens, true));
+  for (const [kind, expression] of plan.tiers) if (found.size < limit) take(kind, expression);
   let complete = true;
   if (found.size < limit && plan.inner !== undefined) {
     const inner = innerExpression(tables, plan.inner);
@@ -100,7 +99,7 @@ function innerExpression(tables: IndexTables, inner: NonNullable<QueryPlan['inne
   const alone = inner.rest.length === 0;
   const words = alone ? tables.wordsContaining(inner.word, MAX_EXPANSIONS + 1) : tables.wordsEndingWith(inner.word, MAX_EXPANSIONS + 1);
   const followed = words.slice(0, MAX_EXPANSIONS);
-  const expression = followed.length === 0 ? undefined : anyOf(followed.map((word) => phraseExpression([word, ...inner.rest], !alone)));
+  const expression = followed.length === 0 ? undefined : anyOf(followed.map((word) => runsExpression([word, ...inner.rest], !alone)));
   return { expression, complete: words.length <= MAX_EXPANSIONS };
 }
 

@@ -36,10 +36,11 @@ const SCHEMA_VERSION = 1;
  * session's row id in the full-text table `body`: the session's `createdAt`
  * (ms) times 1024 plus a free slot, so that row-id order is recency order
  * and FTS5 can walk matches newest first and stop at the limit. `body` is
- * contentless (the carried text is kept once, deflated, in `sessions.messages`)
- * with rows deleted by row id: re-indexing a session never scans the table.
- * `terms` holds every word ever indexed, reversed, so the words ending with
- * what a query starts with are found by a range of its primary key.
+ * contentless, with rows deleted by row id: re-indexing a session never
+ * scans a table. The carried text is kept once, deflated, in `messages`,
+ * apart from `sessions` so that a refresh comparing every session's stamp
+ * reads small rows only, from an index that covers it. `terms` holds every word ever indexed, reversed,
+ * so the words ending with what a query starts with are a range of its key.
  */
 const SCHEMA = `
   CREATE TABLE sessions (
@@ -49,10 +50,11 @@ const SCHEMA = `
     stamp TEXT NOT NULL,
     created_at INTEGER NOT NULL,
     carried INTEGER NOT NULL,
-    messages BLOB,
     failure TEXT,
     UNIQUE (source, id)
   );
+  CREATE INDEX sessions_stamps ON sessions (source, id, stamp);
+  CREATE TABLE messages (key INTEGER PRIMARY KEY, blob BLOB NOT NULL);
   CREATE VIRTUAL TABLE body USING fts5(tokens, content='', contentless_delete=1, tokenize='ascii', detail=full);
   CREATE TABLE terms (reversed TEXT PRIMARY KEY) WITHOUT ROWID;
   PRAGMA application_id = ${APPLICATION_ID};
@@ -200,7 +202,8 @@ function checked(db: DatabaseSync, busyTimeoutMs: number): DatabaseSync {
     const version = pragma(db, 'user_version');
     if (applicationId !== APPLICATION_ID) throw new IndexFileRefused('the file is not a sessref search index');
     if (version !== SCHEMA_VERSION) throw new IndexFileRefused(`the index is of schema version ${String(version)}, not ${SCHEMA_VERSION}`);
-    db.prepare('SELECT key, source, id, stamp, created_at, carried, messages, failure FROM sessions LIMIT 1').all();
+    db.prepare('SELECT key, source, id, stamp, created_at, carried, failure FROM sessions LIMIT 1').all();
+    db.prepare('SELECT key, blob FROM messages LIMIT 1').all();
     db.prepare("SELECT rowid FROM body WHERE body MATCH '\"probe\"' LIMIT 1").all();
     db.prepare('SELECT reversed FROM terms LIMIT 1').all();
     return db;

@@ -30,27 +30,38 @@ const MAX_CREATED_AT = 2 ** 43 - 1;
 /** The index's SQL, in one place: every statement prepared once per open database. */
 export class IndexTables {
   private readonly statements: Record<
-    'sessionsOf' | 'keyOf' | 'deleteSession' | 'deleteBody' | 'slots' | 'insertSession' | 'insertBody' | 'insertTerm' | 'matches' | 'session' | 'termsAfter' | 'termsContaining' | 'totals',
+    'dataVersion' | 'sessionsOf' | 'keyOf' | 'deleteSession' | 'deleteMessages' | 'deleteBody' | 'slots' | 'insertSession' | 'insertMessages' | 'insertBody' | 'insertTerm' | 'matches' | 'session' | 'termsAfter' | 'termsContaining' | 'totals',
     StatementSync
   >;
 
   /** Words known to be in `terms`: most words recur, and an ignored insert still costs a B-tree probe. */
   private readonly knownWords = new Set<string>();
+  /**
+   * What the index holds of each source, as last read or written by this
+   * connection: valid while no other connection committed (SQLite's
+   * `data_version` is unchanged), so a refresh that finds one session changed
+   * compares stamps without reading every row again.
+   */
+  private held = new Map<string, Map<string, IndexedSession>>();
+  private heldVersion: unknown;
 
   constructor(private readonly db: DatabaseSync) {
     const prepare = (sql: string): StatementSync => db.prepare(sql);
     this.statements = {
+      dataVersion: prepare('PRAGMA data_version'),
       sessionsOf: prepare('SELECT key, id, stamp FROM sessions WHERE source = ?'),
       keyOf: prepare('SELECT key FROM sessions WHERE source = ? AND id = ?'),
       deleteSession: prepare('DELETE FROM sessions WHERE key = ?'),
+      deleteMessages: prepare('DELETE FROM messages WHERE key = ?'),
       deleteBody: prepare('DELETE FROM body WHERE rowid = ?'),
       slots: prepare('SELECT key FROM sessions WHERE key >= ? AND key < ? ORDER BY key'),
-      insertSession: prepare('INSERT INTO sessions (key, source, id, stamp, created_at, carried, messages, failure) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      insertSession: prepare('INSERT INTO sessions (key, source, id, stamp, created_at, carried, failure) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insertMessages: prepare('INSERT INTO messages (key, blob) VALUES (?, ?)'),
       insertBody: prepare('INSERT INTO body (rowid, tokens) VALUES (?, ?)'),
       insertTerm: prepare('INSERT OR IGNORE INTO terms (reversed) VALUES (?)'),
       // Row-id order is recency order: FTS5 walks matches newest first and stops at the limit.
       matches: prepare('SELECT s.key AS key, s.id AS id FROM body JOIN sessions s ON s.key = body.rowid WHERE body MATCH ? ORDER BY body.rowid DESC LIMIT ?'),
-      session: prepare('SELECT source, id, created_at, messages FROM sessions WHERE key = ?'),
+      session: prepare('SELECT s.source AS source, s.id AS id, s.created_at AS created_at, m.blob AS messages FROM sessions s LEFT JOIN messages m ON m.key = s.key WHERE s.key = ?'),
       termsAfter: prepare('SELECT reversed FROM terms WHERE reversed > ? AND reversed < ? LIMIT ?'),
       termsContaining: prepare('SELECT reversed FROM terms WHERE instr(reversed, ?) > 0 AND substr(reversed, -length(?)) <> ? LIMIT ?'),
       totals: prepare('SELECT count(*) AS sessions, coalesce(sum(carried), 0) AS carried FROM sessions'),
@@ -65,21 +76,40 @@ export class IndexTables {
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      // Words of the rolled-back writes are no longer in the table.
+      // What the rolled-back writes remembered is not in the tables.
       this.knownWords.clear();
+      this.held.clear();
       throw error;
     }
   }
 
-  /** The sessions of `source` the index holds, by id (through the `(source, id)` index). */
-  sessionsOf(source: string): Map<string, IndexedSession> {
-    const rows = this.statements.sessionsOf.all(source) as unknown as Array<{ key: number; id: string; stamp: string }>;
-    return new Map(rows.map((row) => [row.id, { key: row.key, stamp: row.stamp }]));
+  /** The sessions of `source` the index holds, by id (through the `(source, id)` index, unless no other process wrote since the last time). */
+  sessionsOf(source: string): ReadonlyMap<string, IndexedSession> {
+    const version = this.statements.dataVersion.get()?.data_version;
+    if (version !== this.heldVersion) {
+      this.held.clear();
+      this.heldVersion = version;
+    }
+    let sessions = this.held.get(source);
+    if (sessions === undefined) {
+      const rows = this.statements.sessionsOf.all(source) as unknown as Array<{ key: number; id: string; stamp: string }>;
+      sessions = new Map(rows.map((row) => [row.id, { key: row.key, stamp: row.stamp }]));
+      this.held.set(source, sessions);
+    }
+    return sessions;
   }
 
-  /** Drop one session: its row and its full-text row, both by key. */
-  remove(key: number): void {
+  /** Drop one session of a source, if the index holds it (looked up now: another process may have re-keyed it). */
+  removeSession(source: string, id: string): void {
+    const previous = this.statements.keyOf.get(source, id) as { key: number } | undefined;
+    if (previous !== undefined) this.remove(previous.key);
+    this.held.get(source)?.delete(id);
+  }
+
+  /** Drop one session's rows, all by key. */
+  private remove(key: number): void {
     this.statements.deleteBody.run(key);
+    this.statements.deleteMessages.run(key);
     this.statements.deleteSession.run(key);
   }
 
@@ -89,14 +119,15 @@ export class IndexTables {
    * whatever the index held for the session.
    */
   put(source: string, id: string, stamp: string, content: SessionDocument | { failure: string; createdAt: number }): void {
-    const previous = this.statements.keyOf.get(source, id) as { key: number } | undefined;
-    if (previous !== undefined) this.remove(previous.key);
+    this.removeSession(source, id);
     const key = this.freeKey(content.createdAt);
+    this.held.get(source)?.set(id, { key, stamp });
     if ('failure' in content) {
-      this.statements.insertSession.run(key, source, id, stamp, content.createdAt, 0, null, content.failure);
+      this.statements.insertSession.run(key, source, id, stamp, content.createdAt, 0, content.failure);
       return;
     }
-    this.statements.insertSession.run(key, source, id, stamp, content.createdAt, content.carriedBytes, encodeMessages(content.messages), null);
+    this.statements.insertSession.run(key, source, id, stamp, content.createdAt, content.carriedBytes, null);
+    this.statements.insertMessages.run(key, encodeMessages(content.messages));
     this.statements.insertBody.run(key, content.tokens);
   }
 

@@ -61,6 +61,11 @@ const HINTS: { readonly [C in FailureCode]?: string } = {
   ...REFERENCE_HINTS,
   ...LOG_HINTS,
   SESSION_QUERY_SESSION_NOT_FOUND: 'list sessions with `sessref list`',
+  SOURCE_SESSION_UNREADABLE: "make the transcript readable again in the agent's home; sessref only reads it",
+  SOURCE_SESSION_TOO_LARGE: 'cite a smaller session: sessref reads transcripts up to 256 MiB',
+  SOURCE_SESSION_CORRUPT: 'open the session in the agent that wrote it; sessref never repairs another agent\'s files',
+  SOURCE_SESSION_UNSUPPORTED: 'this transcript is in a shape of the agent\'s format sessref does not read yet',
+  SOURCE_SESSION_NOT_FOUND: 'list sessions with `sessref list`',
 };
 
 /** Any other failure of dsh's session query. */

@@ -8,6 +8,7 @@
 import { SessionQueryError, type SessionQueryErrorCode } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, errorCode, type SessionReferenceErrorCode } from '@sessref/core';
 import { RootFormatError, SessionLogError, type RootFormatCode } from '@sessref/host';
+import { SourceReadError, type SourceReadCode } from '@sessref/sources';
 import { SessionWriteError, type SessionWriteCode } from './engine/session-writes.js';
 
 export type FailureClass =
@@ -36,7 +37,7 @@ export type CliCode = 'USAGE' | 'NO_ROOT' | 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREA
 export type SessionLogCode = SessionLogError['code'];
 
 /** Every code sessref recognizes: the core's, dsh's session query's, the host's, sessref's own. */
-export type FailureCode = SessionReferenceErrorCode | SessionQueryErrorCode | SessionLogCode | RootFormatCode | SessionWriteCode | CliCode;
+export type FailureCode = SessionReferenceErrorCode | SessionQueryErrorCode | SessionLogCode | SourceReadCode | RootFormatCode | SessionWriteCode | CliCode;
 
 type KnownClass = Exclude<FailureClass, 'unexpected'>;
 
@@ -79,6 +80,13 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   SESSION_LOG_TOO_LARGE: 'storage',
   SESSION_LOG_HEADER_TOO_LARGE: 'storage',
   SESSION_LOG_DUPLICATE: 'storage',
+
+  // Another agent's session, read in place: its file is the agent's to fix.
+  SOURCE_SESSION_UNREADABLE: 'storage',
+  SOURCE_SESSION_TOO_LARGE: 'storage',
+  SOURCE_SESSION_CORRUPT: 'storage',
+  SOURCE_SESSION_UNSUPPORTED: 'storage',
+  SOURCE_SESSION_NOT_FOUND: 'not-found',
 
   ROOT_UNCOMPRESSED: 'storage',
   ROOT_FLAT_LAYOUT: 'storage',
@@ -181,6 +189,8 @@ export function classify(error: unknown): Failure {
   // A damaged log, or a root in a shape sessref does not read, is reported as itself, whichever layer wrapped it.
   const damaged = findCause(error, SessionLogError);
   if (damaged !== undefined) return known(damaged.code, `session "${damaged.sessionId}": ${damaged.message}`);
+  const foreign = findCause(error, SourceReadError);
+  if (foreign !== undefined) return known(foreign.code, foreign.message);
   const shape = findCause(error, RootFormatError);
   if (shape !== undefined) return known(shape.code, shape.message, { scope: 'command', hint: shape.hint });
   if (error instanceof CliError) return known(error.code, error.message, { scope: 'command', ...(error.hint === undefined ? {} : { hint: error.hint }) });

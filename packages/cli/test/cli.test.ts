@@ -153,10 +153,10 @@ describe.concurrent('list', () => {
   it('lists every session newest first, in aligned columns', async () => {
     const out = await ok(['list', '--root', seeded]);
     const lines = out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID +TITLE +CWD +AGE$/);
+    expect(lines[0]).toMatch(/^ID +SOURCE +TITLE +CWD +AGE$/);
     expect(lines.slice(1).map((line) => line.split(' ')[0])).toEqual(DEMO.map((demo) => demo.id));
-    expect(out).toMatch(/^terraform-cleanup +\(untitled\) +\/home\/dev\/infra +\d+h ago$/m);
-    expect(out).toMatch(/^quick-question +\(untitled\) +- +\d+m ago$/m);
+    expect(out).toMatch(/^terraform-cleanup +dsh +\(untitled\) +\/home\/dev\/infra +\d+h ago$/m);
+    expect(out).toMatch(/^quick-question +dsh +\(untitled\) +- +\d+m ago$/m);
     // Columns line up in terminal cells: CJK and emoji take two each.
     const cwdColumn = lines[0]!.indexOf('CWD');
     const longest = 'Triage a pasted bug report (untrusted)';
@@ -481,7 +481,7 @@ describe.concurrent('errors', () => {
     expect(await usage(['frobnicate'])).toBe('unknown command "frobnicate"');
     expect(await usage(['list', '--frobnicate', '--root', seeded])).toBe("Unknown option '--frobnicate'");
     expect(await usage(['list', '--root'])).toContain("'--root <value>' argument missing");
-    expect(await usage(['show', '--root', seeded])).toBe('show needs a session id');
+    expect(await usage(['show', '--root', seeded])).toBe('show needs a session id or mention');
     expect(await usage(['prepare', 'hi', '--root', seeded])).toBe('prepare needs --target ID');
     expect(await usage(['send', '--target', 'scratchpad', '--root', seeded])).toBe('send needs a MESSAGE');
     expect(await usage(['list', '--target', 'scratchpad', '--limit', '0', '--root', seeded])).toContain('--limit');
@@ -657,7 +657,7 @@ describe('damaged logs', () => {
     expect(ids.slice().sort()).toEqual(DEMO.map((demo) => demo.id).sort());
     const age = header === 'readable' ? '\\d+d ago' : '-';
     const cwd = header === 'readable' ? '/home/dev/webapp' : '-';
-    expect(listed.stdout).toMatch(new RegExp(`^flaky-ci +\\(unreadable: ${code}\\) +${cwd.replace(/\//g, '\\/')} +${age}$`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^flaky-ci +dsh +\\(unreadable: ${code}\\) +${cwd.replace(/\//g, '\\/')} +${age}$`, 'm'));
     const warnings = withoutRootLine(listed.stderr).split('\n').filter(Boolean);
     expect(warnings).toHaveLength(1);
     const warning = /^warning ([A-Z_]+): (.+) \(fix: .+\)$/.exec(warnings[0]!);

@@ -45,6 +45,8 @@ export interface RunOptions {
 const CACHE_DIR = join(tmpdir(), `sessref-cli-test-cache-${process.pid}`);
 /** A dsh home that is never created. */
 export const NO_DSH_HOME = join(tmpdir(), `sessref-cli-test-no-dsh-home-${process.pid}`);
+/** A home folder that is never created: no other agent's sessions are read unless a test names a home. */
+export const NO_AGENT_HOME = join(tmpdir(), `sessref-cli-test-no-home-${process.pid}`);
 
 /** Run `sessref ...args` to completion and capture its output and exit code. */
 export async function sessref(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
@@ -80,6 +82,12 @@ function start(args: readonly string[], options: RunOptions): ChildProcessByStdi
     SESSREF_CACHE_DIR: CACHE_DIR,
     // Never the machine's own dsh sessions: a dsh home that does not exist, unless a test sets one.
     DSH_HOME: NO_DSH_HOME,
+    // Nor any other agent's: a home that does not exist, and none of their own folder variables.
+    HOME: NO_AGENT_HOME,
+    CLAUDE_CONFIG_DIR: undefined,
+    CODEX_HOME: undefined,
+    GEMINI_CLI_HOME: undefined,
+    XDG_DATA_HOME: undefined,
     ...options.env,
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
@@ -102,7 +110,7 @@ export function finished(child: ChildProcessByStdio<null, Readable, Readable>): 
 }
 
 /** The line `list` and `serve` start stderr with: which root, and why (a JSON object under --json). */
-export const ROOT_LINE = /^(?:root \/.* \((?:--root|\$SESSREF_ROOT|dsh's sessions, .+|the demo root: .+)\)|\{"root":\{"path":.*\}\})\n/;
+export const ROOT_LINE = /^(?:root \/.* \((?:--root|\$SESSREF_ROOT|dsh's sessions, .+|the demo root: .+)\)(?:; .+ sessions in \/.+)?|\{"root":\{"path":.*\}(?:,"sources":\[.*\])?\})\n/;
 
 /** stderr without its leading root line. */
 export function withoutRootLine(stderr: string): string {

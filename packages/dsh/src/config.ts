@@ -19,6 +19,13 @@ export interface Config extends SessionReferenceConfig {
   referenceContextFraction?: number;
   /** The host's contract, when the linked dsh packages cannot tell it (see `./contract.ts`). */
   hostContract?: HostContract;
+  /**
+   * Other agents whose sessions are offered beside the host's, read in place
+   * and never written: any of `claude-code`, `codex`, `gemini-cli`,
+   * `opencode`. Only those whose home exists on this machine are read. None
+   * when unset, so a default install behaves exactly as the official plugin.
+   */
+  sources?: string[];
 }
 
 /**
@@ -45,6 +52,8 @@ export function configSchema(contract: HostContract): z<Config> {
       .boolean()
       .description('Content discovery: the Remote `search` method, and content matches appended to `candidates` (off when unset).'),
     hostContract: z.union([z.const('rc.8'), z.const('0.1.7')]).description('The host\'s session-reference contract; unset reads it from the linked dsh packages.'),
+    // A union of one: a bare array schema fills [], and an unset key must stay unset (the rc.8 config is the official plugin's).
+    sources: z.union([z.array(z.string())]).description("Other agents' sessions offered as sources, read in place: claude-code, codex, gemini-cli, opencode (none when unset)."),
   });
 }
 

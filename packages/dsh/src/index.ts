@@ -24,7 +24,9 @@ import {
   type SessionReferenceInput,
   type SessionReferenceMentionCandidate,
   type SessionReferenceCore,
-  type SessionReferenceStorage,
+  type CombinedStorage,
+  type SessionHeaderLike,
+  type SourceFailure,
   type TitleReadResult,
 } from '@sessref/core';
 import { Config } from './config.js';
@@ -33,6 +35,7 @@ import { projectedTitles } from './labels.js';
 import { contextMessage, expandStepMessages, targetOf } from './messages.js';
 import { modelBudget } from './model-budget.js';
 import { spillStoreOf } from './spill.js';
+import { assembleStorage, type AssembledStorage } from './foreign.js';
 import { sessionQueryStorage } from './storage.js';
 import type { SessionReferenceCatalog } from './catalog.js';
 import { ContentSearch, type ContentSearchPriming } from './search.js';
@@ -44,6 +47,7 @@ export { Config, configSchema } from './config.js';
 export { contractOfVersion, linkedContract, type HostContract } from './contract.js';
 export { sessionQueryStorage, toSurfaceMessage } from './storage.js';
 export type { SessionReferenceCatalog } from './catalog.js';
+export { OWN_SOURCE } from './foreign.js';
 export { SNAPSHOT_EVENT_FILTERS } from './search.js';
 
 export { contextMessage, expandStepMessages, preparedContextOf } from './messages.js';
@@ -76,7 +80,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
   static Config = Config;
 
   private readonly core: SessionReferenceCore;
-  private readonly storage: SessionReferenceStorage;
+  private readonly storage: CombinedStorage;
+  private readonly assembled: AssembledStorage;
   private readonly content: ContentSearch;
   private readonly contentEnabled: boolean;
   private readonly contract: HostContract;
@@ -88,11 +93,15 @@ export class SessionReferenceResolver extends TypertRemoteService {
     const contract = resolveHostContract(config.hostContract);
     const fraction = resolveReferenceContextFraction(config.referenceContextFraction);
     const newer = contract === '0.1.7';
-    const storage = sessionQueryStorage(
-      () => ctx.sessionQuery,
-      () => ctx.get('sessionReferenceCatalog'),
-      newer ? (header) => projectedTitles(ctx, header) : undefined,
+    const assembled = assembleStorage(
+      sessionQueryStorage(
+        () => ctx.sessionQuery,
+        () => ctx.get('sessionReferenceCatalog'),
+        newer ? (header) => projectedTitles(ctx, header) : undefined,
+      ),
+      config.sources,
     );
+    const storage = assembled.storage;
     const core = createSessionReferenceCore(storage, config, { candidateShape: newer ? 'workspace' : 'rc.8' });
     const contentSearch = config.contentSearch ?? false;
     if (typeof contentSearch !== 'boolean') {
@@ -104,6 +113,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
     super(ctx, 'sessionReferenceResolver');
     this.core = core;
     this.storage = storage;
+    this.assembled = assembled;
     this.contentEnabled = contentSearch;
     this.contract = contract;
     this.fraction = config.maxReferenceBytes === undefined ? fraction : undefined;
@@ -124,6 +134,31 @@ export class SessionReferenceResolver extends TypertRemoteService {
 
   private prepareOptions(agent: Agent): PrepareOptions | undefined {
     return contractOptions(this.ctx, this.contract, this.fraction, agent);
+  }
+
+  /** The other agents' homes whose sessions are offered beside the host's (the `sources` key), in order. */
+  get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
+    return this.assembled.foreign.map(({ name, displayName, home }) => ({ name, displayName, home }));
+  }
+
+  /** Foreign sources whose last listing failed, with why; their sessions were left out of it. */
+  get sourceFailures(): readonly SourceFailure[] {
+    return this.assembled.failures();
+  }
+
+  /** Other agents' sessions their last listing left out because they cannot be read, each with its source and why. */
+  foreignProblems(): { sessionId: string; source: string; error: Error }[] {
+    return this.assembled.foreign.flatMap(({ name, source }) => source.problems().map(({ sessionId, error }) => ({ sessionId, source: name, error })));
+  }
+
+  /** Where a session is read from: `dsh` for the host's own, else the agent's name (`claude-code`, …). */
+  sourceOf(sessionId: string): string {
+    return this.storage.sourceOf(sessionId);
+  }
+
+  /** Every session discovery offers, the host's first, then each foreign source's (each newest first). */
+  listSessions(signal?: AbortSignal): Promise<readonly SessionHeaderLike[]> {
+    return this.storage.listSessions(signal);
   }
 
   /** Configured candidate limit, distinct-source cap and snapshot budget. */

@@ -4,9 +4,11 @@
  * the parser checks flags against it (parse.ts), and the handler gets its
  * operands and flags already checked and typed.
  */
+import type { Engine, EngineOptions } from '../engine/engine.js';
 import { usageError } from '../errors.js';
 import type { Io } from '../output.js';
 import { OPTIONS, isOptionName, optionSyntax, type CommandOptionName, type GlobalOptionName, type OptionName, type ParsedValue } from './options.js';
+import { openRoot, withEngine, type OpenedRoot } from './session-root.js';
 
 export interface Operand {
   /** As the usage line shows it: `ID`, `QUERY`, `MESSAGE`. */
@@ -39,7 +41,36 @@ type OperandValues<O extends readonly Operand[]> = {
   readonly [A in O[number] as A['name']]: A extends { readonly needs: string } ? string : string | undefined;
 };
 
-interface CommandSpec<O extends readonly Operand[], P extends CommandOptions> {
+/** What every handler gets: its operands and flags, checked and typed, and the streams. */
+interface Call<O extends readonly Operand[], P extends CommandOptions> {
+  readonly operands: OperandValues<O>;
+  readonly flags: FlagValues<P>;
+  readonly io: Io;
+  /** This run writes the demo sessions (see {@link CommandSpecBase.seedsDemo}). */
+  readonly seeds: boolean;
+}
+
+type Handler<O extends readonly Operand[], P extends CommandOptions, Provided> = (call: Call<O, P> & Provided) => Promise<void> | void;
+
+/**
+ * What a command needs before its handler runs, declared in its row and
+ * prepared by the one runner below: nothing (`uri`), the session root,
+ * resolved and checked (`seed`, `serve`), or an engine booted over it with
+ * the options its flags ask for (every command that reads sessions).
+ */
+type Needs<O extends readonly Operand[], P extends CommandOptions> =
+  | { readonly needs?: undefined; run: Handler<O, P, object> }
+  | { readonly needs: 'root'; run: Handler<O, P, { readonly opened: OpenedRoot }> }
+  | {
+      readonly needs: 'engine';
+      /** How the engine boots for a run with these flags, beyond the root: the budget, the lock wait, the sources. */
+      readonly engine?: (flags: FlagValues<P>, env: NodeJS.ProcessEnv) => Omit<EngineOptions, 'root'>;
+      run: Handler<O, P, { readonly opened: OpenedRoot; readonly engine: Engine }>;
+    };
+
+type CommandSpec<O extends readonly Operand[], P extends CommandOptions> = CommandSpecBase<O, P> & Needs<O, P>;
+
+interface CommandSpecBase<O extends readonly Operand[], P extends CommandOptions> {
   readonly name: string;
   /** One line in `sessref --help`. */
   readonly summary: string;
@@ -58,24 +89,34 @@ interface CommandSpec<O extends readonly Operand[], P extends CommandOptions> {
    * command's help and its run (as `seeds`) read it from here alike.
    */
   readonly seedsDemo?: (flags: ParsedFlags) => boolean;
-  run(call: { readonly operands: OperandValues<O>; readonly flags: FlagValues<P>; readonly io: Io; readonly seeds: boolean }): Promise<void> | void;
+  /** Print which root and why on stderr, then a hint when it holds no sessions (`list`, `serve`). */
+  readonly announcesRoot?: true;
 }
 
 /** A command with its operand and flag types erased, as the table holds it. */
-export interface Command extends Omit<CommandSpec<readonly Operand[], CommandOptions>, 'run'> {
-  /** Check the operands and flags the parser read against this command, then run it. */
+export interface Command extends CommandSpecBase<readonly Operand[], CommandOptions> {
+  /** Check the operands and flags the parser read against this command, prepare what it needs, then run it. */
   run(positionals: readonly string[], flags: ParsedFlags, io: Io): Promise<void>;
 }
 
 export function defineCommand<const O extends readonly Operand[], const P extends CommandOptions>(spec: CommandSpec<O, P>): Command {
   return {
     ...spec,
-    run: async (positionals, flags, io) =>
-      spec.run({ operands: operandValues(spec, positionals), flags: flagValues(spec, flags), io, seeds: spec.seedsDemo?.(flags) === true }),
+    run: async (positionals, parsed, io) => {
+      // Operands first: a word too many is the first thing to say.
+      const operands = operandValues(spec, positionals);
+      const flags = flagValues(spec, parsed);
+      const call: Call<O, P> = { operands, flags, io, seeds: spec.seedsDemo?.(parsed) === true };
+      if (spec.needs === undefined) return spec.run(call);
+      const opened = openRoot(flags, io, { announce: spec.announcesRoot === true, seeds: call.seeds });
+      if (spec.needs === 'root') return spec.run({ ...call, opened });
+      const run = spec.run;
+      return withEngine(opened.root.path, io, spec.engine?.(flags, io.env) ?? {}, (engine) => Promise.resolve(run({ ...call, opened, engine })));
+    },
   };
 }
 
-function operandValues<O extends readonly Operand[]>(spec: CommandSpec<O, CommandOptions>, positionals: readonly string[]): OperandValues<O> {
+function operandValues<O extends readonly Operand[]>(spec: CommandSpecBase<O, CommandOptions>, positionals: readonly string[]): OperandValues<O> {
   // An extra word is refused, never dropped: `send --target x hello world` would otherwise send "hello".
   if (positionals.length > spec.operands.length) {
     const takes = spec.operands.length === 0 ? 'no arguments' : spec.operands.map((operand) => operand.name).join(' ');
@@ -91,7 +132,7 @@ function operandValues<O extends readonly Operand[]>(spec: CommandSpec<O, Comman
   return values as OperandValues<O>;
 }
 
-function flagValues<P extends CommandOptions>(spec: CommandSpec<readonly Operand[], P>, flags: ParsedFlags): FlagValues<P> {
+function flagValues<P extends CommandOptions>(spec: CommandSpecBase<readonly Operand[], P>, flags: ParsedFlags): FlagValues<P> {
   const values: Record<string, unknown> = { ...flags };
   for (const [name, option] of Object.entries(OPTIONS)) if (option.value === 'flag') values[name] ??= false;
   for (const [name, option] of Object.entries(spec.options)) {

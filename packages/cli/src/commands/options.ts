@@ -40,6 +40,7 @@ export const OPTIONS = {
   port: { value: PORT_NUMBER, placeholder: 'N' },
   host: { value: 'string', placeholder: 'H' },
   'seed-if-empty': { value: 'flag' },
+  sources: { value: 'string', placeholder: 'LIST' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -34,6 +34,8 @@ export interface ServeOptions {
   engine?: Engine;
   /** Stops the server, like Ctrl+C (for tests and embedding). */
   signal?: AbortSignal;
+  /** Other agents whose sessions the inspector offers beside the root's. */
+  sources?: readonly string[];
   /** How long a send waits for another sessref process writing the same session. */
   lockWaitMs?: number;
 }
@@ -46,7 +48,14 @@ export interface ServeIo {
 
 export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<void> {
   if (options.seedFirst === true) say(io.stderr, `seeded ${await seed(options.root)} demo sessions into ${options.root}`);
-  const engine = options.engine ?? (await Engine.open({ root: options.root, watchLogs: true, ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }) }));
+  const engine =
+    options.engine ??
+    (await Engine.open({
+      root: options.root,
+      watchLogs: true,
+      ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }),
+      ...(options.sources === undefined ? {} : { sources: options.sources }),
+    }));
   try {
     const server = await listenOrExplain(engine, options, io);
     say(io.stderr, `sessref inspector over ${options.root}`);

@@ -4,7 +4,9 @@ import { Engine, type EngineOptions } from '../engine/engine.js';
 import { explainMissing } from '../engine/listing.js';
 import { progress, styleFor, terminalSafe, writeLine, type Io } from '../output.js';
 import { checkRoot, describeRoot, missingRoot, noSessionsHint, resolveRoot, type RootState, type SessionRoot } from '../root.js';
+import type { LocalSource } from '@sessref/sources';
 import { POSITIVE_INTEGER, parseInteger } from './options.js';
+import { homesRead, parseSources } from './sources.js';
 
 export interface OpenedRoot {
   readonly root: SessionRoot;
@@ -28,22 +30,23 @@ export interface OpenedRoot {
  * `serve`), then, when it holds no sessions and is not about to be seeded, a
  * hint that fits it.
  */
-export function openRoot(flags: { root: string | undefined; json: boolean }, io: Io, options: { announce?: boolean; seeds?: boolean } = {}): OpenedRoot {
+export function openRoot(flags: { root: string | undefined; json: boolean; sources?: string | undefined }, io: Io, options: { announce?: boolean; seeds?: boolean } = {}): OpenedRoot {
   const seeds = options.seeds === true;
   const root = resolveRoot(flags.root, io.env, { dsh: !seeds });
   const state = checkRoot(root);
   if (state !== 'missing') assertSupportedRoot(root.path);
-  if (options.announce === true) announceRoot(io, root, flags.json);
+  if (options.announce === true) announceRoot(io, root, flags.json, homesRead(parseSources(flags.sources), io.env));
   const demoToSeed = seeds && root.source === 'demo' && (state === 'missing' || state === 'empty');
   if (state === 'missing' && !demoToSeed) throw missingRoot(root);
   if (options.announce === true && (state === 'empty' || state === 'no-sessions') && !demoToSeed) announceNoSessions(io, root, flags.json);
   return { root, state, demoToSeed };
 }
 
-/** Which root, and why: one line on stderr, JSON under `--json`. */
-function announceRoot(io: Io, root: SessionRoot, json: boolean): void {
-  if (json) writeLine(io.stderr, JSON.stringify({ root: { path: root.path, source: root.source, reason: root.reason } }));
-  else writeLine(io.stderr, styleFor(io.stderr, io.env).dim(describeRoot(root)));
+/** Which root, and why, and which other agents' homes are read: one line on stderr, JSON under `--json`. */
+function announceRoot(io: Io, root: SessionRoot, json: boolean, homes: readonly LocalSource[]): void {
+  const sources = homes.map(({ name, home }) => ({ name, home }));
+  if (json) writeLine(io.stderr, JSON.stringify({ root: { path: root.path, source: root.source, reason: root.reason }, ...(sources.length === 0 ? {} : { sources }) }));
+  else writeLine(io.stderr, styleFor(io.stderr, io.env).dim(terminalSafe(describeRoot(root) + homes.map((local) => `; ${local.displayName} sessions in ${local.home}`).join(''))));
 }
 
 /** A root without sessions is an answer, not an error: a hint on stderr (a JSON object under `--json`) says what fits it. */
@@ -69,6 +72,11 @@ export async function withEngine(root: string, io: Io, options: Omit<EngineOptio
 /** `--max-bytes`, as the plugin's budget. */
 export function budget(maxBytes: number | undefined): Pick<EngineOptions, 'resolver'> {
   return maxBytes === undefined ? {} : { resolver: { maxReferenceBytes: maxBytes } };
+}
+
+/** `--sources`, as the other agents whose sessions the engine reads beside the root's. */
+export function sourcesRead(sources: string | undefined): Pick<EngineOptions, 'sources'> {
+  return { sources: parseSources(sources).agents };
 }
 
 /** `SESSREF_LOCK_WAIT_MS`: how long a send waits for another sessref process writing the same session. */

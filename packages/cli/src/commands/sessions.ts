@@ -1,15 +1,28 @@
+import { formatSessionReferenceMention } from '@sessref/core';
+import { OWN_SOURCE } from '@sessref/dsh';
 import { table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
 import type { Engine } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';
 import { describeFailure, formatError, type CliReport } from '../errors.js';
+import type { SourceSelection } from './sources.js';
 
-/** `sessref list [QUERY] [--target ID] [--limit N] [--json]` */
-export async function listCommand(engine: Engine, io: Io, options: { query: string; target: string | undefined; limit: number | undefined; json: boolean }): Promise<void> {
+interface ListOptions {
+  query: string;
+  target: string | undefined;
+  limit: number | undefined;
+  json: boolean;
+  /** The places to list: the root's own sessions or not (the engine reads only the agents asked for). */
+  sources: SourceSelection;
+}
+
+/** `sessref list [QUERY] [--target ID] [--limit N] [--sources LIST] [--json]` */
+export async function listCommand(engine: Engine, io: Io, options: ListOptions): Promise<void> {
   const style = styleFor(io.stdout, io.env);
   if (options.target === undefined) {
     const sessions = await listSessions(engine);
     const needle = options.query.toLowerCase();
     const matching = sessions
+      .filter((s) => options.sources.dsh || s.source !== OWN_SOURCE)
       .filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)))
       .slice(0, options.limit);
     // A session whose log cannot be read is still listed (by its directory when
@@ -28,7 +41,10 @@ export async function listCommand(engine: Engine, io: Io, options: { query: stri
     if (options.json) {
       return writeJson(
         io.stdout,
-        rows.map(({ summary, error }) => (error ? { ...summary, readError: readErrorJson(error) } : summary)),
+        rows.map(({ summary, error }) => {
+          const mention = formatSessionReferenceMention({ sessionId: summary.sessionId, label: summary.title ?? summary.sessionId });
+          return error ? { ...summary, mention, readError: readErrorJson(error) } : { ...summary, mention };
+        }),
       );
     }
     if (rows.length === 0) return writeLine(io.stdout, style.dim('no sessions'));
@@ -37,8 +53,14 @@ export async function listCommand(engine: Engine, io: Io, options: { query: stri
     writeLine(
       io.stdout,
       table([
-        ['ID', 'TITLE', 'CWD', 'AGE'].map(style.bold),
-        ...rows.map((row) => [row.summary.sessionId, title(row), row.summary.cwd ?? '-', row.summary.createdAt === undefined ? '-' : formatAge(row.summary.createdAt)]),
+        ['ID', 'SOURCE', 'TITLE', 'CWD', 'AGE'].map(style.bold),
+        ...rows.map((row) => [
+          row.summary.sessionId,
+          row.summary.source,
+          title(row),
+          row.summary.cwd ?? '-',
+          row.summary.createdAt === undefined ? '-' : formatAge(row.summary.createdAt),
+        ]),
       ]),
     );
     return;

@@ -4,13 +4,19 @@ import { mentionCommand, newCommand, uriCommand } from './misc.js';
 import { searchCommand } from './search.js';
 import { seedCommand } from './seed.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serveCommand } from './serve.js';
-import { budget, lockWait, openRoot, withEngine } from './session-root.js';
+import { budget, lockWait, sourcesRead, withEngine } from './session-root.js';
 import { listCommand, showCommand } from './sessions.js';
+import { isForeignId, parseSources, sessionIdOf } from './sources.js';
 import { stepCommand } from './step.js';
+
+const SOURCES_OPTION = {
+  sources: { description: 'read sessions from these places only (comma-separated: dsh, claude-code, codex, gemini-cli, opencode)', default: 'every one found' },
+} as const;
 
 const STEP_OPTIONS = {
   target: { description: 'the session the message is written in', required: true },
   'max-bytes': { description: "the UTF-8 budget of one cited session's snapshot", default: '65536' },
+  ...SOURCES_OPTION,
 } as const;
 
 export const COMMANDS: readonly Command[] = [
@@ -24,27 +30,28 @@ export const COMMANDS: readonly Command[] = [
     options: {
       target: { description: 'list the reference candidates for this session' },
       limit: { description: 'keep the first N', default: "all; with --target, the plugin's candidate limit (50)" },
+      ...SOURCES_OPTION,
     },
     json: 'the sessions, or the candidates, as an array',
-    examples: ['sessref list', 'sessref list --target scratchpad', 'sessref list billing --target scratchpad --limit 5 --json'],
-    run: ({ operands, flags, io }) => {
-      const { root } = openRoot(flags, io, { announce: true });
-      return withEngine(root.path, io, {}, (engine) => listCommand(engine, io, { query: operands.QUERY ?? '', target: flags.target, limit: flags.limit, json: flags.json }));
-    },
+    examples: ['sessref list', 'sessref list --target scratchpad', 'sessref list billing --target scratchpad --limit 5 --json', 'sessref list --sources claude-code,codex'],
+    needs: 'engine',
+    announcesRoot: true,
+    engine: (flags) => sourcesRead(flags.sources),
+    run: ({ operands, flags, io, engine }) =>
+      listCommand(engine, io, { query: operands.QUERY ?? '', target: flags.target, limit: flags.limit, json: flags.json, sources: parseSources(flags.sources) }),
   }),
   defineCommand({
     name: 'show',
     summary: 'show a session as a reference would carry it',
     description:
       "The session's header and current surface as a reference would project it: checkpoint, user and assistant text with sizes, and what fits the budget.",
-    operands: [{ name: 'ID', needs: 'a session id' }],
-    options: { 'max-bytes': { description: 'the budget to show the verdict under', default: '65536' } },
+    operands: [{ name: 'ID', needs: 'a session id or mention' }],
+    options: { 'max-bytes': { description: 'the budget to show the verdict under', default: '65536' }, ...SOURCES_OPTION },
     json: 'the header, the projected conversation and what a reference carries',
     examples: ['sessref show oauth-migration', 'sessref show research-log --json'],
-    run: ({ operands, flags, io }) => {
-      const { root } = openRoot(flags, io);
-      return withEngine(root.path, io, budget(flags['max-bytes']), (engine) => showCommand(engine, io, { id: operands.ID, json: flags.json }));
-    },
+    needs: 'engine',
+    engine: (flags) => ({ ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }),
+    run: ({ operands, flags, io, engine }) => showCommand(engine, io, { id: sessionIdOf(operands.ID), json: flags.json }),
   }),
   defineCommand({
     name: 'search',
@@ -63,10 +70,8 @@ export const COMMANDS: readonly Command[] = [
     },
     json: "the plugin's content hits",
     examples: ['sessref search "price fetch"', 'sessref search refund --limit 5 --json'],
-    run: ({ operands, flags, io }) => {
-      const { root } = openRoot(flags, io);
-      return withEngine(root.path, io, {}, (engine) => searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json }));
-    },
+    needs: 'engine',
+    run: ({ operands, flags, io, engine }) => searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json }),
   }),
   defineCommand({
     name: 'prepare',
@@ -79,12 +84,9 @@ export const COMMANDS: readonly Command[] = [
       'sessref prepare --target scratchpad "Summarize @[Fix flaky CI on main](dsh-session:ImZsYWt5LWNpIg)"',
       'sessref prepare --target scratchpad "$(sessref mention billing-schema) vs this" --max-bytes 2000',
     ],
-    run: ({ operands, flags, io }) => {
-      const { root } = openRoot(flags, io);
-      return withEngine(root.path, io, budget(flags['max-bytes']), (engine) =>
-        stepCommand(engine, io, { target: flags.target, message: operands.MESSAGE, json: flags.json, send: false }),
-      );
-    },
+    needs: 'engine',
+    engine: (flags) => ({ ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }),
+    run: ({ operands, flags, io, engine }) => stepCommand(engine, io, { target: sessionIdOf(flags.target), message: operands.MESSAGE, json: flags.json, send: false }),
   }),
   defineCommand({
     name: 'send',
@@ -94,12 +96,9 @@ export const COMMANDS: readonly Command[] = [
     options: STEP_OPTIONS,
     json: "prepare's, and the seqs appended at",
     examples: ['sessref send --target scratchpad "Recap $(sessref mention oauth-migration)"'],
-    run: ({ operands, flags, io }) => {
-      const { root } = openRoot(flags, io);
-      return withEngine(root.path, io, { ...budget(flags['max-bytes']), ...lockWait(io.env) }, (engine) =>
-        stepCommand(engine, io, { target: flags.target, message: operands.MESSAGE, json: flags.json, send: true }),
-      );
-    },
+    needs: 'engine',
+    engine: (flags, env) => ({ ...budget(flags['max-bytes']), ...lockWait(env), ...sourcesRead(flags.sources) }),
+    run: ({ operands, flags, io, engine }) => stepCommand(engine, io, { target: sessionIdOf(flags.target), message: operands.MESSAGE, json: flags.json, send: true }),
   }),
   defineCommand({
     name: 'new',
@@ -112,10 +111,8 @@ export const COMMANDS: readonly Command[] = [
     },
     json: 'the new session id',
     examples: ['sessref new --cwd /home/dev/webapp --title "Release notes"'],
-    run: ({ flags, io }) => {
-      const { root } = openRoot(flags, io);
-      return withEngine(root.path, io, {}, (engine) => newCommand(engine, io, { cwd: flags.cwd, title: flags.title, json: flags.json }));
-    },
+    needs: 'engine',
+    run: ({ flags, io, engine }) => newCommand(engine, io, { cwd: flags.cwd, title: flags.title, json: flags.json }),
   }),
   defineCommand({
     name: 'uri',
@@ -135,15 +132,16 @@ export const COMMANDS: readonly Command[] = [
     name: 'mention',
     summary: "print a session's canonical mention",
     description: 'Print the canonical @[label](dsh-session:…) mention; the label defaults to the title. Over a root without sessions the label is the id.',
-    operands: [{ name: 'ID', needs: 'a session id' }],
-    options: { label: { description: 'the label to show', default: "the session's latest title, else its id" } },
+    operands: [{ name: 'ID', needs: 'a session id or mention' }],
+    options: { label: { description: 'the label to show', default: "the session's latest title, else its id" }, ...SOURCES_OPTION },
     json: 'the session id, label and mention',
     examples: ['sessref mention oauth-migration'],
-    run: ({ operands, flags, io }) => {
-      const opened = openRoot(flags, io);
-      const options = { id: operands.ID, label: flags.label, json: flags.json };
-      if (opened.state !== 'sessions') return mentionCommand(undefined, io, options);
-      return withEngine(opened.root.path, io, {}, (engine) => mentionCommand(engine, io, options));
+    needs: 'root',
+    run: ({ operands, flags, io, opened }) => {
+      const options = { id: sessionIdOf(operands.ID), label: flags.label, json: flags.json };
+      // A label given, or a root without sessions to read one from (and no other agent's asked for): the id is the label.
+      if (options.label !== undefined || (opened.state !== 'sessions' && !isForeignId(options.id))) return mentionCommand(undefined, io, options);
+      return withEngine(opened.root.path, io, sourcesRead(flags.sources), (engine) => mentionCommand(engine, io, options));
     },
   }),
   defineCommand({
@@ -157,7 +155,8 @@ export const COMMANDS: readonly Command[] = [
     options: { force: { description: 'add the demo sessions to a root that is not empty' } },
     examples: ['sessref seed', 'mkdir /tmp/demo && sessref seed --root /tmp/demo'],
     seedsDemo: () => true,
-    run: ({ flags, io, seeds }) => seedCommand(openRoot(flags, io, { seeds }), io, { force: flags.force }),
+    needs: 'root',
+    run: ({ flags, io, opened }) => seedCommand(opened, io, { force: flags.force }),
   }),
   defineCommand({
     name: 'serve',
@@ -172,12 +171,16 @@ export const COMMANDS: readonly Command[] = [
       port: { description: 'the port; 0 picks a free one', default: String(DEFAULT_PORT) },
       host: { description: 'the address to listen on', default: DEFAULT_HOST },
       'seed-if-empty': { description: 'serve the demo root, seeding it while missing or empty' },
+      ...SOURCES_OPTION,
     },
     examples: ['sessref serve --port 7317', 'npm start -- --port 0'],
     seedsDemo: (flags) => flags['seed-if-empty'] === true,
-    run: ({ flags, io, seeds }) => {
-      const { root, demoToSeed } = openRoot(flags, io, { announce: true, seeds });
-      return serveCommand({ root: root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedFirst: demoToSeed, ...lockWait(io.env) }, io);
-    },
+    needs: 'root',
+    announcesRoot: true,
+    run: ({ flags, io, opened }) =>
+      serveCommand(
+        { root: opened.root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedFirst: opened.demoToSeed, ...lockWait(io.env), ...sourcesRead(flags.sources) },
+        io,
+      ),
   }),
 ];

@@ -17,14 +17,16 @@ import {
   type SessionReferenceMentionCandidate,
   type TitleReadResult,
 } from '@sessref/core';
-import { preparedContextOf, type Config as ResolverConfig } from '@sessref/dsh';
+import { OWN_SOURCE, preparedContextOf, type Config as ResolverConfig } from '@sessref/dsh';
 import { CheckedJsonlPersistence, bootHost, currentTurn, runDetachedPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
-import { appendTurn, writeNewSession } from './session-writes.js';
+import { SessionWriteError, appendTurn, writeNewSession } from './session-writes.js';
 
 /** A session as listings show it. */
 export interface SessionSummary {
   sessionId: string;
+  /** Where it is read from: `dsh` for the root's own sessions, else the agent's name (`claude-code`, …). */
+  source: string;
   title?: string;
   cwd?: string;
   createdAt: number;
@@ -76,15 +78,18 @@ export interface EngineOptions {
   searchIndexFile?: string;
   /** How long `send` waits for another sessref process writing the same session; default {@link DEFAULT_LOCK_WAIT_MS}. */
   lockWaitMs?: number;
+  /** Other agents whose sessions are read beside the root's (see `@sessref/sources`); none when absent. */
+  sources?: readonly string[];
 }
 
 const DEFAULT_LOCK_WAIT_MS = 10_000;
 
 /** What `bootHost` gets for an engine: the options, with the index files defaulting to the root's files in the cache directory. */
 export function engineHostOptions(options: EngineOptions): HostOptions {
-  const { lockWaitMs: _lockWaitMs, ...host } = options;
+  const { lockWaitMs: _lockWaitMs, sources, ...host } = options;
   return {
     ...host,
+    ...(sources === undefined ? {} : { resolver: { ...host.resolver, sources: [...sources] } }),
     indexFile: options.indexFile ?? defaultIndexFile(options.root),
     searchIndexFile: options.searchIndexFile ?? defaultSearchIndexFile(options.root),
   };
@@ -130,24 +135,47 @@ export class Engine {
    * the headers it keeps, reading no log); the title index names them.
    */
   async sessions(signal?: AbortSignal): Promise<SessionSummary[]> {
+    const resolver = this.ctx.sessionReferenceResolver;
     const records = await this.ctx.sessionQuery.listSessions(signal);
+    // The resolver lists the root's sessions first, then each other agent's (read in place, never live here).
+    const foreign = (await resolver.listSessions(signal)).filter((header) => resolver.sourceOf(header.id) !== OWN_SOURCE);
+    const entries = [
+      ...records.map((record) => ({ header: record.header, source: OWN_SOURCE, live: record.live, persisted: record.persisted })),
+      ...foreign.map((header) => ({ header, source: resolver.sourceOf(header.id), live: false, persisted: true })),
+    ];
     const titles = await this.latestTitles(
-      records.map((record) => record.header.id),
+      entries.map((entry) => SessionId(entry.header.id)),
       signal,
     );
-    return records.map((record, index) => {
+    return entries.map(({ header, source, live, persisted }, index) => {
       const result = titles[index];
       const title = result?.status === 'fulfilled' ? result.title : undefined;
       return {
-        sessionId: record.header.id,
+        sessionId: header.id,
+        source,
         ...(title === undefined ? {} : { title }),
-        ...(record.header.cwd === undefined ? {} : { cwd: record.header.cwd }),
-        createdAt: record.header.createdAt,
-        live: record.live,
-        persisted: record.persisted,
+        ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
+        createdAt: header.createdAt,
+        live,
+        persisted,
         ...(result?.status === 'rejected' ? { readError: result.reason } : {}),
       };
     });
+  }
+
+  /** Where `sessionId` is read from: `dsh` for the root's own sessions, else the agent's name. */
+  sourceOf(sessionId: string): string {
+    return this.ctx.sessionReferenceResolver.sourceOf(sessionId);
+  }
+
+  /** The other agents' sessions the last listing left out because they cannot be read, each with why. */
+  foreignProblems(): { sessionId: string; source: string; error: Error }[] {
+    return this.ctx.sessionReferenceResolver.foreignProblems();
+  }
+
+  /** The other agents' homes this engine reads sessions from, in order. */
+  get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
+    return this.ctx.sessionReferenceResolver.foreignSources;
   }
 
   /**
@@ -268,10 +296,24 @@ export class Engine {
 
   /** A header-only session for read-only steps: nothing is resumed, nothing repaired. */
   private async detachedSession(sessionId: string): Promise<Session> {
+    this.assertOwnSession(sessionId);
     const live = this.ctx.sessions.get(SessionId(sessionId));
     if (live) return live;
     const { session: header } = await this.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId));
     return Session.create(header.id, [], header);
+  }
+
+  /** A message is written in the root's own sessions only: another agent's session is read in place, never written. */
+  private assertOwnSession(sessionId: string): void {
+    const source = this.sourceOf(sessionId);
+    if (source === OWN_SOURCE) return;
+    const agent = this.foreignSources.find((found) => found.name === source)?.displayName ?? source;
+    throw new SessionWriteError(
+      sessionId,
+      'SESSION_WRITE_UNSUPPORTED',
+      `this is a ${agent} session, read in place: sessref writes messages only into the root's own dsh sessions`,
+      `cite it from a dsh session instead, e.g. sessref send --target <dsh session> "see $(sessref mention ${sessionId})"`,
+    );
   }
 
   /**

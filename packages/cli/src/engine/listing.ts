@@ -1,5 +1,6 @@
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { Engine, SessionSummary } from './engine.js';
+import { OWN_SOURCE } from '@sessref/dsh';
 import { assertSupportedRoot } from '@sessref/host';
 
 /** A listed session; one whose log header cannot be read has only its id (from its directory) and why. */
@@ -17,7 +18,8 @@ export async function listSessions(engine: Engine, signal?: AbortSignal): Promis
   const sessions: ListedSession[] = await engine.sessions(signal);
   const damaged = await engine.damagedLogs(new Set(sessions.map((session) => session.sessionId)));
   damaged.sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
-  return [...sessions, ...damaged.map((error) => ({ sessionId: error.sessionId, live: false, persisted: true, readError: error }))];
+  const foreign = engine.foreignProblems().map((problem) => ({ sessionId: problem.sessionId, source: problem.source, live: false, persisted: true, readError: problem.error }));
+  return [...sessions, ...damaged.map((error) => ({ sessionId: error.sessionId, source: OWN_SOURCE, live: false, persisted: true, readError: error })), ...foreign];
 }
 
 /**

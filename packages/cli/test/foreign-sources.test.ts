@@ -1,0 +1,127 @@
+/**
+ * Other agents' sessions as sources, end to end through the CLI: a home
+ * folder holding one real transcript per agent at its default location
+ * (Claude Code, Codex and Gemini CLI samples from `../shared`, copied into a
+ * temporary home, never into the repository) beside a seeded dsh root.
+ * `list` names each with its source and mention, `show` gives its
+ * conversation, `prepare` frames it exactly as a dsh source is framed, and
+ * nothing writes to it.
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
+
+const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/', import.meta.url));
+const CLAUDE_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+const CODEX_ID = '019b2ea4-aaaa-bbbb-cccc-58208e1f0000';
+const GEMINI_ID = 'session-2026-01-16T18-34-3739ef95';
+
+interface Row {
+  sessionId: string;
+  source: string;
+  title?: string;
+  cwd?: string;
+  mention: string;
+}
+
+let root: string;
+let home: string;
+/** sessref over the seeded root, with the agents' home as $HOME. */
+const inHome = (args: readonly string[]) => [[...args, '--root', root], { env: { HOME: home } }] as const;
+const listed = () => json<Row[]>(...inHome(['list']));
+
+beforeAll(async () => {
+  requireBuild();
+  root = await emptyRoot();
+  await ok(['seed', '--root', root]);
+  home = await tempDir('sessref-agents-home-');
+  const place = (sample: string, ...path: string[]) => {
+    mkdirSync(join(home, ...path.slice(0, -1)), { recursive: true });
+    copyFileSync(join(SAMPLES, sample), join(home, ...path));
+  };
+  place(`claude-code/spotter/${CLAUDE_ID}.jsonl`, '.claude', 'projects', '-work-app', `${CLAUDE_ID}.jsonl`);
+  place('codex/agent-sessions/large.jsonl', '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`);
+  place('gemini-cli/agent-sessions/small.json', '.gemini', 'tmp', 'app', 'chats', `${GEMINI_ID}.json`);
+});
+
+afterAll(removeTemps);
+
+describe("other agents' sessions", () => {
+  it("are listed after the root's own, each with its source and canonical mention; the first stderr line names the homes read", async () => {
+    const result = await sessref(...inHome(['list', '--json']));
+    expect(result.code).toBe(0);
+    const header = JSON.parse(result.stderr.split('\n')[0]!) as { sources: { name: string; home: string }[] };
+    expect(header.sources).toEqual([
+      { name: 'claude-code', home: join(home, '.claude', 'projects') },
+      { name: 'codex', home: join(home, '.codex') },
+      { name: 'gemini-cli', home: join(home, '.gemini') },
+    ]);
+    const rows = JSON.parse(result.stdout) as Row[];
+    const foreign = rows.filter((row) => row.source !== 'dsh');
+    expect(rows.slice(0, rows.length - foreign.length).every((row) => row.source === 'dsh')).toBe(true);
+    expect(foreign.map((row) => [row.source, row.sessionId])).toEqual([
+      ['claude-code', `claude-code:${CLAUDE_ID}`],
+      ['codex', `codex:${CODEX_ID}`],
+      ['gemini-cli', `gemini-cli:${GEMINI_ID}`],
+    ]);
+    expect(foreign.find((row) => row.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
+    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
+  });
+
+  it('--sources narrows the places read', async () => {
+    const rows = await json<Row[]>(...inHome(['list', '--sources', 'codex']));
+    expect(rows.map((row) => row.source)).toEqual(['codex']);
+    expect(expectFailure(await sessref(...inHome(['list', '--sources', 'cursor'])), 1, 'USAGE')).toMatch(/--sources takes/);
+  });
+
+  it("show gives each one's conversation by id or by mention", async () => {
+    const codex = (await listed()).find((row) => row.source === 'codex')!;
+    const shown = async (idOrMention: string) =>
+      (await json<{ conversation: { role: string; text: string; checkpoint: boolean }[] }>(...inHome(['show', idOrMention]))).conversation;
+    const codexConversation = await shown(codex.mention);
+    expect(codexConversation.map((item) => [item.role, item.text])).toEqual([
+      ['user', 'Start'],
+      ['assistant', 'Acknowledged.'],
+      ['assistant', 'Captured multiline output.'],
+      ...[1, 2, 3, 4, 5].flatMap((step) => [
+        ['user', `Step ${step}`],
+        ['assistant', 'Ok'],
+      ]),
+    ]);
+    expect(await shown(codex.sessionId)).toEqual(codexConversation);
+    expect((await shown(`gemini-cli:${GEMINI_ID}`)).map((item) => [item.role, item.text])).toEqual([
+      ['user', 'Hello'],
+      ['assistant', 'Hi!'],
+    ]);
+    const claude = await shown(`claude-code:${CLAUDE_ID}`);
+    expect(claude[0]).toMatchObject({ role: 'user', checkpoint: true });
+    expect(claude[1]).toMatchObject({ role: 'user', text: 'continue implementation' });
+    expect(claude).toHaveLength(53);
+  });
+
+  it('prepare frames a foreign source exactly as a dsh one: same message layout, label naming the agent', async () => {
+    const rows = await listed();
+    const dshRow = rows.find((row) => row.sessionId === 'billing-schema')!;
+    const codex = rows.find((row) => row.source === 'codex')!;
+    const prepare = (mention: string) =>
+      json<{ messages: { content: { text: string }[] }[]; references: { label: string; sessionId: string }[] }>(...inHome(['prepare', '--target', 'scratchpad', `see ${mention}`]));
+    const [own, foreign] = [await prepare(dshRow.mention), await prepare(codex.mention)];
+    expect(foreign.references.map((reference) => [reference.sessionId, reference.label])).toEqual([[codex.sessionId, 'Codex · Start']]);
+    const text = (prepared: typeof own, index: number) => prepared.messages[index]!.content[0]!.text;
+    expect(text(foreign, 0)).toBe('see @Codex · Start');
+    // The context message's frame (everything but the data object) is the same as for a dsh source.
+    const frame = (context: string) => context.replace(/\{"sessionId".*\}/s, '<data>');
+    expect(frame(text(foreign, 1))).toBe(frame(text(own, 1)));
+    expect(text(foreign, 1)).toContain('"conversation":[{"role":"user","text":"Start"}');
+  });
+
+  it('send refuses to write into another agent session, and nothing in the home changes', async () => {
+    const before = await hashTree(home);
+    expect(expectFailure(await sessref(...inHome(['send', '--target', `codex:${CODEX_ID}`, 'hello'])), 2, 'SESSION_WRITE_UNSUPPORTED')).toMatch(/this is a Codex session, read in place/);
+    const codex = (await listed()).find((row) => row.source === 'codex')!;
+    await ok(...inHome(['send', '--target', 'scratchpad', `see ${codex.mention}`]));
+    expect(await hashTree(home)).toEqual(before);
+  });
+});

@@ -1,0 +1,52 @@
+import { homedir } from 'node:os';
+import { SessionReferenceError, combineSources, type CombinedStorage, type SessionReferenceStorage, type SourceFailure } from '@sessref/core';
+import { AGENT_NAMES, isAgentName, localSources, type LocalSource } from '@sessref/sources';
+
+/** The provenance name of the host's own sessions, beside the agents' names (`claude-code`, …). */
+export const OWN_SOURCE = 'dsh';
+
+/** The storage discovery and snapshots read through, and the other agents' homes it reads. */
+export interface AssembledStorage {
+  storage: CombinedStorage;
+  /** The foreign sources found on this machine, in order. */
+  foreign: readonly LocalSource[];
+  /** Foreign sources whose last listing failed (their sessions were left out). */
+  failures(): readonly SourceFailure[];
+}
+
+/**
+ * The host's own storage, then the sessions of the agents `sources` names
+ * whose homes exist on this machine (see `@sessref/sources`). Without any,
+ * reads go to the host's storage untouched, so a default install answers
+ * exactly as the official plugin. An unknown agent name is an invalid
+ * configuration, refused before anything is read.
+ */
+export function assembleStorage(own: SessionReferenceStorage, sources: unknown, env: NodeJS.ProcessEnv = process.env): AssembledStorage {
+  const foreign = localSources({ home: env['HOME'] || homedir(), env }, checkSources(sources));
+  let failures: SourceFailure[] = [];
+  const combined = combineSources(
+    {
+      listSessions: (signal) => {
+        failures = [];
+        return own.listSessions(signal);
+      },
+      readTitles: (ids, signal) => own.readTitles(ids, signal),
+      readSurface: (id, signal) => own.readSurface(id, signal),
+    },
+    foreign.map((local) => local.source),
+    { primaryName: OWN_SOURCE, onFailure: (failure) => failures.push(failure) },
+  );
+  const storage: CombinedStorage = foreign.length === 0 ? { ...own, sourceOf: () => OWN_SOURCE } : combined;
+  return { storage, foreign, failures: () => failures };
+}
+
+function checkSources(sources: unknown): (typeof AGENT_NAMES)[number][] {
+  if (sources === undefined) return [];
+  if (!Array.isArray(sources) || !sources.every((name): name is string => typeof name === 'string' && isAgentName(name))) {
+    throw new SessionReferenceError(
+      `invalid session reference configuration: sources must be a list of ${AGENT_NAMES.join(', ')}, got ${JSON.stringify(sources)}`,
+      'SESSION_REFERENCE_INVALID_CONFIG',
+    );
+  }
+  return sources.filter(isAgentName);
+}

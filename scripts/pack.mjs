@@ -17,8 +17,8 @@ const OUT = join(ROOT, 'artifacts');
 /** Each package and the workspace packages its tarball carries. */
 const TARBALLS = [
   { dir: 'packages/core', bundled: [] },
-  { dir: 'packages/dsh', bundled: ['packages/core'] },
-  { dir: 'packages/cli', bundled: ['packages/core', 'packages/dsh', 'packages/host'] },
+  { dir: 'packages/dsh', bundled: ['packages/core', 'packages/sources'] },
+  { dir: 'packages/cli', bundled: ['packages/core', 'packages/sources', 'packages/dsh', 'packages/host'] },
 ];
 
 function manifestOf(dir) {

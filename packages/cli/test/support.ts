@@ -46,7 +46,7 @@ const CACHE_DIR = join(tmpdir(), `sessref-cli-test-cache-${process.pid}`);
 /** A dsh home that is never created. */
 export const NO_DSH_HOME = join(tmpdir(), `sessref-cli-test-no-dsh-home-${process.pid}`);
 /** A home folder that is never created: no other agent's sessions are read unless a test names a home. */
-export const NO_AGENT_HOME = join(tmpdir(), `sessref-cli-test-no-home-${process.pid}`);
+const NO_AGENT_HOME = join(tmpdir(), `sessref-cli-test-no-home-${process.pid}`);
 
 /** Run `sessref ...args` to completion and capture its output and exit code. */
 export async function sessref(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {

@@ -15,7 +15,7 @@ const MAX_REGISTRY_BYTES = 4 * 1024 * 1024;
  * empty, else `~/.gemini` (`homedir()` in packages/core/src/utils/paths.ts,
  * `Storage.getGlobalGeminiDir`).
  */
-export function geminiDirectory(environment: SourceEnvironment): string {
+function geminiDirectory(environment: SourceEnvironment): string {
   const override = environment.env['GEMINI_CLI_HOME'];
   return join(override !== undefined && override !== '' ? resolve(override) : environment.home, '.gemini');
 }

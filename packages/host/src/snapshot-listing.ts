@@ -1,10 +1,11 @@
-import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { isJsonObject } from '@sessref/core';
 import { LogFileTracker, fileToken, listSubdirectories, readRegularFile, revisionToken, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
+import { replaceFileAtomically } from '@sessref/sources';
 import { CheckedJsonlPersistence } from './storage.js';
 
 interface KnownHeader {
@@ -180,14 +181,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   private saveHeaders(): void {
     if (this.headersFile === undefined) return;
     const saved: SavedHeaders = { version: HEADERS_VERSION, root: this.config.root, headers: Object.fromEntries(this.headers) };
-    try {
-      mkdirSync(dirname(this.headersFile), { recursive: true, mode: 0o700 });
-      const temporary = `${this.headersFile}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(saved), { mode: 0o600 });
-      renameSync(temporary, this.headersFile);
-    } catch {
-      // Nothing lost but time.
-    }
+    replaceFileAtomically(this.headersFile, Buffer.from(JSON.stringify(saved)));
   }
 }
 

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
-import { readRegularFile } from '@sessref/sources';
-import { errorCode, isJsonObject } from '@sessref/core';
+import { readRegularFile, replaceFileAtomically } from '@sessref/sources';
+import { isJsonObject } from '@sessref/core';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
 export interface IndexEntry {
@@ -89,44 +88,13 @@ function isIndexEntry(id: string, value: unknown): value is IndexEntry {
   );
 }
 
-/** A new file only (never through a link, a FIFO or a device left at the name), which a write never waits on. */
-const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
-
 /**
- * Replace the saved index atomically: readers never see half an index. The
- * temporary file is created new (whatever was left at its name is removed
- * first), and the rename replaces whatever is at `file`, a FIFO included.
+ * Replace the saved index atomically: readers never see half an index, and a
+ * link planted at the temporary name is never written through (see
+ * `replaceFileAtomically`). A cache that cannot be written only costs the
+ * next process a re-read.
  */
 export function saveIndex(file: string, root: string, entries: ReadonlyMap<string, IndexEntry>): void {
   const index: IndexFile = { version: INDEX_VERSION, root, entries: Object.fromEntries(entries) };
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    const fd = createNew(temporary);
-    try {
-      const bytes = Buffer.from(JSON.stringify(index));
-      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, file);
-  } catch {
-    // A cache that cannot be written only costs the next process a re-read.
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // never created
-    }
-  }
-}
-
-function createNew(path: string): number {
-  try {
-    return openSync(path, CREATE_NEW, 0o600);
-  } catch (error) {
-    if (errorCode(error) !== 'EEXIST') throw error;
-    // Left by a process that had this pid before, or planted: never written through.
-    unlinkSync(path);
-    return openSync(path, CREATE_NEW, 0o600);
-  }
+  replaceFileAtomically(file, Buffer.from(JSON.stringify(index)));
 }

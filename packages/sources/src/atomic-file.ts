@@ -1,0 +1,52 @@
+import { closeSync, constants, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { errorCode } from '@sessref/core';
+
+/**
+ * A new file only: never through a symbolic link, a FIFO or a device left
+ * at the name (`O_EXCL` with `O_CREAT` fails on any existing entry, a link
+ * included), and never waiting on one.
+ */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+
+/**
+ * Replace `file` with `bytes` atomically, for the derived files sessref keeps
+ * (saved indexes, kept headers): readers see the old file or the new one,
+ * never half of one. The temporary file beside it is created new, so a link
+ * planted at its name is removed rather than written through; the rename
+ * then replaces whatever is at `file`. Returns false when it could not be
+ * written (a derived file that cannot be saved only costs a later re-read),
+ * leaving no temporary file.
+ */
+export function replaceFileAtomically(file: string, bytes: Uint8Array): boolean {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const fd = createNew(temporary);
+    try {
+      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, file);
+    return true;
+  } catch {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // never created
+    }
+    return false;
+  }
+}
+
+function createNew(path: string): number {
+  try {
+    return openSync(path, CREATE_NEW, 0o600);
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+    // Left by a process that had this pid before, or planted: removed, never written through.
+    unlinkSync(path);
+    return openSync(path, CREATE_NEW, 0o600);
+  }
+}

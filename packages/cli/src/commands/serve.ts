@@ -14,10 +14,10 @@ import { usageError } from '../errors.js';
 import { CliError } from '../failure.js';
 import { terminalSafe } from '../output.js';
 import { seedDemo } from '../seed/demo.js';
+import { isLoopback } from '../server/address.js';
 import { startServer } from '../server/server.js';
 import { errorCode } from '@sessref/core';
 
-export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 7317;
 
 export interface ServeOptions {
@@ -105,10 +105,6 @@ async function seed(root: string): Promise<number> {
   } finally {
     await engine.close();
   }
-}
-
-function isLoopback(host: string): boolean {
-  return host === '127.0.0.1' || host === '::1' || host === 'localhost';
 }
 
 /** Resolve on SIGINT, SIGTERM or `signal`, whichever comes first. */

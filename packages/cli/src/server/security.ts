@@ -4,8 +4,6 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isIPv6 } from 'node:net';
-import { hostname, networkInterfaces } from 'node:os';
 import { HttpError } from './http.js';
 import { TOKEN_HEADER } from './protocol.js';
 
@@ -40,26 +38,6 @@ function tokenMatches(candidate: string | undefined, token: string): boolean {
   const a = Buffer.from(candidate);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** `host:port` as a Host header spells it (IPv6 literals in brackets). */
-export function hostPort(host: string, port: number): string {
-  return `${isIPv6(host) ? `[${host}]` : host}:${port}`.toLowerCase();
-}
-
-function isWildcard(host: string): boolean {
-  return host === '0.0.0.0' || host === '::' || host === '';
-}
-
-/**
- * The Host header values this server answers to. A specific bind address
- * allows only itself; a wildcard bind allows the machine's own names and
- * addresses, never an arbitrary name a rebinding DNS could point here.
- */
-export function allowedHosts(host: string, port: number): Set<string> {
-  if (!isWildcard(host)) return new Set([hostPort(host, port)]);
-  const names = ['localhost', hostname(), ...Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address))];
-  return new Set(names.map((name) => hostPort(name, port)));
 }
 
 /**

@@ -9,7 +9,8 @@ import type { Engine } from '../engine/engine.js';
 import { API_ROUTES } from './api.js';
 import { HttpError, sendError, sendJson, toHttpError, withRelativePaths } from './http.js';
 import { API_METHODS, isApiPath } from './protocol.js';
-import { SECURITY_HEADERS, allowedHosts, checkCredentials, checkOrigin, hostPort, newToken, pageCookie } from './security.js';
+import { DEFAULT_HOST, allowedHosts, displayHost, hostPort } from './address.js';
+import { SECURITY_HEADERS, checkCredentials, checkOrigin, newToken, pageCookie } from './security.js';
 import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, signInPage, type StaticFile } from './static.js';
 
 export interface ServerOptions {
@@ -57,7 +58,7 @@ interface State {
 }
 
 export async function startServer(engine: Engine, options: ServerOptions = {}): Promise<RunningServer> {
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
   const token = options.token ?? newToken();
   // Explicit bounds, so a client that trickles headers or a body cannot hold a connection open.
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
@@ -93,10 +94,6 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
       await closed;
     },
   };
-}
-
-function displayHost(host: string): string {
-  return host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
 }
 
 function listen(server: Server, host: string, port: number): Promise<number> {

@@ -1,6 +1,9 @@
 /** Every `sessref` command, as data: `sessref --help`, each command's help, flag checks and dispatch all come from here. */
+import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from '@sessref/core';
 import { defineCommand, type Command } from './command.js';
-import { mentionCommand, newCommand, uriCommand } from './misc.js';
+import { mentionCommand } from './mention.js';
+import { newCommand } from './new.js';
+import { uriCommand } from './uri.js';
 import { searchCommand } from './search.js';
 import { seedCommand } from './seed.js';
 import { DEFAULT_HOST } from '../server/address.js';
@@ -9,6 +12,8 @@ import { budget, lockWait, sourcesRead, withEngine } from './session-root.js';
 import { listCommand, showCommand } from './sessions.js';
 import { isForeignId, parseSources, sessionIdOf } from './sources.js';
 import { stepCommand } from './step.js';
+import { DEFAULT_PAGE_SIZE, mcpCommand } from '../mcp/server.js';
+import { OPENCODE_ENTRY, SETUP_COMMANDS } from '../mcp/setup.js';
 
 const SOURCES_OPTION = {
   sources: { description: 'read sessions from these places only (comma-separated: dsh, claude-code, codex, gemini-cli, opencode)', default: 'every one found' },
@@ -16,7 +21,7 @@ const SOURCES_OPTION = {
 
 const STEP_OPTIONS = {
   target: { description: 'the session the message is written in', required: true },
-  'max-bytes': { description: "the UTF-8 budget of one cited session's snapshot", default: '65536' },
+  'max-bytes': { description: "the UTF-8 budget of one cited session's snapshot", default: String(DEFAULT_MAX_REFERENCE_BYTES) },
   ...SOURCES_OPTION,
 } as const;
 
@@ -30,7 +35,7 @@ export const COMMANDS: readonly Command[] = [
     operands: [{ name: 'QUERY' }],
     options: {
       target: { description: 'list the reference candidates for this session' },
-      limit: { description: 'keep the first N', default: "all; with --target, the plugin's candidate limit (50)" },
+      limit: { description: 'keep the first N', default: `all; with --target, the plugin's candidate limit (${DEFAULT_CANDIDATE_LIMIT})` },
       ...SOURCES_OPTION,
     },
     json: 'the sessions, or the candidates, as an array',
@@ -47,7 +52,7 @@ export const COMMANDS: readonly Command[] = [
     description:
       "The session's header and current surface as a reference would project it: checkpoint, user and assistant text with sizes, and what fits the budget.",
     operands: [{ name: 'ID', needs: 'a session id or mention' }],
-    options: { 'max-bytes': { description: 'the budget to show the verdict under', default: '65536' }, ...SOURCES_OPTION },
+    options: { 'max-bytes': { description: 'the budget to show the verdict under', default: String(DEFAULT_MAX_REFERENCE_BYTES) }, ...SOURCES_OPTION },
     json: 'the header, the projected conversation and what a reference carries',
     examples: ['sessref show oauth-migration', 'sessref show research-log --json'],
     needs: 'engine',
@@ -67,7 +72,7 @@ export const COMMANDS: readonly Command[] = [
     operands: [{ name: 'QUERY', needs: 'a QUERY' }],
     options: {
       target: { description: 'leave this session out' },
-      limit: { description: 'keep the first N', default: '50' },
+      limit: { description: 'keep the first N', default: String(DEFAULT_CANDIDATE_LIMIT) },
     },
     json: "the plugin's content hits",
     examples: ['sessref search "price fetch"', 'sessref search refund --limit 5 --json'],
@@ -182,6 +187,30 @@ export const COMMANDS: readonly Command[] = [
       serveCommand(
         { root: opened.root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedFirst: opened.demoToSeed, ...lockWait(io.env), ...sourcesRead(flags.sources) },
         io,
+      ),
+  }),
+  defineCommand({
+    name: 'mcp',
+    summary: 'serve sessions to Claude Code, Gemini CLI, VS Code, opencode (MCP, stdio)',
+    description:
+      'A stdio MCP server over the sessions the CLI reads (the root and other agents\' homes). Its prompt `ref` (arguments session, session2, session3) ' +
+      'inserts the same bounded, untrusted snapshot a dsh message citing those sessions gets; the user picks it (a slash command), never the model. ' +
+      'Arguments complete by title, id and content; a pasted mention or dsh-session: URI works too. No tools. ' +
+      '--resources also lists every session as a resource, which the model can read too: every client that reads resources gives its model tools for them. ' +
+      `Add it with one of the commands below; opencode: put ${OPENCODE_ENTRY} under "mcp" in opencode.json.`,
+    operands: [],
+    options: {
+      'max-bytes': STEP_OPTIONS['max-bytes'],
+      resources: { description: 'also serve every session as a resource (the model can read these too)' },
+      limit: { description: 'resources per resources/list page', default: String(DEFAULT_PAGE_SIZE) },
+      ...SOURCES_OPTION,
+    },
+    examples: [...SETUP_COMMANDS, 'sessref mcp --resources --sources dsh,claude-code'],
+    needs: 'root',
+    run: ({ flags, io, opened }) =>
+      mcpCommand(
+        { engine: { root: opened.root.path, ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }, resources: flags.resources, pageSize: flags.limit ?? DEFAULT_PAGE_SIZE },
+        io.stderr,
       ),
   }),
 ];

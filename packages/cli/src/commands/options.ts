@@ -41,6 +41,7 @@ export const OPTIONS = {
   host: { value: 'string', placeholder: 'H' },
   'seed-if-empty': { value: 'flag' },
   sources: { value: 'string', placeholder: 'LIST' },
+  resources: { value: 'flag' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

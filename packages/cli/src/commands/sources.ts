@@ -42,7 +42,7 @@ export function isForeignId(sessionId: string): boolean {
  * `dsh-session:` URI. Anything else is taken as an id.
  */
 export function sessionIdOf(value: string): string {
-  if (value.startsWith(`${SESSION_REFERENCE_SCHEME}:`)) return decodeSessionReferenceUri(value);
+  if (value.startsWith(SESSION_REFERENCE_SCHEME)) return decodeSessionReferenceUri(value);
   if (!value.startsWith('@[')) return value;
   const { text, references } = parseSessionReferenceText(value);
   // Exactly one mention and nothing around it: otherwise the value is an id that happens to start with `@[`.

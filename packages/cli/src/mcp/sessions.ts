@@ -1,0 +1,132 @@
+/**
+ * The sessions an MCP client may cite, read through the same host, plugin
+ * and core a dsh step reads them through: one engine over the root and the
+ * other agents' homes, for listing, discovery and the snapshots themselves.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from '@deepseek-ai/cordis';
+import {
+  createSessionReferenceCore,
+  isSessionReferenceError,
+  type PreparedContext,
+  type ReferenceTarget,
+  type SessionReferenceContentHit,
+  type SessionReferenceCore,
+  type SessionReferenceMentionCandidate,
+  type SessionReferenceStorage,
+} from '@sessref/core';
+import type { SessionReferenceResolver } from '@sessref/dsh';
+import { bootHost } from '@sessref/host';
+import { Engine, engineHostOptions, type EngineOptions, type SessionSummary } from '../engine/engine.js';
+import { explainMissing } from '../engine/listing.js';
+import { completionQuery, sessionOfArgument } from './arguments.js';
+
+export class CitableSessions {
+  private readonly core: SessionReferenceCore;
+
+  private constructor(
+    private readonly engine: Engine,
+    private readonly resolver: SessionReferenceResolver,
+    /**
+     * The conversation the client cites into: no session sessref reads (a
+     * fresh id), so every session is citable, and the client's working
+     * directory, so discovery ranks that directory's sessions first, as
+     * the `@` picker of a session started there does.
+     */
+    private readonly target: ReferenceTarget,
+  ) {
+    // The resolver's configuration (budget, reference cap) over the resolver's own reads.
+    this.core = createSessionReferenceCore(resolverStorage(resolver), resolver.config);
+  }
+
+  /** Boot the host over `options.root` (the other agents' homes as `options.sources` asks) for a client started in `cwd`. */
+  static async open(options: EngineOptions, cwd: string): Promise<CitableSessions> {
+    const host: Context = await bootHost(engineHostOptions(options));
+    return new CitableSessions(Engine.over(host, options), host.sessionReferenceResolver, { id: randomUUID(), cwd });
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
+
+  /** Distinct sessions one citation may carry (the plugin's `maxReferences`). */
+  get maxReferences(): number {
+    return this.resolver.config.maxReferences;
+  }
+
+  /** Every session a citation can name, as `sessref list` lists them: the root's, then each other agent's. */
+  list(signal?: AbortSignal): Promise<SessionSummary[]> {
+    return this.engine.sessions(signal);
+  }
+
+  /** The log file of each of the root's own sessions among `sessionIds` (other agents' are read in place, unnamed here). */
+  logPaths(sessionIds: Iterable<string>, signal?: AbortSignal): Promise<Map<string, string>> {
+    return this.engine.logPaths(sessionIds, signal);
+  }
+
+  /**
+   * The context a dsh step would put after a message citing `sessions`
+   * (ids, mentions or URIs, as a user gives them): prepared by the core
+   * with the plugin's configuration, so its warning, tag-safe JSON and
+   * per-source budget are the step's own. Each source is labelled with its
+   * latest title, as its mention would be; a failure names what the CLI
+   * would name (a damaged log as itself, not as "not found").
+   */
+  async snapshot(sessions: readonly string[], signal?: AbortSignal): Promise<PreparedContext> {
+    const ids = sessions.map(sessionOfArgument);
+    const titles = await this.resolver.titlesOf(ids, signal);
+    const references = ids.map((sessionId, index) => {
+      const titled = titles[index];
+      const title = titled?.status === 'fulfilled' ? titled.title : undefined;
+      return title === undefined ? { sessionId } : { sessionId, label: title };
+    });
+    try {
+      const prepared = await this.core.prepare(this.target, [], references, signal);
+      // At least one reference always yields a context; its absence would be a core bug, reported as such.
+      if (prepared.context === undefined) throw new Error('the core prepared no context for a citation');
+      return prepared.context;
+    } catch (error) {
+      throw await explainMissing(this.engine, error);
+    }
+  }
+
+  /**
+   * Sessions for a partly typed argument, as the `@` picker offers them:
+   * title, id and cwd matches ranked by working directory, then sessions
+   * whose conversation contains the text, none twice, up to the candidate
+   * limit. Each is its canonical mention, which the prompt takes back.
+   */
+  async suggestions(value: string, signal?: AbortSignal): Promise<string[]> {
+    const query = completionQuery(value);
+    if (query === undefined) return [];
+    const limit = this.resolver.config.candidateLimit;
+    const titled: SessionReferenceMentionCandidate[] = await this.resolver.candidatesFor(this.target, query, limit, signal);
+    const seen = new Set(titled.map((candidate) => candidate.sessionId));
+    const content = titled.length < limit ? await this.contentMatches(query, limit, signal) : [];
+    const more = content.filter((hit) => !seen.has(hit.sessionId) && seen.add(hit.sessionId));
+    return [...titled, ...more].slice(0, limit).map((candidate) => candidate.mention);
+  }
+
+  /** Content matches, or none for text the search does not take (as the plugin's picker adds none). */
+  private async contentMatches(query: string, limit: number, signal: AbortSignal | undefined): Promise<SessionReferenceContentHit[]> {
+    try {
+      return await this.resolver.searchContentFor(this.target, query, limit, signal);
+    } catch (error) {
+      if (isSessionReferenceError(error) && (error.code === 'SESSION_REFERENCE_INVALID_QUERY' || error.code === 'SESSION_REFERENCE_SEARCH_DISABLED')) return [];
+      throw error;
+    }
+  }
+}
+
+/**
+ * The core's storage port over the resolver's public reads: its listing of
+ * every source, its titles, and the surface its snapshots are cut from, so
+ * a citation reads exactly what a dsh step's reference reads.
+ */
+function resolverStorage(resolver: SessionReferenceResolver): SessionReferenceStorage {
+  return {
+    listSessions: (signal) => resolver.listSessions(signal),
+    readTitles: (sessionIds, signal) => resolver.titlesOf(sessionIds, signal),
+    readSurface: async (sessionId, signal) => (await resolver.snapshotOf(sessionId, signal)).snapshot,
+  };
+}

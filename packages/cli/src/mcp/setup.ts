@@ -1,0 +1,14 @@
+/** How each client adds sessref: what `sessref mcp --help` shows and the README repeats. */
+
+/** The command every client starts: sessref's own binary, through npx. */
+const LAUNCH = ['npx', 'sessref', 'mcp'] as const;
+
+/** One setup command per client that has one. */
+export const SETUP_COMMANDS: readonly string[] = [
+  `claude mcp add sessref -- ${LAUNCH.join(' ')}`,
+  `gemini mcp add sessref ${LAUNCH.join(' ')}`,
+  `code --add-mcp '${JSON.stringify({ name: 'sessref', command: LAUNCH[0], args: LAUNCH.slice(1) })}'`,
+];
+
+/** opencode has no add command: the entry its opencode.json takes under "mcp". */
+export const OPENCODE_ENTRY = JSON.stringify({ sessref: { type: 'local', command: LAUNCH } });

@@ -7,6 +7,7 @@ import {
   findPhrase,
   normalizeContentQuery,
   phraseTokens,
+  plainExcerpt,
   snippetAround,
 } from './content.js';
 import { SessionReferenceError } from './errors.js';
@@ -155,5 +156,31 @@ describe('snippets', () => {
     expect(snippet.endsWith('…')).toBe(true);
     expect(snippet).toContain('needle');
     expect(snippetAround('short needle text', [6, 12])).toBe('short needle text');
+  });
+});
+
+describe('plainExcerpt', () => {
+  const marked = ({ snippet, ranges }: { snippet: string; ranges: readonly (readonly [number, number])[] }) => ranges.map(([start, end]) => snippet.slice(start, end));
+
+  it('flattens the excerpt, marks the cut sides, and moves the ranges onto the snippet', () => {
+    const excerpt = 'the\n\n  zebra\u202Ecrossing  module\t';
+    const start = excerpt.indexOf('zebra');
+    const result = plainExcerpt(excerpt, [[start, start + 'zebra\u202Ecrossing'.length]], { before: true, after: true });
+    expect(result.snippet).toBe('…the zebra crossing module…');
+    expect(marked(result)).toEqual(['zebra crossing']);
+    expect(plainExcerpt('結果は 😀', [[0, 2], [4, 6]], { before: false, after: false })).toEqual({ snippet: '結果は 😀', ranges: [[0, 2], [4, 6]] });
+  });
+
+  it('stays within the bound and drops what it cuts (property)', () => {
+    fc.assert(
+      fc.property(anyText, fc.integer({ min: 3, max: 300 }), fc.boolean(), fc.boolean(), (text, max, before, after) => {
+        const ranges = text.length === 0 ? [] : [[0, Math.ceil(text.length / 2)] as const];
+        const result = plainExcerpt(text, ranges, { before, after }, max);
+        expect(codePoints(result.snippet)).toBeLessThanOrEqual(max);
+        expect(result.snippet).not.toMatch(/[\p{Cc}\p{Cf}\u2028\u2029]/u);
+        for (const [start, end] of result.ranges) expect(0 <= start && start < end && end <= result.snippet.length).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

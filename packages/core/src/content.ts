@@ -137,6 +137,59 @@ export function snippetAround(text: string, range: TextRange, max = MAX_SNIPPET_
   return `${left < head.length ? ELLIPSIS : ''}${start}${match.join('')}${end}${right < tail.length ? ELLIPSIS : ''}`;
 }
 
+/** A content hit's snippet and where the query is in it. */
+export interface PlainExcerpt {
+  snippet: string;
+  /** UTF-16 `[start, end)` spans of the query in `snippet`, in order. */
+  ranges: TextRange[];
+}
+
+/**
+ * An index's excerpt of a projected text as a hit's snippet: one line of
+ * plain text (as {@link boundSnippet} flattens it), `…` on each side where
+ * the excerpt was cut from the text, at most `max` code points, with the
+ * match `ranges` (offsets into `excerpt`) moved onto it, so no caller has to
+ * find the query in the snippet again.
+ */
+export function plainExcerpt(excerpt: string, ranges: readonly TextRange[], cut: { before: boolean; after: boolean }, max = MAX_SNIPPET_LENGTH): PlainExcerpt {
+  const { text, at } = flattenMapped(excerpt);
+  const lead = cut.before && text.length > 0 ? ELLIPSIS : '';
+  const points = Array.from(text);
+  const room = max - lead.length - (cut.after ? 1 : 0);
+  const fits = points.length <= room;
+  const kept = fits ? text : points.slice(0, Math.max(0, max - lead.length - 1)).join('').trimEnd();
+  const snippet = `${lead}${kept}${fits && !cut.after ? '' : ELLIPSIS}`;
+  const place = (offset: number): number => at[Math.min(Math.max(0, offset), excerpt.length)]!;
+  const moved = ranges.flatMap(([start, end]): TextRange[] => {
+    const from = place(start) + lead.length;
+    const to = Math.min(place(end), kept.length) + lead.length;
+    return to > from ? [[from, to]] : [];
+  });
+  return { snippet, ranges: moved };
+}
+
+const BLANK = /^[\s\p{Cc}\p{Cf}\u2028\u2029]$/u;
+
+/**
+ * {@link flatten}, with `at[i]`: where the character at offset `i` of `text`
+ * (or its end, for `i = text.length`) lands in the result.
+ */
+function flattenMapped(text: string): { text: string; at: number[] } {
+  const at: number[] = [];
+  let out = '';
+  let gap = false;
+  for (const point of wellFormed(text)) {
+    const blank = BLANK.test(point);
+    // A run of blanks becomes one space, written only once something visible follows it.
+    if (!blank && gap && out.length > 0) out += ' ';
+    gap = blank;
+    for (let unit = 0; unit < point.length; unit += 1) at.push(out.length);
+    if (!blank) out += point;
+  }
+  at.push(out.length);
+  return { text: out, at };
+}
+
 // Controls (C0, DEL, C1), format characters (bidi overrides, zero-width) and line/paragraph separators.
 const INVISIBLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 

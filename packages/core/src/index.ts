@@ -62,6 +62,8 @@ export {
   findPhrase,
   normalizeContentQuery,
   phraseTokens,
+  plainExcerpt,
   snippetAround,
+  type PlainExcerpt,
   type TextRange,
 } from './content.js';

@@ -1,4 +1,5 @@
 /** Host-neutral records of the session-reference contract. */
+import type { TextRange } from './content.js';
 
 /** One source session selected by a user or host. */
 export interface SessionReferenceInput {
@@ -32,6 +33,8 @@ export interface SurfaceMessage {
   /** Meaningful for `user` messages; assistant text is always conversation. */
   readonly origin: MessageOrigin;
   readonly content: readonly ContentBlockLike[];
+  /** Its raw-log seq, when the host's log numbers events (a dsh surface does): what a content hit reports. */
+  readonly seq?: number;
 }
 
 /** Session header facts sessref needs. */
@@ -102,15 +105,18 @@ export interface SessionReferenceMentionCandidate extends SessionReferenceCandid
 
 /**
  * A session whose conversation matches a content query: the candidate with
- * its canonical mention, then the matching message (its raw-log `seq`, its
- * role, whether it is a compaction checkpoint) and a bounded plain-text
- * excerpt of its projected text around the match.
+ * its canonical mention, then the matching message (its raw-log `seq`, or
+ * for a session of a log without seqs its position in the surface; its
+ * role; whether it is a compaction checkpoint), a bounded plain-text excerpt
+ * of its projected text around the match, and where the query is in it.
  */
 export interface SessionReferenceContentHit extends SessionReferenceMentionCandidate {
   seq: number;
   role: 'user' | 'assistant';
   checkpoint: boolean;
   snippet: string;
+  /** UTF-16 `[start, end)` spans of the query in `snippet`: callers mark it up without matching text again. */
+  ranges: TextRange[];
 }
 
 /** One projected conversation item. */

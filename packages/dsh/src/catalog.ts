@@ -13,4 +13,13 @@ export interface SessionReferenceCatalog {
   listSessions(signal?: AbortSignal): Promise<readonly SessionHeaderLike[]>;
   /** Latest titles of unique ids in input order, failures isolated per id. */
   readTitles(sessionIds: readonly string[], signal?: AbortSignal): Promise<readonly TitleReadResult[]>;
+  /**
+   * Optional: a cheap stamp per listed session that changes whenever its
+   * surface may have (its log's revision; a live session's seq), read
+   * without opening a log. sessref's content index re-reads only the
+   * sessions whose stamp changed; without it, every search reads them all.
+   */
+  changeStamps?(signal?: AbortSignal): Promise<ReadonlyMap<string, string>>;
+  /** Optional: where sessref's content index over the same sessions persists (in sessref's cache directory); unset keeps it in memory. */
+  readonly searchIndexFile?: string | undefined;
 }

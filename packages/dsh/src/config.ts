@@ -7,8 +7,9 @@ export interface Config extends SessionReferenceConfig {
    * Opt-in content discovery: the Remote `search` method answers, and
    * `candidates` appends sessions whose conversation matches the query after
    * the title matches. Off by default, so a default install behaves exactly as
-   * the official plugin. Needs a `ctx.sessionQuery` backend with full-text
-   * search enabled.
+   * the official plugin (sessref's dsh bundle layer turns it on). Needs no
+   * search backend: sessref keeps its own index, in the file the title index
+   * names (sessref's cache directory), else in memory.
    */
   contentSearch?: boolean;
   /**

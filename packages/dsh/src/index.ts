@@ -12,7 +12,6 @@ import {
   checkCandidateLimit,
   createSessionReferenceCore,
   fitSnapshot,
-  isSessionReferenceError,
   normalizeContentQuery,
   resolveReferenceContextFraction,
   toCandidate,
@@ -38,17 +37,17 @@ import { spillStoreOf } from './spill.js';
 import { assembleStorage, type AssembledStorage } from './foreign.js';
 import { sessionQueryStorage } from './storage.js';
 import type { SessionReferenceCatalog } from './catalog.js';
-import { ContentSearch, type ContentSearchPriming } from './search.js';
+import { ContentIndex } from './content-index.js';
+import type { RefreshProgress, RefreshReport } from '@sessref/sources';
 import type { PreparedReferencedMessage, SessionSnapshotView } from './types.js';
 
 export type * from './types.js';
-export type { ContentSearchPriming } from './search.js';
+export type { RefreshProgress, RefreshReport } from '@sessref/sources';
 export { Config, configSchema } from './config.js';
 export { contractOfVersion, linkedContract, type HostContract } from './contract.js';
 export { sessionQueryStorage, toSurfaceMessage } from './storage.js';
 export type { SessionReferenceCatalog } from './catalog.js';
 export { OWN_SOURCE } from './foreign.js';
-export { SNAPSHOT_EVENT_FILTERS } from './search.js';
 
 export { contextMessage, expandStepMessages, preparedContextOf } from './messages.js';
 export {
@@ -82,7 +81,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
   private readonly core: SessionReferenceCore;
   private readonly storage: CombinedStorage;
   private readonly assembled: AssembledStorage;
-  private readonly content: ContentSearch;
+  private readonly content: ContentIndex;
   private readonly contentEnabled: boolean;
   private readonly contract: HostContract;
   /** The 0.1.7 contract's model-relative budget share; `undefined` when an explicit `maxReferenceBytes` wins. */
@@ -93,14 +92,9 @@ export class SessionReferenceResolver extends TypertRemoteService {
     const contract = resolveHostContract(config.hostContract);
     const fraction = resolveReferenceContextFraction(config.referenceContextFraction);
     const newer = contract === '0.1.7';
-    const assembled = assembleStorage(
-      sessionQueryStorage(
-        () => ctx.sessionQuery,
-        () => ctx.get('sessionReferenceCatalog'),
-        newer ? (header) => projectedTitles(ctx, header) : undefined,
-      ),
-      config.sources,
-    );
+    const catalog = () => ctx.get('sessionReferenceCatalog');
+    const own = sessionQueryStorage(() => ctx.sessionQuery, catalog, newer ? (header) => projectedTitles(ctx, header) : undefined);
+    const assembled = assembleStorage(own, config.sources);
     const storage = assembled.storage;
     const core = createSessionReferenceCore(storage, config, { candidateShape: newer ? 'workspace' : 'rc.8' });
     const contentSearch = config.contentSearch ?? false;
@@ -117,7 +111,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
     this.contentEnabled = contentSearch;
     this.contract = contract;
     this.fraction = config.maxReferenceBytes === undefined ? fraction : undefined;
-    this.content = new ContentSearch(() => ctx.sessionQuery, storage);
+    this.content = new ContentIndex({ own, catalog, foreign: assembled.foreign.map((local) => local.source), storage });
+    ctx.effect(() => () => this.content.close(), 'close the content index');
     // Prepended, so this listener is the outermost: it sees the decision the
     // rest of the chain returns and post-processes only an entered step.
     ctx.on(
@@ -198,22 +193,20 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * attached. With `contentSearch` on, a non-empty query that leaves room
    * under the limit also gets sessions whose conversation matches it (see
    * {@link searchContent}), after the title matches and without repeating
-   * them; a host whose search is off, or a query that is not searchable text,
-   * simply adds none.
+   * them. A content search that fails for any reason but cancellation adds
+   * none: the title matches are never lost to it.
    */
   @Remote('candidates')
   async remoteExportCandidates(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
     const candidates = await this.core.listMentionCandidates(targetOf(agent), query, signal);
     const limit = this.core.config.candidateLimit;
-    if (!this.contentEnabled || candidates.length >= limit) return candidates;
+    if (!this.contentEnabled || candidates.length >= limit || query.trim() === '') return candidates;
     let hits: SessionReferenceContentHit[];
     try {
       hits = await this.searchContent(agent, query, limit, signal);
     } catch (error) {
-      if (isSessionReferenceError(error) && (error.code === 'SESSION_REFERENCE_SEARCH_DISABLED' || error.code === 'SESSION_REFERENCE_INVALID_QUERY')) {
-        return candidates;
-      }
-      throw error;
+      if (signal.aborted) throw error;
+      return candidates;
     }
     const seen = new Set(candidates.map((candidate) => candidate.sessionId));
     for (const hit of hits) {
@@ -230,20 +223,22 @@ export class SessionReferenceResolver extends TypertRemoteService {
 
   /**
    * Sessions other than `agent`'s (all of them when `agent` is undefined)
-   * whose conversation, as a snapshot would carry it, contains `query` as a
-   * literal phrase: direct user text, assistant text and compaction
-   * checkpoints of the current surface, never tool traffic, reasoning,
-   * injected context or referenced snapshots. Ranked by the backend's
-   * relevance; each hit carries its canonical mention, label, cwd, the
-   * matching message's seq and role and a bounded plain-text snippet.
-   * Goes through `ctx.sessionQuery.searchSessions()`, so any backend with
-   * full-text search works.
+   * whose conversation, as a snapshot would carry it, contains `query`:
+   * direct user text, assistant text and compaction checkpoints of the
+   * current surface, never tool traffic, reasoning, injected context or
+   * referenced snapshots; the host's sessions and the other agents' (the
+   * `sources` key) alike. Found in sessref's own index (see
+   * `@sessref/sources`, "Search index"): words, substrings of unspaced
+   * scripts (`結果`) and emoji; whole words first, then the word being typed,
+   * then matches inside a word, each newest first. Each hit carries its
+   * canonical mention, label, cwd, the matching message's seq, role and
+   * checkpoint flag, a bounded plain-text snippet and the query's `ranges`
+   * in it. A session that cannot be read is left out, never failing the search.
    *
-   * An empty (or separator-only) query finds nothing. Refusals:
-   * `SESSION_REFERENCE_SEARCH_DISABLED` when `contentSearch` is off or the
-   * host's search is disabled, `SESSION_REFERENCE_INVALID_QUERY` for a query
-   * with NUL or over `MAX_CONTENT_QUERY_LENGTH`, `SESSION_REFERENCE_CANCELLED`,
-   * `SESSION_REFERENCE_READ_FAILED`.
+   * A query with nothing searchable finds nothing. Refusals:
+   * `SESSION_REFERENCE_SEARCH_DISABLED` when `contentSearch` is off (or this
+   * Node has no `node:sqlite`), `SESSION_REFERENCE_INVALID_QUERY` for a query
+   * with NUL or over `MAX_CONTENT_QUERY_LENGTH`, `SESSION_REFERENCE_CANCELLED`.
    */
   searchContent(agent: Agent | undefined, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceContentHit[]> {
     return this.searchContentFor(agent && targetOf(agent), query, limit, signal);
@@ -252,11 +247,21 @@ export class SessionReferenceResolver extends TypertRemoteService {
   /** {@link searchContent} for a target named by its id and cwd (or none: every session), as {@link candidatesFor}. */
   async searchContentFor(target: ReferenceTarget | undefined, query: string, limit = this.core.config.candidateLimit, signal?: AbortSignal): Promise<SessionReferenceContentHit[]> {
     if (!this.contentEnabled) throw contentSearchOff();
-    const normalized = normalizeContentQuery(query);
+    normalizeContentQuery(query);
     checkCandidateLimit(limit);
-    if (signal?.aborted) throw new SessionReferenceError('content search was cancelled', 'SESSION_REFERENCE_CANCELLED', { cause: signal.reason });
-    if (normalized === '') return [];
-    return this.content.search({ query: normalized, limit, ...(target === undefined ? {} : { exclude: target.id }), ...(signal === undefined ? {} : { signal }) });
+    return this.content.search({ query, limit, exclude: target?.id, signal });
+  }
+
+  /**
+   * Bring the content index up to date now (every search does so first):
+   * what a long-lived host runs in the background at start, and what a CLI
+   * runs to show a long first build's progress. Joins a refresh that is
+   * running; waiting stops when `signal` aborts, the refresh goes on.
+   * `SESSION_REFERENCE_SEARCH_DISABLED` as for {@link searchContent}.
+   */
+  refreshContentIndex(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport> {
+    if (!this.contentEnabled) return Promise.reject(contentSearchOff());
+    return this.content.refresh(signal, onProgress);
   }
 
   /**
@@ -279,18 +284,6 @@ export class SessionReferenceResolver extends TypertRemoteService {
     const [snapshot, titles] = await Promise.all([this.storage.readSurface(sessionId, signal), this.storage.readTitles([sessionId], signal)]);
     const title = titles[0]?.status === 'fulfilled' ? titles[0].title : undefined;
     return { snapshot, title, fit: fitSnapshot({ sessionId, label: title ?? sessionId }, snapshot, this.core.config.maxReferenceBytes) };
-  }
-
-  /**
-   * Get content search ready in a long-lived host (see
-   * `ContentSearch.prime`): the backend's derived index opened and caught up,
-   * every session checked once, so a new query reads nothing but the index.
-   * A host calls it once after booting, in the background; a later call joins
-   * a running one. `SESSION_REFERENCE_SEARCH_DISABLED` as for {@link searchContent}.
-   */
-  primeContentSearch(signal?: AbortSignal): Promise<ContentSearchPriming> {
-    if (!this.contentEnabled) return Promise.reject(contentSearchOff());
-    return this.content.prime(signal);
   }
 
   /** Remote face of {@link searchContent} under the configured candidate limit. */

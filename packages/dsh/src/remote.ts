@@ -21,7 +21,7 @@
  * and `sessionReferenceResolver/search` (content discovery, served by
  * `remoteExportSearch`), with the same `agentId` and `query` fields and
  * cancellation, answering an array of `{ mention, sessionId, label, cwd?,
- * createdAt, seq, role, checkpoint, snippet }`.
+ * createdAt, seq, role, checkpoint, snippet, ranges }`.
  *
  * This module only imports `zod` at run time, so it is safe in a browser.
  * @module @sessref/dsh/remote
@@ -150,14 +150,17 @@ export const CANDIDATES_DESCRIPTOR: InvocationDescriptor = candidatesDescriptor(
 
 /**
  * One content hit as it crosses the boundary: the candidate's keys, then the
- * matching message's `seq`, `role` and `checkpoint` flag and the bounded
- * plain-text `snippet`. Unknown keys are dropped.
+ * matching message's `seq`, `role` and `checkpoint` flag, the bounded
+ * plain-text `snippet` and the `ranges` of the query in it (UTF-16
+ * `[start, end)`), so a client marks the match up without matching text
+ * itself. Unknown keys are dropped.
  */
 const contentHitSchema = candidateSchema.extend({
   seq: z.number().int().nonnegative(),
   role: z.enum(['user', 'assistant']),
   checkpoint: z.boolean(),
   snippet: z.string(),
+  ranges: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])),
 });
 
 /** `sessionReferenceResolver/search`: content discovery, strict on the same fields as `candidates`. */

@@ -98,15 +98,15 @@ async function readTitles(
   );
 }
 
-/** One folded surface event in the core's host-neutral shape. */
+/** One folded surface event in the core's host-neutral shape, with its raw-log seq (what a content hit reports). */
 export function toSurfaceMessage(event: SurfaceEvent): SurfaceMessage {
   switch (event.type) {
     case 'user/message':
-      return { role: 'user', origin: originOf(event.data.source), content: event.data.content };
+      return { role: 'user', origin: originOf(event.data.source), content: event.data.content, seq: event.seq };
     case 'assistant/message':
-      return { role: 'assistant', origin: 'other', content: event.data.message.content };
+      return { role: 'assistant', origin: 'other', content: event.data.message.content, seq: event.seq };
     default:
-      return { role: 'tool', origin: 'other', content: event.data.message.content };
+      return { role: 'tool', origin: 'other', content: event.data.message.content, seq: event.seq };
   }
 }
 

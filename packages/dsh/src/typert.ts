@@ -68,13 +68,13 @@ const service: TypertServiceModel = {
       name: 'searchContent',
       signature:
         'searchContent(agent: Agent | undefined, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceContentHit[]>',
-      summary: 'Sessions whose carried conversation (user, assistant and checkpoint text of the current surface) contains the query as a literal phrase.',
+      summary: 'Sessions whose carried conversation (user, assistant and checkpoint text of the current surface) contains the query, from sessref\'s own index.',
     },
     {
       kind: 'method',
-      name: 'primeContentSearch',
-      signature: 'primeContentSearch(signal?: AbortSignal): Promise<ContentSearchPriming>',
-      summary: 'Opens and catches up the search index and checks every session once, so later content queries read only the index.',
+      name: 'refreshContentIndex',
+      signature: 'refreshContentIndex(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport>',
+      summary: 'Brings the content index up to date now, re-reading only the sessions whose stamp changed (every search does so first).',
     },
     {
       kind: 'method',
@@ -92,10 +92,6 @@ const service: TypertServiceModel = {
   ],
   types: [
     {
-      name: 'ContentSearchPriming',
-      declaration: 'export interface ContentSearchPriming {\n    sessions: number;\n    read: number;\n    skipped: number;\n}',
-    },
-    {
       name: 'PreparedReferencedMessage',
       declaration: 'export interface PreparedReferencedMessage {\n    content: ContentBlock[];\n    additionalContext?: UserMessage;\n}',
     },
@@ -107,7 +103,20 @@ const service: TypertServiceModel = {
     {
       name: 'SessionReferenceContentHit',
       declaration:
-        "export interface SessionReferenceContentHit extends SessionReferenceMentionCandidate {\n    seq: number;\n    role: 'user' | 'assistant';\n    checkpoint: boolean;\n    snippet: string;\n}",
+        "export interface SessionReferenceContentHit extends SessionReferenceMentionCandidate {\n    seq: number;\n    role: 'user' | 'assistant';\n    checkpoint: boolean;\n    snippet: string;\n    ranges: TextRange[];\n}",
+    },
+    {
+      name: 'RefreshProgress',
+      declaration: 'export interface RefreshProgress {\n    indexed: number;\n    total: number;\n    elapsedMs: number;\n    remainingMs: number | undefined;\n}',
+    },
+    {
+      name: 'RefreshReport',
+      declaration:
+        'export interface RefreshReport {\n    sessions: number;\n    indexed: number;\n    removed: number;\n    skipped: { source: string; sessionId: string; reason: unknown }[];\n    failedSources: { source: string; reason: unknown }[];\n}',
+    },
+    {
+      name: 'TextRange',
+      declaration: 'export type TextRange = readonly [start: number, end: number];',
     },
     {
       name: 'SessionReferenceInput',

@@ -1,9 +1,10 @@
 /**
- * Content discovery (`contentSearch`) on the real host with dsh's own
- * full-text backend, `SqliteSessionQueryEngine` (SQLite FTS5), over roots the
- * real JSONL persistence wrote: what a snapshot would carry is found, nothing
- * else is; `candidates` appends content matches only when the key is on;
- * a host with search off answers with a coded error.
+ * Content discovery (`contentSearch`) on the real host, over roots the real
+ * JSONL persistence wrote, through sessref's own index (no dsh search
+ * backend needed; where one is mounted, it only shows that the words are in
+ * the logs): what a snapshot would carry is found, nothing else is;
+ * `candidates` appends content matches only when the key is on, and keeps
+ * its title matches whatever content search does.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,9 +13,9 @@ import yaml from 'js-yaml';
 import { describe, expect, it, vi } from 'vitest';
 import { SessionId, type SessionEvent } from '@deepseek-ai/dsh-session';
 import type { ContentBlock } from '@deepseek-ai/dsh-llm';
-import { findPhrase, normalizeContentQuery, MAX_SNIPPET_LENGTH, type SessionReferenceContentHit } from '@sessref/core';
-import SessionReferenceResolver, { formatSessionReferenceMention, sessionQueryStorage, type Config } from '@sessref/dsh';
-import { ContentSearch } from '../src/search';
+import { findPhrase, MAX_SNIPPET_LENGTH, type SessionReferenceContentHit } from '@sessref/core';
+import SessionReferenceResolver, { formatSessionReferenceMention, type Config } from '@sessref/dsh';
+import SessionTitleIndex from '@sessref/dsh/title-index';
 import {
   appendAssistant,
   appendExchange,
@@ -93,8 +94,11 @@ async function writeCorpus(root: string): Promise<Host> {
   return writer;
 }
 
-/** A fresh host over the root (nothing live), the sqlite backend as ctx.sessionQuery, our plugin, and a target agent. */
-async function searcher(root: string, config: Config = ON, search: HostOptions['search'] | null = SEARCH) {
+/**
+ * A fresh host over the root (nothing live), our plugin, and a target agent;
+ * `ctx.sessionQuery` without search unless `search` mounts dsh's backend.
+ */
+async function searcher(root: string, config: Config = ON, search: HostOptions['search'] | null = null) {
   const host = await scratch.host({ root, ...(search === null ? {} : { search }) });
   const resolver = await loadOurs(host, config);
   const agent = makeAgent(host, createSession(host, { id: 'target', cwd: '/proj', createdAt: 100 }));
@@ -121,7 +125,8 @@ describe('what a content search finds', () => {
     expect(user).toMatchObject({ sessionId: 'user-text', label: 'Crossings', cwd: '/proj', createdAt: 1, role: 'user', checkpoint: false });
     expect(user!.mention).toBe(formatSessionReferenceMention({ sessionId: 'user-text', label: 'Crossings' }));
     expect(user!.snippet).toBe('Please look at the zebracrossing module.');
-    expect(Object.keys(user!)).toEqual(['mention', 'sessionId', 'label', 'cwd', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet']);
+    expect(user!.ranges.map(([start, end]) => user!.snippet.slice(start, end))).toEqual(['zebracrossing']);
+    expect(Object.keys(user!)).toEqual(['mention', 'sessionId', 'label', 'cwd', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet', 'ranges']);
 
     const [assistant] = await resolver.searchContent(agent, 'QUOKKAFACTOR');
     expect(assistant).toMatchObject({ sessionId: 'assistant-text', label: 'assistant-text', role: 'assistant', checkpoint: false });
@@ -148,8 +153,8 @@ describe('what a content search finds', () => {
   ])('never finds %s', async (_what, word) => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
-    const { host, resolver, agent } = await searcher(root);
-    // The backend itself does find the word somewhere in the logs: the filters and the verification leave it out.
+    const { host, resolver, agent } = await searcher(root, ON, SEARCH);
+    // dsh's backend does find the word somewhere in the logs: the index never held it.
     const anywhere = await host.sessionQuery.searchSessions({ query: word });
     if (word !== 'reasonmarker') expect(anywhere.items.length).toBeGreaterThan(0);
     expect(await resolver.searchContent(agent, word)).toEqual([]);
@@ -158,22 +163,22 @@ describe('what a content search finds', () => {
   it('finds a referenced session by its own text, never the session that holds its snapshot', async () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
-    const { host, resolver, agent } = await searcher(root);
+    const { host, resolver, agent } = await searcher(root, ON, SEARCH);
     // The citing session's log holds the snapshot with the word, on its current surface.
     const inCiting = await host.sessionQuery.searchEvents({ sessionId: SessionId('citing'), query: 'snapmarker' });
     expect(inCiting.items.map((item) => item.surface)).toContain('current');
     expect(ids(await resolver.searchContent(agent, 'snapmarker'))).toEqual(['snap-source']);
   });
 
-  it('falls back from a best match a snapshot would not carry to the message that has the phrase', async () => {
+  it('names the message a snapshot carries, never injected context that repeats the phrase', async () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
-    const { host, resolver, agent } = await searcher(root);
+    const { host, resolver, agent } = await searcher(root, ON, SEARCH);
     const page = await host.sessionQuery.searchSessions({ query: 'bothmarker' });
     const best = page.items[0]!.bestMatch;
     const [hit] = await resolver.searchContent(agent, 'bothmarker');
     expect(hit).toMatchObject({ sessionId: 'injected', role: 'user', snippet: 'I said bothmarker once.' });
-    // The backend ranked the injected message (three matches) first; the hit names the user's message.
+    // dsh's backend ranks the injected message (three matches) first; the hit names the user's message.
     expect(hit!.seq).not.toBe(best.seq);
   });
 
@@ -193,7 +198,7 @@ describe('what a content search finds', () => {
       appendExchange(session, { user: text, assistant: 'ok' });
       await writer.flush(session);
     }
-    const host = await scratch.host({ root, search: SEARCH });
+    const host = await scratch.host({ root });
     const resolver = await loadOurs(host, ON);
     const s1 = await host.sessionQuery.readTitleSnapshot(SessionId('s1'));
     const agent = makeAgent(host, createSession(host, { id: 'viewer', createdAt: 50, ...(s1.session.cwd ? { cwd: s1.session.cwd } : {}) }));
@@ -228,7 +233,8 @@ describe('query handling', () => {
     const { resolver, agent } = await searcher(root);
     expect(ids(await resolver.searchContent(agent, 'alpha OR beta'))).toEqual(['q1']);
     expect(ids(await resolver.searchContent(agent, '"alpha" OR "beta"'))).toEqual(['q1']);
-    expect(ids(await resolver.searchContent(agent, 'deploy*'))).toEqual(['q3']);
+    // The word being typed: "deploy" whole first, then as the start of "deployment" (dsh's backend found whole words only).
+    expect(ids(await resolver.searchContent(agent, 'deploy*'))).toEqual(['q3', 'q2']);
     expect(ids(await resolver.searchContent(agent, 'NEAR(alpha beta)'))).toEqual([]);
     expect(await resolver.searchContent(agent, '***')).toEqual([]);
     expect(await resolver.searchContent(agent, '   ')).toEqual([]);
@@ -236,7 +242,7 @@ describe('query handling', () => {
     await expectReferenceError(resolver.searchContent(agent, 'x'.repeat(257)), 'SESSION_REFERENCE_INVALID_QUERY');
   });
 
-  it('answers any query with hits whose carried text has the phrase, or a coded refusal (property)', async () => {
+  it('answers any query with hits whose carried message holds the snippet and its ranges, or a coded refusal (property)', async () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
     const { host, resolver, agent } = await searcher(root);
@@ -255,13 +261,15 @@ describe('query handling', () => {
           expect(text.includes('\0')).toBe(true);
           return;
         }
-        const phrase = normalizeContentQuery(text);
         for (const hit of hits) {
           expect([...hit.snippet].length).toBeLessThanOrEqual(MAX_SNIPPET_LENGTH);
           expect(hit.snippet).not.toMatch(/[\p{Cc}\n]/u);
+          expect(hit.ranges.length).toBeGreaterThan(0);
+          for (const [start, end] of hit.ranges) expect(0 <= start && start < end && end <= hit.snippet.length).toBe(true);
           const surface = await host.sessionQuery.readSurface(SessionId(hit.sessionId));
           const event = surface.events.find((candidate) => candidate.seq === hit.seq)!;
-          expect(findPhrase(textOf({ content: contentOf(event) }), phrase).length).toBeGreaterThan(0);
+          expect(event.type === 'user/message' || event.type === 'assistant/message').toBe(true);
+          expect(textOf({ content: contentOf(event) }).replace(/\s+/gu, ' ')).toContain(hit.snippet.replace(/^…|…$/gu, ''));
         }
       }),
       { numRuns: 40 },
@@ -278,13 +286,13 @@ describe('cancellation', () => {
     aborted.abort(new Error('closed'));
     await expectReferenceError(resolver.searchContent(agent, 'zebracrossing', undefined, aborted.signal), 'SESSION_REFERENCE_CANCELLED');
 
-    // The backend observes the signal itself.
+    // The search observes the signal while the index is brought up to date.
     const controller = new AbortController();
     const pending = resolver.searchContent(agent, 'zebracrossing', undefined, controller.signal);
     controller.abort(new Error('next keystroke'));
     await expectReferenceError(pending, 'SESSION_REFERENCE_CANCELLED');
 
-    // A verification read that hangs and ignores the signal: the search settles as cancelled at once.
+    // A read that hangs and ignores the signal: the search settles as cancelled at once.
     const stalled = stall(host.sessionQuery, 'readSurface');
     const reading = new AbortController();
     const verifying = resolver.searchContent(agent, 'quokkafactor', undefined, reading.signal);
@@ -292,7 +300,7 @@ describe('cancellation', () => {
     reading.abort(new Error('next keystroke'));
     await expectReferenceError(verifying, 'SESSION_REFERENCE_CANCELLED');
     stalled.restore();
-    // Nothing was left half-done: the next search verifies and answers.
+    // The hanging refresh was stopped with its last waiter: the next search reads again and answers.
     expect(ids(await resolver.searchContent(agent, 'quokkafactor'))).toEqual(['assistant-text']);
   });
 });
@@ -308,137 +316,65 @@ function countReads(host: Host): { readonly count: number; restore(): void } {
   };
 }
 
-const MARKERS = ['zebracrossing', 'quokkafactor', 'narwhalplan', 'snapmarker', 'bothmarker', 'walrusmarker', 'injectmarker', 'tooloutputmarker', 'shadowmarker'];
-
-describe('priming a long-lived host', () => {
-  it('checks every session once, after which searches read only the index and answer as before', async () => {
-    const root = await scratch.tempRoot();
-    await writeCorpus(root);
-    const cold = await searcher(root);
-    const expected = await Promise.all(MARKERS.map((word) => cold.resolver.searchContent(cold.agent, word)));
-
-    const { host, resolver, agent } = await searcher(root);
-    const sessions = (await host.sessionQuery.listSessions()).length;
-    expect(await resolver.primeContentSearch()).toEqual({ sessions, read: sessions, skipped: 0 });
-    const reads = countReads(host);
-    const answers = await Promise.all(MARKERS.map((word) => resolver.searchContent(agent, word)));
-    expect(answers).toEqual(expected);
-    // Best matches a snapshot does not carry (injected context, a held snapshot) or carries only in part
-    // (an assistant message with tool calls) are settled from the facts and the index: no log is read.
-    expect(reads.count).toBe(0);
-    reads.restore();
-    // Nothing changed: a second priming reads nothing.
-    expect(await resolver.primeContentSearch()).toEqual({ sessions, read: 0, skipped: 0 });
-  });
-
-  it('finds the same messages primed as a host that reads every hit (property)', async () => {
-    const root = await scratch.tempRoot();
-    await writeCorpus(root);
-    const primed = await searcher(root);
-    await primed.resolver.primeContentSearch();
-    const words = [...MARKERS, 'the', 'said', 'once', 'is', 'fine', 'plan', 'module', 'argumentmarker', 'reasonmarker'];
-    const located = (hits: readonly SessionReferenceContentHit[]) => hits.map(({ sessionId, seq, role, checkpoint }) => ({ sessionId, seq, role, checkpoint }));
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 2 }), async (parts) => {
-        const query = parts.join(' ');
-        const cold = await searcher(root);
-        expect(located(await primed.resolver.searchContent(primed.agent, query))).toEqual(located(await cold.resolver.searchContent(cold.agent, query)));
-      }),
-      { numRuns: 25 },
-    );
-  });
-
-  it('joins a running priming, and still finds text appended after it', async () => {
+describe('the index follows the root', () => {
+  it('with the title index mounted, reads only the sessions whose log changed since the last search', async () => {
     const root = await scratch.tempRoot();
     const writer = await writeCorpus(root);
-    const { resolver, agent } = await searcher(root);
-    const first = resolver.primeContentSearch();
-    expect(resolver.primeContentSearch()).toBe(first);
-    await first;
+    const { host, resolver, agent } = await searcher(root);
+    await host.ctx.plugin(SessionTitleIndex, { root, persist: false, watch: false });
+    const sessions = (await host.sessionQuery.listSessions()).length;
+    let reads = countReads(host);
+    expect(ids(await resolver.searchContent(agent, 'zebracrossing'))).toEqual(['user-text']);
+    expect(reads.count).toBe(sessions);
+    reads.restore();
+    reads = countReads(host);
+    expect(ids(await resolver.searchContent(agent, 'quokkafactor'))).toEqual(['assistant-text']);
+    expect(reads.count).toBe(0);
+    reads.restore();
     const session = writer.sessions.get(SessionId('user-text'))!;
     appendExchange(session, { user: 'A latecomerword arrives.', assistant: 'Seen.' });
     await writer.flush(session);
-    expect(await resolver.searchContent(agent, 'latecomerword')).toEqual([expect.objectContaining({ sessionId: 'user-text', snippet: 'A latecomerword arrives.' })]);
+    reads = countReads(host);
+    expect(ids(await resolver.searchContent(agent, 'latecomerword'))).toEqual(['user-text']);
+    expect(reads.count).toBe(1);
+    reads.restore();
   });
 
-  it('skips a session it cannot read, stops when cancelled, and refuses when search is off', async () => {
+  it('skips a session it cannot read, and finds it once it can be read again', async () => {
+    const root = await scratch.tempRoot();
+    await writeCorpus(root);
+    const { host, resolver, agent } = await searcher(root);
+    const read = host.sessionQuery.readSurface.bind(host.sessionQuery);
+    const failing = vi.spyOn(host.sessionQuery, 'readSurface').mockImplementation((id) => (id === 'mixed' ? Promise.reject(new Error('torn log')) : read(id)));
+    expect(await resolver.searchContent(agent, 'walrusmarker')).toEqual([]);
+    expect(ids(await resolver.searchContent(agent, 'zebracrossing'))).toEqual(['user-text']);
+    failing.mockRestore();
+    // Without the title index's stamps every search reads every session again.
+    expect(ids(await resolver.searchContent(agent, 'walrusmarker'))).toEqual(['mixed']);
+  });
+
+  it('refreshes on demand, reporting what it read, and refuses when search is off', async () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
     const { host, resolver } = await searcher(root);
-    const read = host.sessionQuery.readSurface.bind(host.sessionQuery);
-    const failing = vi.spyOn(host.sessionQuery, 'readSurface').mockImplementation((id) => (id === 'mixed' ? Promise.reject(new Error('disk error')) : read(id)));
     const sessions = (await host.sessionQuery.listSessions()).length;
-    expect(await resolver.primeContentSearch()).toEqual({ sessions, read: sessions - 1, skipped: 1 });
-    failing.mockRestore();
-
-    const again = await searcher(root);
-    const aborted = new AbortController();
-    aborted.abort(new Error('host stopping'));
-    await expectReferenceError(again.resolver.primeContentSearch(aborted.signal), 'SESSION_REFERENCE_CANCELLED');
-    const stalled = stall(again.host.sessionQuery, 'readSurface');
-    const stopping = new AbortController();
-    const priming = again.resolver.primeContentSearch(stopping.signal);
-    await stalled.called;
-    stopping.abort(new Error('host stopping'));
-    await expectReferenceError(priming, 'SESSION_REFERENCE_CANCELLED');
-    stalled.restore();
-
-    await expectReferenceError((await searcher(root, {})).resolver.primeContentSearch(), 'SESSION_REFERENCE_SEARCH_DISABLED');
-    await expectReferenceError((await searcher(root, ON, { path: ':memory:', openAt: 'never' })).resolver.primeContentSearch(), 'SESSION_REFERENCE_SEARCH_DISABLED');
-  });
-});
-
-describe('what content search remembers is bounded', () => {
-  it('primes only what fits, forgets the least recently used sessions beyond the bounds, and answers the same either way', async () => {
-    const root = await scratch.tempRoot();
-    await writeCorpus(root);
-    const { host, agent } = await searcher(root);
-    const storage = sessionQueryStorage(() => host.sessionQuery);
-    const bounded = new ContentSearch(() => host.sessionQuery, storage, { sessions: 2, text: 1_000 });
-    const sessions = (await host.sessionQuery.listSessions()).length;
-    expect(await bounded.prime()).toEqual({ sessions, read: 2, skipped: 0 });
-
-    const unbounded = new ContentSearch(() => host.sessionQuery, storage);
-    await unbounded.prime();
-    for (const word of MARKERS) {
-      const request = { query: word, limit: 5, exclude: agent.id };
-      expect(await bounded.search(request)).toEqual(await unbounded.search(request));
-    }
-    // The two sessions remembered last are known: asking again reads nothing.
-    const reads = countReads(host);
-    await bounded.search({ query: 'walrusmarker', limit: 5 });
-    await bounded.search({ query: 'bothmarker', limit: 5 });
-    expect(reads.count).toBe(0);
-    reads.restore();
-  });
-
-  it('keeps no session whose kept text alone exceeds the text bound: its hits are read each time', async () => {
-    const root = await scratch.tempRoot();
-    await writeCorpus(root);
-    const { host } = await searcher(root);
-    // "mixed" keeps its assistant text (the message has a tool call): 25 code units.
-    const bounded = new ContentSearch(() => host.sessionQuery, sessionQueryStorage(() => host.sessionQuery), { sessions: 100, text: 10 });
-    const reads = countReads(host);
-    for (let round = 1; round <= 2; round += 1) {
-      expect(ids(await bounded.search({ query: 'walrusmarker', limit: 5 }))).toEqual(['mixed']);
-      expect(reads.count).toBe(round);
-    }
-    reads.restore();
+    const progress: number[] = [];
+    const report = await resolver.refreshContentIndex(undefined, ({ indexed }) => progress.push(indexed));
+    expect(report).toMatchObject({ sessions, indexed: sessions, removed: 0, skipped: [], failedSources: [] });
+    expect(progress.at(-1)).toBe(sessions);
+    await expectReferenceError((await searcher(root, {})).resolver.refreshContentIndex(), 'SESSION_REFERENCE_SEARCH_DISABLED');
   });
 });
 
 describe('search turned off', () => {
-  it('answers SESSION_REFERENCE_SEARCH_DISABLED when the host disables search, and candidates keep their title matches', async () => {
+  it('needs no search on the host: both ways a dsh host turns its own off still find content', async () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
-    // Both ways a dsh host turns search off: a backend that refuses (dsh web's `openAt: never`), and one without search at all.
+    // dsh web's `openAt: never`, and a backend without search at all (dsh's backend refused both).
     for (const search of [{ path: ':memory:', openAt: 'never' } as const, null]) {
       const { resolver, agent } = await searcher(root, ON, search);
-      const error = await expectReferenceError(resolver.searchContent(agent, 'zebracrossing'), 'SESSION_REFERENCE_SEARCH_DISABLED');
-      expect((error.cause as { code?: string }).code).toBe('SESSION_QUERY_SEARCH_DISABLED');
-      expect(error.message).toContain('disabled on this host');
-      expect(ids(await resolver.remoteExportCandidates(agent, 'cross', signal()))).toEqual(['user-text']);
-      await expectReferenceError(resolver.remoteExportSearch(agent, 'zebracrossing', signal()), 'SESSION_REFERENCE_SEARCH_DISABLED');
+      expect(ids(await resolver.remoteExportSearch(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
+      expect(ids(await resolver.remoteExportCandidates(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
     }
   });
 
@@ -451,7 +387,7 @@ describe('search turned off', () => {
     const error = await expectReferenceError(resolver.searchContent(agent, 'zebracrossing'), 'SESSION_REFERENCE_SEARCH_DISABLED');
     expect(error.message).toContain('contentSearch: true');
 
-    const official = await scratch.host({ root, search: SEARCH });
+    const official = await scratch.host({ root });
     const oracle = await loadOracle(official);
     const officialAgent = makeAgent(official, createSession(official, { id: 'target', cwd: '/proj', createdAt: 100 }));
     for (const query of ['', 'zebracrossing', 'snap', 'proj']) {
@@ -498,6 +434,27 @@ describe('candidates with contentSearch on', () => {
     expect(ids(await resolver.remoteExportCandidates(agent, '', signal()))).toEqual(ids(await resolver.listCandidates(agent, '')));
   });
 
+  it('keeps the title matches when content search fails: a torn log never makes candidates reject (#25)', async () => {
+    const root = await scratch.tempRoot();
+    await writeCorpus(root);
+    const { host, resolver, agent } = await searcher(root);
+    const titles = ids(await resolver.remoteExportCandidates(agent, 'cross', signal()));
+    expect(titles).toEqual(['user-text']);
+    // A log that tears under the content search: its session is skipped, the rest answer.
+    const read = host.sessionQuery.readSurface.bind(host.sessionQuery);
+    const torn = vi.spyOn(host.sessionQuery, 'readSurface').mockImplementation((id) => (id === 'user-text' ? Promise.reject(new Error('torn log')) : read(id)));
+    expect(ids(await resolver.remoteExportCandidates(agent, 'cross', signal()))).toEqual(titles);
+    torn.mockRestore();
+    // Any other failure of the content search: the title matches alone.
+    const broken = vi.spyOn(resolver, 'searchContent').mockRejectedValue(new Error('disk error'));
+    expect(ids(await resolver.remoteExportCandidates(agent, 'cross', signal()))).toEqual(titles);
+    broken.mockRestore();
+    // Cancellation is still the caller's own.
+    const aborted = new AbortController();
+    aborted.abort(new Error('closed'));
+    await expect(resolver.remoteExportCandidates(agent, 'cross', aborted.signal)).rejects.toBeDefined();
+  });
+
   it('never exceeds the candidate limit', async () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
@@ -508,7 +465,7 @@ describe('candidates with contentSearch on', () => {
   });
 });
 
-describe('the dsh bundle patch and the content-search overlay', () => {
+describe('the dsh bundle patch', () => {
   type Row = { id?: string; name?: string; disabled?: boolean; config?: Record<string, unknown>; insert?: Row[] };
   const PACKAGE = join(import.meta.dirname, '..');
   /** Parse a patch file, reading `!!js dshHomePath('x')` as `<home>/x`. */
@@ -526,31 +483,22 @@ describe('the dsh bundle patch and the content-search overlay', () => {
     return parsed.flatMap((row) => (row.insert ? row.insert : [row]));
   }
 
-  it('ships the bundle patch with search as dsh configures it (off), and the resolver with the official defaults', async () => {
+  it('ships the bundle patch with content search on over dsh\'s own row (its search off), off with one key', async () => {
     const home = await scratch.tempRoot();
     const bundle = rows('cordis.patch.yml', home);
     expect(bundle.find((row) => row.id === 'session-query-sqlite')).toBeUndefined();
     const resolverRow = bundle.find((row) => row.name === '@sessref/dsh')!;
-    expect(resolverRow.config?.contentSearch).toBeUndefined();
-    // dsh web's own row: an in-memory index that never opens. Under it the plugin adds nothing and refuses search.
+    expect(resolverRow.config).toEqual({ contentSearch: true });
+    expect(bundle.find((row) => row.name === '@sessref/dsh/title-index')?.config).toEqual({ root: join(home, 'sessions') });
+    // dsh web's own row: an in-memory dsh index that never opens. sessref's index answers all the same.
     const root = await scratch.tempRoot();
     await writeCorpus(root);
-    const { resolver, agent } = await searcher(root, resolverRow.config ?? {}, { path: ':memory:', openAt: 'never' });
-    expect(ids(await resolver.remoteExportCandidates(agent, 'zebracrossing', signal()))).toEqual([]);
-    await expectReferenceError(resolver.remoteExportSearch(agent, 'zebracrossing', signal()), 'SESSION_REFERENCE_SEARCH_DISABLED');
-  });
-
-  it('turns search on with the overlay: a derived index under the dsh home, opened at the first search, and the key on', async () => {
-    const home = await scratch.tempRoot();
-    const overlay = rows('content-search.patch.yml', home);
-    const query = overlay.find((row) => row.id === 'session-query-sqlite')!;
-    expect(query.config).toEqual({ path: join(home, 'session-query', 'index.sqlite'), openAt: 'first-search' });
-    const ours = overlay.find((row) => row.id === 'sessref-session-reference')!;
-    expect(ours.config).toEqual({ contentSearch: true });
-    const root = await scratch.tempRoot();
-    await writeCorpus(root);
-    const { resolver, agent } = await searcher(root, ours.config, query.config as unknown as HostOptions['search']);
+    const { resolver, agent } = await searcher(root, resolverRow.config, { path: ':memory:', openAt: 'never' });
     expect(ids(await resolver.remoteExportCandidates(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
-    expect(readFileSync(join(home, 'session-query', 'index.sqlite')).length).toBeGreaterThan(0);
+    expect(ids(await resolver.remoteExportSearch(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
+    // The documented line that turns it off: the official plugin's candidates again.
+    const off = await searcher(root, { ...resolverRow.config, contentSearch: false });
+    expect(await off.resolver.remoteExportCandidates(off.agent, 'zebracrossing', signal())).toEqual([]);
+    expect(readFileSync(join(PACKAGE, 'cordis.patch.yml'), 'utf8')).toContain('      contentSearch: false\n');
   });
 });

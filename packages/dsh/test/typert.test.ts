@@ -219,8 +219,8 @@ describe('the ./typert and ./remote descriptors', () => {
       result: { mode: 'strict', typeSymbol: `${OURS}#${SEARCH_ENDPOINT}:result` },
     });
     const item = (plain(search, OURS) as { result: { schema: { items: { required: string[]; properties: Record<string, unknown> } } } }).result.schema.items;
-    expect(Object.keys(item.properties)).toEqual(['mention', 'sessionId', 'label', 'cwd', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet']);
-    expect(item.required).toEqual(['mention', 'sessionId', 'label', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet']);
+    expect(Object.keys(item.properties)).toEqual(['mention', 'sessionId', 'label', 'cwd', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet', 'ranges']);
+    expect(item.required).toEqual(['mention', 'sessionId', 'label', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet', 'ranges']);
     const implementation = search.implementation as string;
     expect(typeof (SessionReferenceResolver.prototype as unknown as Record<string, unknown>)[implementation]).toBe('function');
   });
@@ -415,8 +415,9 @@ describe('sessionReferenceResolver/search served strictly', () => {
     expect(await served.rpc(SEARCH_ENDPOINT, args)).toMatchObject({ ok: false });
   });
 
-  it('passes a coded refusal of the resolver through: search disabled on the host', async () => {
-    const served = await serve(OURS, { config: { contentSearch: true } });
+  it('passes a coded refusal of the resolver through: content search off', async () => {
+    // (A host without dsh's search backend no longer refuses: sessref's index needs none.)
+    const served = await serve(OURS, { config: {} });
     const error = await served.host.ctx.typertGateway.invoke({ ...SEARCH_REQUEST, args: { agentId: 'target', query: 'x' } }).then(
       () => expect.fail('expected a refusal'),
       (thrown: unknown) => thrown as Error & { code?: string; cause?: unknown },

@@ -1,16 +1,19 @@
-import { boundSnippet, findPhrase, snippetAround } from '@sessref/core';
+import { plainExcerpt, type PlainExcerpt, type SessionReferenceContentHit } from '@sessref/core';
+import type { RefreshProgress } from '@sessref/dsh';
 import type { Engine } from '../engine/engine.js';
 import { usageError } from '../errors.js';
-import { formatAge, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
+import { formatAge, progress, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
 
 /**
  * `sessref search QUERY [--target ID] [--limit N] [--json]`: sessions whose
  * conversation (user, assistant and checkpoint text of the current surface,
- * what a reference carries) contains QUERY as a literal phrase, by relevance,
- * each with its label, the matching message and a snippet.
+ * what a reference carries) contains QUERY, best first, each with its label,
+ * the matching message and a snippet. A long first build of the index shows
+ * its progress on stderr when that is a terminal.
  */
 export async function searchCommand(engine: Engine, io: Io, options: { query: string; target: string | undefined; limit: number | undefined; json: boolean }): Promise<void> {
   if (options.query.trim() === '') throw usageError('search needs a QUERY with some text');
+  await refreshShowingProgress(engine, io);
   const hits = await engine.search(options.query, {
     ...(options.target === undefined ? {} : { target: options.target }),
     ...(options.limit === undefined ? {} : { limit: options.limit }),
@@ -22,29 +25,52 @@ export async function searchCommand(engine: Engine, io: Io, options: { query: st
     io.stdout,
     table([
       ['SESSION', 'LABEL', 'MESSAGE', 'AGE', 'SNIPPET'].map(style.bold),
-      ...hits.map((hit) => [
-        hit.sessionId,
-        hit.label,
-        `#${hit.seq} ${hit.checkpoint ? 'checkpoint' : hit.role}`,
-        formatAge(hit.createdAt),
-        emphasize(shorten(hit.snippet, options.query), options.query, style.cyan),
-      ]),
+      ...hits.map((hit) => [hit.sessionId, hit.label, `#${hit.seq} ${hit.checkpoint ? 'checkpoint' : hit.role}`, formatAge(hit.createdAt), emphasize(shorten(hit), style.cyan)]),
     ]),
   );
+}
+
+/** Bring the index up to date first, so a long build is seen as one: sessions indexed of those to read, and the time left. */
+async function refreshShowingProgress(engine: Engine, io: Io): Promise<void> {
+  const spinner = progress(io, 'indexing conversations');
+  try {
+    await engine.refreshSearchIndex((done) => spinner.update(progressLine(done)));
+  } finally {
+    spinner.stop();
+  }
+}
+
+function progressLine({ indexed, total, remainingMs }: RefreshProgress): string {
+  const left = remainingMs === undefined ? '' : `, about ${Math.ceil(remainingMs / 1000)} s left`;
+  return `indexing conversations: ${indexed} of ${total} sessions${left}`;
 }
 
 /** Table cells stay readable: the snippet cut to {@link TABLE_SNIPPET} characters around its first match. */
 const TABLE_SNIPPET = 100;
 
-function shorten(snippet: string, query: string): string {
-  const [range] = findPhrase(snippet, query);
-  return range === undefined ? boundSnippet(snippet, TABLE_SNIPPET) : snippetAround(snippet, range, TABLE_SNIPPET);
+/** The hit's snippet, cut (by code points, never inside one) to a window around its first range, the ranges moved along. */
+function shorten({ snippet, ranges }: SessionReferenceContentHit): PlainExcerpt {
+  const points = Array.from(snippet);
+  if (points.length <= TABLE_SNIPPET) return { snippet, ranges };
+  // UTF-16 offset where each code point starts, and the end.
+  const offsets = points.reduce((starts, point) => [...starts, starts.at(-1)! + point.length], [0]);
+  const [from, to] = ranges[0] ?? [0, 0];
+  const width = TABLE_SNIPPET - 2;
+  const first = offsets.findIndex((offset) => offset >= from);
+  const length = offsets.findIndex((offset) => offset >= to) - first;
+  const start = Math.max(0, Math.min(first - Math.floor((width - length) / 2), points.length - width));
+  const [begin, end] = [offsets[start]!, offsets[start + width]!];
+  const moved = ranges.map(([a, b]) => [a - begin, b - begin] as const);
+  return plainExcerpt(snippet.slice(begin, end), moved, { before: begin > 0, after: end < snippet.length }, TABLE_SNIPPET);
 }
 
-/** The snippet with the query's words in colour (only on a colour terminal). */
-function emphasize(snippet: string, query: string, colour: (text: string) => string): string {
-  const words = query.split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0);
-  if (words.length === 0 || colour('x') === 'x') return snippet;
-  const pattern = new RegExp(`(${words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`, 'giu');
-  return snippet.replace(pattern, (match) => colour(match));
+/** The snippet with each range in colour (only on a colour terminal). */
+function emphasize({ snippet, ranges }: PlainExcerpt, colour: (text: string) => string): string {
+  let marked = '';
+  let at = 0;
+  for (const [start, end] of ranges) {
+    marked += snippet.slice(at, start) + colour(snippet.slice(start, end));
+    at = end;
+  }
+  return marked + snippet.slice(at);
 }

@@ -65,16 +65,17 @@ export const COMMANDS: readonly Command[] = [
     description:
       'Sessions whose conversation contains QUERY, best match first: direct user text, assistant text and compaction checkpoints of the current surface ' +
       "(what a reference would carry), never tool output, reasoning, injected context or other sessions' snapshots. " +
-      'QUERY is one literal phrase of whole words, case and accents ignored; quotes, OR, NEAR and * are plain text. ' +
-      'Each match shows the session, its label, the matching message and a snippet. ' +
-      "Uses dsh's SQLite FTS5 backend; its derived index lives in the cache directory ($SESSREF_CACHE_DIR, else ~/.cache/sessref) " +
-      'and is built by the first search, then kept current.',
+      'QUERY is literal text, case and accents ignored: whole words match first, then the word being typed, then text inside a word; ' +
+      'Chinese, Japanese, Korean and emoji match as written; quotes, OR, NEAR and * are plain text. ' +
+      "Each match shows the session, its label, the matching message and a snippet; other agents' sessions are searched too. " +
+      "sessref's own index lives in the cache directory ($SESSREF_CACHE_DIR, else ~/.cache/sessref), " +
+      'is built by the first search (its progress on stderr when that is a terminal), then re-reads only what changed.',
     operands: [{ name: 'QUERY', needs: 'a QUERY' }],
     options: {
       target: { description: 'leave this session out' },
       limit: { description: 'keep the first N', default: String(DEFAULT_CANDIDATE_LIMIT) },
     },
-    json: "the plugin's content hits",
+    json: "the plugin's content hits, each with the query's ranges in its snippet",
     examples: ['sessref search "price fetch"', 'sessref search refund --limit 5 --json'],
     needs: 'engine',
     run: ({ operands, flags, io, engine }) => searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json }),

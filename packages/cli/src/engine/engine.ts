@@ -17,7 +17,7 @@ import {
   type SessionReferenceMentionCandidate,
   type TitleReadResult,
 } from '@sessref/core';
-import { OWN_SOURCE, preparedContextOf, type Config as ResolverConfig } from '@sessref/dsh';
+import { OWN_SOURCE, preparedContextOf, type Config as ResolverConfig, type RefreshProgress, type RefreshReport } from '@sessref/dsh';
 import { CheckedJsonlPersistence, bootHost, currentTurn, runDetachedPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
 import { SessionWriteError, appendTurn, writeNewSession } from './session-writes.js';
@@ -74,7 +74,7 @@ export interface EngineOptions {
   indexFile?: string;
   /** Keep the title index current from file-system events; for long-lived processes such as `serve`. */
   watchLogs?: boolean;
-  /** The derived full-text index file; defaults to the per-root file beside the title index. */
+  /** sessref's content index file; defaults to the per-root file beside the title index. */
   searchIndexFile?: string;
   /** How long `send` waits for another sessref process writing the same session; default {@link DEFAULT_LOCK_WAIT_MS}. */
   lockWaitMs?: number;
@@ -189,12 +189,21 @@ export class Engine {
 
   /**
    * Sessions whose conversation, as a reference would carry it, contains
-   * `query` (a literal phrase), by relevance, through the plugin's content
-   * search on dsh's SQLite FTS5 backend; the target's own session is left out.
+   * `query`, best first, through the plugin's content search on sessref's own
+   * index (the root's sessions and the other agents'); the target's own
+   * session is left out. Each hit carries the query's ranges in its snippet.
    */
   async search(query: string, options: { target?: string; limit?: number; signal?: AbortSignal } = {}): Promise<SessionReferenceContentHit[]> {
     const target = options.target === undefined ? undefined : await this.listedTarget(options.target);
     return this.ctx.sessionReferenceResolver.searchContentFor(target, query, options.limit, options.signal);
+  }
+
+  /**
+   * Bring the content index up to date (a search does so itself): the
+   * caller that wants to show a long first build's progress runs this first.
+   */
+  refreshSearchIndex(onProgress?: (progress: RefreshProgress) => void, signal?: AbortSignal): Promise<RefreshReport> {
+    return this.ctx.sessionReferenceResolver.refreshContentIndex(signal, onProgress);
   }
 
   /** A session's header and the projection a reference to it would carry. */

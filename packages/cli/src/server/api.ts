@@ -5,7 +5,7 @@ import { explainMissing, listSessions } from '../engine/listing.js';
 import { describeFailure } from '../errors.js';
 import { readJsonObject, stringField } from './http.js';
 import type { ApiPath, ApiRequestBody, ApiResponse, CandidatesResponse, ComposeRequest, MessagesResponse, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
-import { findPhrase, formatSessionReferenceMention } from '@sessref/core';
+import { formatSessionReferenceMention } from '@sessref/core';
 import { sessionsInUse } from '../engine/in-use.js';
 import { newSession } from './new-session.js';
 import { conversationView, previewView } from './view.js';
@@ -64,11 +64,21 @@ async function candidates({ engine, req, signal }: ApiRequest): Promise<Candidat
 /** Content hits the `@` menu shows under its title matches. */
 export const MENU_SEARCH_LIMIT = 8;
 
+/** Each engine's search in flight: the next keystroke's request stops it (its client may never close the connection). */
+const searching = new WeakMap<Engine, AbortController>();
+
 async function search({ engine, req, signal }: ApiRequest): Promise<SearchResponse> {
-  const { target, query } = await menuQuery(req);
-  const hits = await engine.search(query, { target, limit: MENU_SEARCH_LIMIT, signal });
-  // Where the phrase is in each snippet, so the client marks it up without matching text itself.
-  return { hits: hits.map((hit) => ({ ...hit, highlights: findPhrase(hit.snippet, query).map(([start, end]) => [start, end]) })) };
+  searching.get(engine)?.abort(new Error('a newer search arrived'));
+  const mine = new AbortController();
+  searching.set(engine, mine);
+  try {
+    const { target, query } = await menuQuery(req);
+    const hits = await engine.search(query, { target, limit: MENU_SEARCH_LIMIT, signal: AbortSignal.any([signal, mine.signal]) });
+    // The index says where the query is in each snippet, so the client marks it up without matching text itself.
+    return { hits: hits.map(({ ranges, ...hit }) => ({ ...hit, highlights: ranges.map(([start, end]): [number, number] => [start, end]) })) };
+  } finally {
+    if (searching.get(engine) === mine) searching.delete(engine);
+  }
 }
 
 async function compose(req: IncomingMessage): Promise<ComposeRequest> {

@@ -4,8 +4,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { phraseTokens } from '@sessref/core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SessionReferenceError, phraseTokens } from '@sessref/core';
 import { Engine } from '../../src/engine/engine.js';
 import type { ApiError, SearchResponse } from '../../src/server/protocol.js';
 import { MENU_SEARCH_LIMIT } from '../../src/server/api.js';
@@ -72,6 +72,42 @@ describe('POST /api/search', () => {
     expect(hits).toHaveLength(1);
     expect(hits[0]!.snippet).toBe('See <img src=x onerror=alert(1)> the lagmarker </mark> here');
     expect(hits[0]!.highlights.map(([start, end]) => hits[0]!.snippet.slice(start, end))).toEqual(['lagmarker']);
+  });
+
+  it('finds CJK substrings and emoji, with their spans', async () => {
+    const unspaced = await engine.create({ title: 'Unspaced', cwd: WEBAPP });
+    await engine.send(unspaced, '結果は安定しています 😀');
+    for (const query of ['結果', '😀']) {
+      const { hits } = json<SearchResponse>(await search({ target: TARGET, query }));
+      expect(hits.map((hit) => hit.sessionId)).toContain(unspaced);
+      const hit = hits.find((found) => found.sessionId === unspaced)!;
+      expect(hit.highlights.map(([start, end]) => hit.snippet.slice(start, end))).toEqual([query]);
+    }
+  });
+
+  it('stops the previous request\'s search when the next keystroke\'s arrives', async () => {
+    const real = engine.search.bind(engine);
+    let stopped: unknown;
+    const spy = vi.spyOn(engine, 'search').mockImplementationOnce(
+      (_query, options) =>
+        new Promise((_resolve, reject) =>
+          options?.signal?.addEventListener('abort', () => {
+            stopped = options.signal!.reason;
+            reject(new SessionReferenceError('content search was cancelled', 'SESSION_REFERENCE_CANCELLED'));
+          }),
+        ),
+    );
+    spy.mockImplementation(real);
+    const first = search({ target: TARGET, query: 'partition' });
+    await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1));
+    const second = await search({ target: TARGET, query: 'partition leader' });
+    expect(second.status).toBe(200);
+    expect(json<SearchResponse>(second).hits.map((hit) => hit.sessionId)).toEqual(['payments-incident']);
+    const superseded = await first;
+    expect(superseded.status).toBe(499);
+    expect(json<ApiError>(superseded).error.code).toBe('SESSION_REFERENCE_CANCELLED');
+    expect(String(stopped)).toContain('a newer search arrived');
+    spy.mockRestore();
   });
 
   it('refuses a NUL or an over-long query with 400 and the coded error, and a bad body like every route', async () => {

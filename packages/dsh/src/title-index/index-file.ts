@@ -39,11 +39,13 @@ export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.
 }
 
 /**
- * The per-root derived full-text index (dsh's SQLite FTS5 backend) a sessref
- * host keeps beside the title index, in the same cache directory.
+ * The per-root content index (sessref's own, `openSearchIndex` of
+ * `@sessref/sources`) kept beside the title index, in the same cache
+ * directory. Its name is not the one dsh's FTS5 backend used there
+ * (`search-<key>.sqlite`), so that file is never opened as this index.
  */
 export function defaultSearchIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(cacheDirectory(env), `search-${rootKey(root)}.sqlite`);
+  return join(cacheDirectory(env), `content-${rootKey(root)}.v1.sqlite`);
 }
 
 /** `$SESSREF_CACHE_DIR`, else `$XDG_CACHE_HOME/sessref`, else `~/.cache/sessref`. */

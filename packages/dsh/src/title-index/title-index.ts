@@ -4,7 +4,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
 import type { SessionReferenceCatalog } from '../catalog.js';
-import { defaultIndexFile, loadIndex, saveIndex, type IndexEntry } from './index-file.js';
+import { defaultIndexFile, defaultSearchIndexFile, loadIndex, saveIndex, type IndexEntry } from './index-file.js';
 import type { Compression } from '../jsonl-root/format.js';
 import { LogFileTracker } from '../jsonl-root/log-files.js';
 import { revisionToken } from '@sessref/sources';
@@ -16,8 +16,10 @@ export interface TitleIndexConfig {
   compression?: Compression;
   /** Where the index persists between processes; defaults to a per-root file in sessref's cache directory. */
   indexFile?: string;
-  /** Keep the index in memory only. */
+  /** Keep the index in memory only (and sessref's content index too, unless `searchIndexFile` is set). */
   persist?: boolean;
+  /** Where sessref's content index over the root persists (see the resolver's `contentSearch`); defaults to a per-root file in sessref's cache directory. */
+  searchIndexFile?: string;
   /**
    * Follow file-system events instead of re-statting every log per query:
    * for long-lived processes such as `dsh web`, where a query over 10,000
@@ -30,6 +32,7 @@ export const TitleIndexConfig: z<TitleIndexConfig> = z.object({
   root: z.string().required().description('The JSONL session root dsh persists to.'),
   compression: z.union(['zstd', 'none']).default('zstd').description("How dsh stores the root's logs (its compression setting)."),
   indexFile: z.string().description('Where the index persists; defaults to sessref\'s per-root cache file.'),
+  searchIndexFile: z.string().description('Where sessref\'s content index persists; defaults to sessref\'s per-root cache file.'),
   persist: z.boolean().default(true).description('Save the index between processes.'),
   watch: z.boolean().default(true).description('Follow file-system events (long-lived processes).'),
 });
@@ -53,6 +56,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   private entries: Map<string, IndexEntry> | undefined;
   private readonly logs: LogFileTracker;
   private readonly indexFile: string | undefined;
+  readonly searchIndexFile: string | undefined;
 
   constructor(
     ctx: Context,
@@ -60,6 +64,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   ) {
     super(ctx, 'sessionReferenceCatalog');
     this.indexFile = config.persist === false ? undefined : (config.indexFile ?? defaultIndexFile(config.root));
+    this.searchIndexFile = config.searchIndexFile ?? (config.persist === false ? undefined : defaultSearchIndexFile(config.root));
     this.logs = new LogFileTracker(config.root, config.compression ?? 'zstd', config.watch ?? true);
     ctx.effect(() => () => this.logs.close(), 'close the log watchers');
   }
@@ -79,6 +84,17 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
     const unindexed = sessionIds.filter((id) => live.has(id) || !entries.has(id));
     const read = new Map((await this.readFromHost(unindexed, signal)).map((result) => [result.sessionId, result]));
     return sessionIds.map((sessionId) => read.get(sessionId) ?? indexedTitle(sessionId, entries.get(sessionId)));
+  }
+
+  /**
+   * Each session's log revision, from the same walk (or file-system events)
+   * as the listing, no log opened; a live session's surface is this
+   * process's, ahead of its log, so its seq is part of its stamp.
+   */
+  async changeStamps(): Promise<Map<string, string>> {
+    const stamps = new Map([...(await this.logs.revisions())].map(([id, revision]) => [id, revisionToken(revision)]));
+    for (const session of this.ctx.sessions.list()) stamps.set(session.id, `${stamps.get(session.id) ?? 'unsaved'}@${session.seq}`);
+    return stamps;
   }
 
   /** Bring the index up to date with the files under the root; read only changed logs. */

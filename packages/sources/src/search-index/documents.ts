@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { projectMessage, type SurfaceMessage, type SurfaceSnapshot, type TextRange } from '@sessref/core';
+import { MAX_SNIPPET_LENGTH, projectMessage, type SurfaceMessage, type SurfaceSnapshot, type TextRange } from '@sessref/core';
 import { formTokens, isUnspaced, mappedForm, runsOf, searchForm } from './form.js';
 
 /** A message a snapshot carries, as the index keeps it. */
@@ -51,8 +51,7 @@ export function documentOf(surface: SurfaceSnapshot): SessionDocument {
 function carried(message: SurfaceMessage, index: number): CarriedMessage | undefined {
   const item = projectMessage(message);
   if (item === undefined) return undefined;
-  const seq = 'seq' in message && typeof message.seq === 'number' ? message.seq : undefined;
-  return { index, seq, role: item.role, checkpoint: item.checkpoint, text: item.text };
+  return { index, seq: message.seq, role: item.role, checkpoint: item.checkpoint, text: item.text };
 }
 
 type StoredMessage = [index: number, seq: number | null, kind: 0 | 1 | 2, text: string];
@@ -110,10 +109,12 @@ export interface Snippet {
   text: string;
   /** Where `text` starts in the projected text (subtract it from a range to place the range in `text`). */
   offset: number;
+  /** The length of the whole projected text: `text` is cut at its end when `offset + text.length` is less. */
+  messageLength: number;
 }
 
-/** Longest snippet, in UTF-16 code units. */
-const SNIPPET_LENGTH = 240;
+/** Longest snippet, in UTF-16 code units: room for a `…` at each cut side within a content hit's bound. */
+const SNIPPET_LENGTH = MAX_SNIPPET_LENGTH - 2;
 
 /** The excerpt of `text` around `range`, the match centred when the text is longer than a snippet; never splits a surrogate pair. */
 export function snippetAround(text: string, range: TextRange): Snippet {
@@ -122,7 +123,7 @@ export function snippetAround(text: string, range: TextRange): Snippet {
   let end = Math.min(text.length, Math.max(range[1], start + SNIPPET_LENGTH));
   if (start > 0 && isLowSurrogate(text, start)) start -= 1;
   if (isLowSurrogate(text, end)) end += 1;
-  return { text: text.slice(start, end), offset: start };
+  return { text: text.slice(start, end), offset: start, messageLength: text.length };
 }
 
 function isLowSurrogate(text: string, at: number): boolean {

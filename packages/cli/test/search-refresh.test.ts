@@ -1,8 +1,9 @@
 /**
- * The long-lived host `sessref serve` boots (`watchLogs`) gets content search
- * ready in the background: once its priming settles, a query it has never
- * seen reads no log; a one-shot host does not prime; stopping the host stops
- * a priming that is still running, and nothing is written to the root.
+ * sessref's content index in the hosts `sessref` boots: a long-lived one
+ * (`watchLogs`, as `sessref serve`) builds it in the background at boot, after
+ * which no query reads a log; a one-shot one builds it at its first search,
+ * and the next process over the same cache reads nothing; stopping the host
+ * stops a build that is still running, and nothing is written to the root.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -17,7 +18,7 @@ const SESSIONS = 30;
 let root: string;
 
 beforeAll(async () => {
-  root = join(await tempDir('sessref-priming-'), 'sessions');
+  root = join(await tempDir('sessref-refresh-'), 'sessions');
   const writer = await createHost({ root, invariants: false });
   try {
     for (let index = 0; index < SESSIONS; index += 1) {
@@ -44,23 +45,22 @@ function fingerprint(directory: string): Record<string, string> {
   return files;
 }
 
-async function host(watchLogs: boolean) {
-  const cache = await tempDir('sessref-priming-cache-');
+async function host(watchLogs: boolean, cache?: string) {
+  cache ??= await tempDir('sessref-refresh-cache-');
   const ctx = await bootHost({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'search.sqlite'), watchLogs });
   // The suite also loads the official plugin's typings, which claim the same service name: narrow to ours.
   const resolver: unknown = ctx.get('sessionReferenceResolver');
   if (!(resolver instanceof SessionReferenceResolver)) throw new Error('the host did not mount @sessref/dsh');
-  return { ctx, resolver, reads: vi.spyOn(ctx.get('sessionQuery')!, 'readSurface') };
+  return { ctx, resolver, cache, reads: vi.spyOn(ctx.get('sessionQuery')!, 'readSurface') };
 }
 
-describe('priming content search in a long-lived host', () => {
-  it('primes at boot, after which new queries read no log', async () => {
+describe('the content index in the hosts sessref boots', () => {
+  it('is built at boot in a long-lived host, after which new queries read no log', async () => {
     const before = fingerprint(root);
     const { ctx, resolver, reads } = await host(true);
     try {
-      // Joins the priming the host started at boot: every session was checked by it.
-      const joined = await resolver.primeContentSearch();
-      expect(joined).toEqual({ sessions: SESSIONS, read: SESSIONS, skipped: 0 });
+      // Joins (or follows) the refresh the host started at boot.
+      expect(await resolver.refreshContentIndex()).toMatchObject({ sessions: SESSIONS, skipped: [], failedSources: [] });
       reads.mockClear();
       for (const index of [3, 17, 29]) {
         const hits = await resolver.searchContent(undefined, `marker${index} plan`);
@@ -74,25 +74,30 @@ describe('priming content search in a long-lived host', () => {
     expect(fingerprint(root)).toEqual(before);
   });
 
-  it('does not prime a one-shot host', async () => {
-    const { ctx, resolver, reads } = await host(false);
+  it('is built by the first search of a one-shot host, and kept for the next process', async () => {
+    const first = await host(false);
     try {
-      const hits = await resolver.searchContent(undefined, 'marker5 plan');
+      const hits = await first.resolver.searchContent(undefined, 'marker5 plan');
       expect(hits.map((hit) => hit.sessionId)).toEqual(['s5']);
-      expect(reads).toHaveBeenCalledTimes(1);
-      // Only the session the search checked is known; priming now reads the others.
-      expect(await resolver.primeContentSearch()).toEqual({ sessions: SESSIONS, read: SESSIONS - 1, skipped: 0 });
+      expect(first.reads).toHaveBeenCalledTimes(SESSIONS);
     } finally {
-      await ctx.fiber.dispose();
+      await first.ctx.fiber.dispose();
+    }
+    const next = await host(false, first.cache);
+    try {
+      expect((await next.resolver.searchContent(undefined, 'marker7 plan')).map((hit) => hit.sessionId)).toEqual(['s7']);
+      expect(next.reads).not.toHaveBeenCalled();
+    } finally {
+      await next.ctx.fiber.dispose();
     }
   });
 
-  it('stops a running priming when the host stops', async () => {
+  it('stops a running build when the host stops', async () => {
     const before = fingerprint(root);
     const { ctx, resolver } = await host(true);
-    const priming = resolver.primeContentSearch();
+    const building = resolver.refreshContentIndex();
     await ctx.fiber.dispose();
-    await expect(priming).rejects.toMatchObject({ code: 'SESSION_REFERENCE_CANCELLED' });
+    await expect(building).rejects.toMatchObject({ code: 'SESSION_REFERENCE_CANCELLED' });
     expect(fingerprint(root)).toEqual(before);
   });
 });

@@ -1,0 +1,202 @@
+import {
+  SessionReferenceError,
+  formatSessionReferenceMention,
+  plainExcerpt,
+  type CombinedStorage,
+  type SessionHeaderLike,
+  type SessionReferenceContentHit,
+  type SessionReferenceStorage,
+  type SessionSource,
+} from '@sessref/core';
+import { openSearchIndex, type RefreshProgress, type RefreshReport, type SearchHit, type SearchIndex } from '@sessref/sources';
+import type { SessionReferenceCatalog } from './catalog.js';
+import { OWN_SOURCE } from './foreign.js';
+
+/** What the content index covers, and how its hits are named. */
+export interface ContentIndexSources {
+  /** The host's own sessions, read through `ctx.sessionQuery`. */
+  own: SessionReferenceStorage;
+  /** The host's title index, when it mounted one: the change stamps of its sessions and the index file. */
+  catalog: () => SessionReferenceCatalog | undefined;
+  /** The other agents' sources, each indexed beside the host's sessions. */
+  foreign: readonly SessionSource[];
+  /** What hits are listed and labelled through: the resolver's own storage, so a label is the one discovery shows. */
+  storage: CombinedStorage;
+}
+
+export interface ContentQuery {
+  query: string;
+  limit: number;
+  /** A session to leave out (the asking agent's own). */
+  exclude?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Content discovery over sessref's own search index (`openSearchIndex` of
+ * `@sessref/sources`): the host's sessions and the other agents', indexed
+ * from the projection a snapshot applies, so every hit is carried text and
+ * none is read again. Opened at the first use, in the file the title index
+ * names (sessref's cache directory), else in memory; every query first
+ * brings it up to date, re-reading only the sessions whose stamp changed, and
+ * a session whose read fails is skipped, never failing the query.
+ */
+export class ContentIndex {
+  private opened: Promise<SearchIndex> | undefined;
+  /** The refresh callers are waiting for, if any. */
+  private running: Refresh | undefined;
+  /** Settles once the last refresh started has settled: the next starts after it. */
+  private settled: Promise<void> = Promise.resolve();
+  /** Refreshes without the title index's stamps: each is a stamp of its own, so every session is read again. */
+  private unstamped = 0;
+
+  constructor(private readonly sources: ContentIndexSources) {}
+
+  /**
+   * Bring the index up to date, joining the refresh that is running. The
+   * refresh runs while anyone waits for it: when the last caller's signal
+   * aborts it is stopped (what it wrote is kept; the next refresh goes on
+   * from there), so a read that hangs never holds up the next query.
+   * @throws SESSION_REFERENCE_CANCELLED, or SESSION_REFERENCE_SEARCH_DISABLED on a Node without `node:sqlite`.
+   */
+  refresh(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport> {
+    if (signal?.aborted) return Promise.reject(cancelled(signal));
+    const run = (this.running ??= this.start(onProgress));
+    run.waiters += 1;
+    return untilCancelled(run.work, signal).finally(() => {
+      run.waiters -= 1;
+      if (run.waiters === 0) this.stop(run);
+    });
+  }
+
+  /** Sessions whose carried text contains `query.query`, best first, as content hits; see `searchIndex` of `@sessref/sources`. */
+  async search({ query, limit, exclude, signal }: ContentQuery): Promise<SessionReferenceContentHit[]> {
+    await this.refresh(signal);
+    const index = await this.open();
+    const { hits } = await index.search({ query, limit, ...(exclude === undefined ? {} : { exclude: [exclude] }), ...(signal === undefined ? {} : { signal }) });
+    return labelled(this.sources.storage, hits, signal);
+  }
+
+  /** Stop a running refresh and close the file. */
+  async close(): Promise<void> {
+    if (this.running !== undefined) this.stop(this.running);
+    await this.settled;
+    (await this.opened?.catch(() => undefined))?.close();
+  }
+
+  /** A refresh of the index, started once the previous one has settled (the index joins a running refresh, whose signal is not ours). */
+  private start(onProgress: ((progress: RefreshProgress) => void) | undefined): Refresh {
+    const controller = new AbortController();
+    const work = this.settled.then(() => this.open()).then((index) => index.refresh(controller.signal, onProgress));
+    const run: Refresh = { work, controller, waiters: 0 };
+    this.settled = work.then(
+      () => this.forget(run),
+      () => this.forget(run),
+    );
+    return run;
+  }
+
+  private stop(run: Refresh): void {
+    run.controller.abort(new Error('nobody waits for this refresh any more'));
+    this.forget(run);
+  }
+
+  private forget(run: Refresh): void {
+    if (this.running === run) this.running = undefined;
+  }
+
+  private open(): Promise<SearchIndex> {
+    if (this.opened !== undefined) return this.opened;
+    const file = this.sources.catalog()?.searchIndexFile;
+    this.opened = openSearchIndex({ location: file === undefined ? { memory: true } : { file }, sources: [this.ownSource(), ...this.sources.foreign] });
+    return this.opened;
+  }
+
+  /** The host's sessions as a source: reads through `ctx.sessionQuery`, stamps from the title index. */
+  private ownSource(): SessionSource {
+    const { own, catalog } = this.sources;
+    return {
+      name: OWN_SOURCE,
+      // Every id not routed elsewhere is the host's: its sessions win over a foreign id spelled the same.
+      owns: () => true,
+      listSessions: (signal) => own.listSessions(signal),
+      readTitles: (ids, signal) => own.readTitles(ids, signal),
+      // dsh's reads take no signal: a refresh that is stopped must not wait for one that hangs.
+      readSurface: (id, signal) => untilCancelled(own.readSurface(id, signal), signal),
+      changeStamps: async (signal) => {
+        const stamps = await catalog()?.changeStamps?.(signal);
+        if (stamps !== undefined) return stamps;
+        const round = `unstamped-${(this.unstamped += 1)}`;
+        return new Map((await own.listSessions(signal)).map((header) => [header.id, round]));
+      },
+    };
+  }
+}
+
+interface Refresh {
+  work: Promise<RefreshReport>;
+  controller: AbortController;
+  waiters: number;
+}
+
+/** Index hits as content hits: listed sessions only, with their cwd and the label discovery gives them (latest title, else id). */
+async function labelled(storage: CombinedStorage, hits: readonly SearchHit[], signal: AbortSignal | undefined): Promise<SessionReferenceContentHit[]> {
+  if (hits.length === 0) return [];
+  const headers = new Map((await storage.listSessions(signal)).map((header) => [header.id, header]));
+  const listed = hits.filter((hit) => headers.has(hit.sessionId));
+  const titles = new Map<string, string>();
+  for (const result of await storage.readTitles(
+    listed.map((hit) => hit.sessionId),
+    signal,
+  )) {
+    if (result.status === 'fulfilled' && typeof result.title === 'string' && result.title.length > 0) titles.set(result.sessionId, result.title);
+  }
+  return listed.map((hit) => contentHit(hit, headers.get(hit.sessionId)!, titles.get(hit.sessionId) ?? hit.sessionId));
+}
+
+/** One hit in the candidates' key order, then the message, the snippet and where the query is in it. */
+function contentHit(hit: SearchHit, header: SessionHeaderLike, label: string): SessionReferenceContentHit {
+  const { text, offset, messageLength } = hit.snippet;
+  const { snippet, ranges } = plainExcerpt(
+    text,
+    hit.ranges.map(([start, end]) => [start - offset, end - offset] as const),
+    { before: offset > 0, after: offset + text.length < messageLength },
+  );
+  return {
+    mention: formatSessionReferenceMention({ sessionId: hit.sessionId, label }),
+    sessionId: hit.sessionId,
+    label,
+    ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
+    createdAt: header.createdAt,
+    // A log without seqs (another agent's) numbers the message by its place in the surface.
+    seq: hit.message.seq ?? hit.message.index,
+    role: hit.message.role,
+    checkpoint: hit.message.checkpoint,
+    snippet,
+    ranges,
+  };
+}
+
+/** Settle with `work`, or with `SESSION_REFERENCE_CANCELLED` as soon as `signal` aborts. */
+function untilCancelled<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(cancelled(signal));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function cancelled(signal: AbortSignal): SessionReferenceError {
+  return new SessionReferenceError('content search was cancelled', 'SESSION_REFERENCE_CANCELLED', { cause: signal.reason });
+}

@@ -117,6 +117,23 @@ describe("other agents' sessions", () => {
     expect(text(foreign, 1)).toContain('"conversation":[{"role":"user","text":"Start"}');
   });
 
+  it('search finds the root\'s sessions and the other agents\' alike, CJK and emoji included, from one index', async () => {
+    type Hit = { sessionId: string; snippet: string; ranges: [number, number][] };
+    const found = async (query: string, ...args: string[]) => json<Hit[]>(...inHome(['search', query, ...args]));
+    const marked = (hit: Hit) => hit.ranges.map(([start, end]) => hit.snippet.slice(start, end));
+    const [codex] = await found('multiline output');
+    expect(codex).toMatchObject({ sessionId: `codex:${CODEX_ID}`, label: 'Codex · Start', role: 'assistant', snippet: 'Captured multiline output.' });
+    expect(marked(codex!)).toEqual(['multiline output']);
+    // The demo's research log carries "結果は安定しています" and 😀: found inside unspaced text, with their spans.
+    const cjk = await found('結果');
+    expect(cjk.map((hit) => hit.sessionId)).toContain('research-log');
+    expect(cjk.flatMap(marked).every((text) => text === '結果')).toBe(true);
+    expect((await found('😀')).map((hit) => hit.sessionId)).toContain('research-log');
+    // --sources narrows what is shown, as for list.
+    expect(await found('結果', '--sources', 'codex')).toEqual([]);
+    expect((await found('multiline output', '--sources', 'dsh')).map((hit) => hit.sessionId)).toEqual([]);
+  });
+
   it('send refuses to write into another agent session, and nothing in the home changes', async () => {
     const before = await hashTree(home);
     expect(expectFailure(await sessref(...inHome(['send', '--target', `codex:${CODEX_ID}`, 'hello'])), 2, 'SESSION_WRITE_UNSUPPORTED')).toMatch(/this is a Codex session, read in place/);

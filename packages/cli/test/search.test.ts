@@ -107,6 +107,13 @@ describe('sessref search', () => {
     expect(await json<unknown[]>(['search', word, '--root', root], env())).toEqual([]);
   });
 
+  it('keeps --json output clean: the hits on stdout, nothing on stderr when it is not a terminal', async () => {
+    const result = await sessref(['search', 'zebracrossing', '--json', '--root', root], env());
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(ids(JSON.parse(result.stdout) as SessionReferenceContentHit[])).toEqual(['notes']);
+  });
+
   it('prints a table: session, label, message, age and the snippet', async () => {
     const out = await ok(['search', 'zebracrossing', '--root', root], env());
     const [head, row, end] = out.split('\n');

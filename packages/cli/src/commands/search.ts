@@ -1,23 +1,35 @@
 import { plainExcerpt, type PlainExcerpt, type SessionReferenceContentHit } from '@sessref/core';
-import type { RefreshProgress } from '@sessref/dsh';
+import { OWN_SOURCE, type RefreshProgress } from '@sessref/dsh';
 import type { Engine } from '../engine/engine.js';
 import { usageError } from '../errors.js';
 import { formatAge, progress, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
+import type { SourceSelection } from './sources.js';
+
+interface SearchOptions {
+  query: string;
+  target: string | undefined;
+  limit: number | undefined;
+  json: boolean;
+  sources: SourceSelection;
+}
 
 /**
- * `sessref search QUERY [--target ID] [--limit N] [--json]`: sessions whose
- * conversation (user, assistant and checkpoint text of the current surface,
- * what a reference carries) contains QUERY, best first, each with its label,
- * the matching message and a snippet. A long first build of the index shows
- * its progress on stderr when that is a terminal.
+ * `sessref search QUERY [--target ID] [--limit N] [--sources LIST] [--json]`:
+ * sessions whose conversation (user, assistant and checkpoint text of the
+ * current surface, what a reference carries) contains QUERY, best first, each
+ * with its label, the matching message and a snippet; the root's and the
+ * other agents' alike. A long first build of the index shows its progress on
+ * stderr when that is a terminal.
  */
-export async function searchCommand(engine: Engine, io: Io, options: { query: string; target: string | undefined; limit: number | undefined; json: boolean }): Promise<void> {
+export async function searchCommand(engine: Engine, io: Io, options: SearchOptions): Promise<void> {
   if (options.query.trim() === '') throw usageError('search needs a QUERY with some text');
   await refreshShowingProgress(engine, io);
-  const hits = await engine.search(options.query, {
+  const found = await engine.search(options.query, {
     ...(options.target === undefined ? {} : { target: options.target }),
     ...(options.limit === undefined ? {} : { limit: options.limit }),
   });
+  // The root's own sessions are always indexed; `--sources` without dsh leaves them out here, as `list` does.
+  const hits = found.filter((hit) => options.sources.dsh || engine.sourceOf(hit.sessionId) !== OWN_SOURCE);
   if (options.json) return writeJson(io.stdout, hits);
   const style = styleFor(io.stdout, io.env);
   if (hits.length === 0) return writeLine(io.stdout, style.dim('no matches'));

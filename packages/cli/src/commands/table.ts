@@ -74,11 +74,14 @@ export const COMMANDS: readonly Command[] = [
     options: {
       target: { description: 'leave this session out' },
       limit: { description: 'keep the first N', default: String(DEFAULT_CANDIDATE_LIMIT) },
+      ...SOURCES_OPTION,
     },
     json: "the plugin's content hits, each with the query's ranges in its snippet",
-    examples: ['sessref search "price fetch"', 'sessref search refund --limit 5 --json'],
+    examples: ['sessref search "price fetch"', 'sessref search refund --limit 5 --json', 'sessref search 結果 --sources dsh,codex'],
     needs: 'engine',
-    run: ({ operands, flags, io, engine }) => searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json }),
+    engine: (flags) => sourcesRead(flags.sources),
+    run: ({ operands, flags, io, engine }) =>
+      searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json, sources: parseSources(flags.sources) }),
   }),
   defineCommand({
     name: 'prepare',

@@ -1,0 +1,198 @@
+/**
+ * One driver per real CLI: the environment, files and flags that keep it on
+ * the fake model and away from every outside service
+ * (`../shared/formats/real-agents-offline.md`), and the steps that make it
+ * write a multi-turn session with a compaction. Each driver returns the
+ * native session id and the transcript file; the caller checks sessref.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import process from 'node:process';
+import { lastLines, run } from '../../dsh-app/lib/proc.mjs';
+import { AGENTS, binPath } from './install.mjs';
+import { hasTmux, poll, startTmux } from './tmux.mjs';
+
+const STEP_TIMEOUT_MS = 90_000;
+
+/** The prompts, replies and summary of one agent's script (every text names the agent, so no two agents match). */
+export function script(name) {
+  const turn = (word, n) => ({ prompt: `Turn ${n} for ${name}: remember the word ${word}.`, reply: `Fake ${name} reply ${n}: ${word} noted.` });
+  const turns = [turn('ALPHA', 1), turn('BETA', 2), turn('GAMMA', 3)];
+  if (name === 'gemini-cli') {
+    // Gemini CLI keeps the newest 30% of the history (by characters) out of a compression; a long
+    // second reply puts the whole history before the third turn into the summary.
+    // No phrase repeats: Gemini CLI stops a reply that loops.
+    turns[1].reply += ` Padding: ${Array.from({ length: 900 }, (_, i) => `item ${i + 1}`).join(', ')}.`;
+  }
+  return { turns, summary: `CHECKPOINT for ${name}: the user asked to remember ALPHA and BETA; both were noted.` };
+}
+
+const list = (dir) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).map(String) : []);
+
+/** The base environment of every agent child: a temp HOME and nothing of ours. */
+function baseEnv(home) {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, USER: 'sessref', TERM: 'xterm-256color', LANG: 'C.UTF-8', TMPDIR: join(home, 'tmp'), NO_COLOR: '1' };
+  mkdirSync(env.TMPDIR, { recursive: true });
+  return env;
+}
+
+async function step(ctx, label, command, args, env) {
+  ctx.log(`${ctx.name}: ${label}`);
+  const started = Date.now();
+  const result = await run(command, args, { cwd: ctx.work, env, timeoutMs: STEP_TIMEOUT_MS, label: `${ctx.name} ${label}` });
+  ctx.steps.push({ label, ms: Date.now() - started, code: result.code });
+  if (result.timedOut) throw new Error(`${label}: timed out after ${STEP_TIMEOUT_MS / 1000} s (stderr: ${lastLines(result.stderr)})`);
+  if (result.code !== 0) throw new Error(`${label}: exit ${result.code}: ${lastLines(`${result.stdout}\n${result.stderr}`)}`);
+  return result;
+}
+
+function expectStdout(result, text, label) {
+  if (!result.stdout.includes(text)) throw new Error(`${label}: the CLI printed ${JSON.stringify(lastLines(result.stdout, 2))}, not the fake's reply ${JSON.stringify(text.slice(0, 60))}`);
+}
+
+// ── Claude Code ──────────────────────────────────────────────────────────────
+async function driveClaude(ctx) {
+  const { turns } = script(ctx.name);
+  const env = {
+    ...baseEnv(ctx.home),
+    CLAUDE_CONFIG_DIR: join(ctx.home, '.claude'),
+    ANTHROPIC_BASE_URL: ctx.modelUrl,
+    ANTHROPIC_API_KEY: 'x',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
+  };
+  const claude = binPath('claude-code');
+  const flags = ['--strict-mcp-config'];
+  expectStdout(await step(ctx, 'claude -p (turn 1)', claude, ['-p', ...flags, turns[0].prompt], env), turns[0].reply, 'turn 1');
+  expectStdout(await step(ctx, 'claude -p --continue (turn 2)', claude, ['-p', '--continue', ...flags, turns[1].prompt], env), turns[1].reply, 'turn 2');
+  ctx.compacting(true);
+  try {
+    await step(ctx, 'claude -p --continue "/compact"', claude, ['-p', '--continue', ...flags, '/compact'], env);
+  } finally {
+    ctx.compacting(false);
+  }
+  expectStdout(await step(ctx, 'claude -p --continue (turn 3)', claude, ['-p', '--continue', ...flags, turns[2].prompt], env), turns[2].reply, 'turn 3');
+  const projects = join(ctx.home, '.claude', 'projects');
+  const files = list(projects).filter((path) => /^[^/]+\/[0-9a-f-]{36}\.jsonl$/.test(path));
+  if (files.length !== 1) throw new Error(`expected one transcript under ${projects}, found ${files.length}: ${files.join(', ')}`);
+  const transcript = join(projects, files[0]);
+  const lines = readFileSync(transcript, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  if (!lines.some((line) => line.type === 'system' && line.subtype === 'compact_boundary')) throw new Error(`${transcript} has no compact_boundary: /compact did not compact`);
+  return { nativeId: files[0].split('/')[1].replace(/\.jsonl$/, ''), transcript };
+}
+
+// ── Codex ────────────────────────────────────────────────────────────────────
+const CODEX_FLAGS = ['--disable', 'plugins', '--disable', 'remote_plugin', '--disable', 'in_app_updates', '--disable', 'apps', '-c', 'analytics.enabled=false'];
+
+async function codexPreflight() {
+  const tmux = await hasTmux();
+  return tmux === undefined ? 'tmux is not installed: Codex compacts only in its TUI (/compact), which needs a terminal' : undefined;
+}
+
+function codexRollout(codexHome, id) {
+  const sessions = join(codexHome, 'sessions');
+  const found = list(sessions).filter((path) => path.endsWith(`-${id}.jsonl`));
+  return found.length === 1 ? join(sessions, found[0]) : undefined;
+}
+
+const rolloutLines = (path) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+
+async function driveCodex(ctx) {
+  const { turns } = script(ctx.name);
+  const codexHome = join(ctx.home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(join(codexHome, 'config.toml'), [
+    'model = "gpt-fake"', 'model_provider = "fake"', 'approval_policy = "never"', 'sandbox_mode = "read-only"',
+    'check_for_update_on_startup = false', '',
+    '[model_providers.fake]', 'name = "fake"', `base_url = "${ctx.modelUrl}/v1"`, 'env_key = "FAKE_API_KEY"', 'wire_api = "responses"', '',
+    `[projects."${ctx.work}"]`, 'trust_level = "trusted"', '',
+  ].join('\n'));
+  const env = { ...baseEnv(ctx.home), CODEX_HOME: codexHome, FAKE_API_KEY: 'x' };
+  const codex = binPath('codex');
+  const node = process.execPath;
+  const exec = (label, args) => step(ctx, label, node, [codex, ...CODEX_FLAGS, 'exec', '--skip-git-repo-check', ...args], env);
+  const first = await exec('codex exec (turn 1)', [turns[0].prompt]);
+  expectStdout(first, turns[0].reply, 'turn 1');
+  const id = /session id: ([0-9a-f-]{36})/.exec(first.stderr)?.[1];
+  if (id === undefined) throw new Error(`codex exec printed no session id: ${lastLines(first.stderr)}`);
+  expectStdout(await exec('codex exec resume (turn 2)', ['resume', id, turns[1].prompt]), turns[1].reply, 'turn 2');
+  const rollout = codexRollout(codexHome, id);
+  if (rollout === undefined) throw new Error(`no rollout for ${id} under ${codexHome}/sessions`);
+
+  // /compact exists only in the TUI: resume the thread there, compact, quit.
+  ctx.log(`${ctx.name}: codex TUI under tmux: resume ${id}, /compact, /quit`);
+  const started = Date.now();
+  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = ['timeout', '--foreground', '120', node, codex, '--no-daemon', ...CODEX_FLAGS, 'resume', id].map(quoted).join(' ');
+  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
+  ctx.onCleanup(() => tui.kill());
+  let screen = '';
+  try {
+    const ready = await poll(async () => {
+      screen = await tui.capture();
+      return screen.includes(turns[1].reply.slice(0, 30)) && /›/.test(screen);
+    }, 30_000);
+    if (!ready) throw new Error(`the Codex TUI did not show the resumed thread within 30 s; screen: ${lastLines(screen, 4)}`);
+    ctx.compacting(true);
+    await tui.type('/compact');
+    await poll(async () => (await tui.capture()).includes('summarize conversation'), 5000);
+    await tui.key('Enter');
+    const compacted = await poll(() => rolloutLines(rollout).some((line) => line.type === 'compacted'), 60_000);
+    ctx.compacting(false);
+    if (!compacted) throw new Error(`/compact in the Codex TUI wrote no compacted line within 60 s; screen: ${lastLines(await tui.capture(), 4)}`);
+    await poll(async () => /Context compacted/.test(await tui.capture()), 10_000);
+    await tui.type('/quit');
+    await tui.key('Enter');
+    const ended = await poll(async () => !(await tui.alive()), 15_000);
+    ctx.steps.push({ label: 'codex TUI /compact', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
+  } finally {
+    ctx.compacting(false);
+    await tui.kill();
+  }
+  expectStdout(await exec('codex exec resume (turn 3)', ['resume', id, turns[2].prompt]), turns[2].reply, 'turn 3');
+  return { nativeId: id, transcript: rollout };
+}
+
+// ── Gemini CLI ───────────────────────────────────────────────────────────────
+async function driveGemini(ctx) {
+  const { turns } = script(ctx.name);
+  const settingsPath = join(ctx.home, '.gemini', 'settings.json');
+  mkdirSync(join(ctx.home, '.gemini'), { recursive: true });
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+    general: { disableAutoUpdate: true },
+    telemetry: { enabled: false },
+  };
+  writeFileSync(settingsPath, JSON.stringify(settings, null, 2));
+  const env = {
+    ...baseEnv(ctx.home),
+    GOOGLE_GEMINI_BASE_URL: ctx.modelUrl,
+    GEMINI_API_KEY: 'x',
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    GEMINI_CLI_NO_RELAUNCH: '1',
+  };
+  const gemini = [binPath('gemini-cli')];
+  const node = process.execPath;
+  expectStdout(await step(ctx, 'gemini -p (turn 1)', node, [...gemini, '-p', turns[0].prompt], env), turns[0].reply, 'turn 1');
+  expectStdout(await step(ctx, 'gemini --resume latest -p (turn 2)', node, [...gemini, '--resume', 'latest', '-p', turns[1].prompt], env), turns[1].reply.slice(0, 40), 'turn 2');
+  // Headless Gemini CLI compresses on its own when the history passes model.compressionThreshold
+  // (a fraction of the model's window, checked before each turn); /compress is a TUI command.
+  writeFileSync(settingsPath, JSON.stringify({ ...settings, model: { compressionThreshold: 0.0005 } }, null, 2));
+  expectStdout(await step(ctx, 'gemini --resume latest -p (turn 3, compresses first)', node, [...gemini, '--resume', 'latest', '-p', turns[2].prompt], env), turns[2].reply, 'turn 3');
+  const tmp = join(ctx.home, '.gemini', 'tmp');
+  const files = list(tmp).filter((path) => /^[^/]+\/chats\/session-[^/]+\.jsonl$/.test(path));
+  if (files.length !== 1) throw new Error(`expected one chat under ${tmp}, found ${files.length}: ${files.join(', ')}`);
+  const transcript = join(tmp, files[0]);
+  if (!readFileSync(transcript, 'utf8').includes('<state_snapshot>')) throw new Error(`${transcript} holds no <state_snapshot>: Gemini CLI did not compress`);
+  return { nativeId: files[0].split('/').at(-1).replace(/\.jsonl$/, ''), transcript };
+}
+
+export const DRIVERS = {
+  'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
+  codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
+  'gemini-cli': { drive: driveGemini, api: 'gemini', label: `Gemini CLI ${AGENTS['gemini-cli'].version}` },
+};

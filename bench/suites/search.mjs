@@ -3,12 +3,10 @@
  * corpus, suites/corpus.mjs), one measurement per process.
  *
  *   --mode build     sessref, as `sessref serve` runs it (`bootHost` from @sessref/host:
- *                    the real dsh host, dsh's SqliteSessionQueryEngine as ctx.sessionQuery,
- *                    the title index, @sessref/dsh with contentSearch on), with no derived
- *                    index on disk: the first search builds it. With --watch 1 the host
- *                    primes content search from boot, as serve does (every session checked
- *                    once); the priming's remaining time after the build is reported, then
- *                    the same long-lived host answers warm queries.
+ *                    the real dsh host, the title index, @sessref/dsh with contentSearch on
+ *                    over sessref's own index), with no index on disk: the build is timed,
+ *                    then the same long-lived host answers warm queries. With --watch 1 the
+ *                    host follows file-system events and builds from boot, as serve does.
  *   --mode reuse     the same, in a fresh process over the index (build) left: what a new
  *                    `sessref search` pays, then warm queries.
  *   --mode baseline  the nearest thing to do with the official plugin, which has no content
@@ -22,8 +20,7 @@
  *
  * Warm figures, on the host that answered the first search:
  *   - repeated: one query asked again (what the next keystroke costs when nothing moved);
- *   - fresh phrases: a different phrase each call, none seen before in this process (in a
- *     primed host their hits are settled from what priming learnt, without reading a log);
+ *   - fresh phrases: a different phrase each call, none seen before in this process;
  *   each at the menu's limit (8, POST /api/search) and the plugin's (50, Remote `search`).
  *
  * Args: --mode build|reuse|baseline --root DIR --index FILE --runs R [--watch 0|1] [--sample K]
@@ -72,15 +69,9 @@ async function sessref() {
     await engine.ctx.get('sessionReferenceCatalog').listSessions();
     let build;
     if (mode === 'build') {
-      // dsh's backend alone: no derived index on disk, so this first search indexes every log.
-      build = await timed(async () => (await engine.ctx.sessionQuery.searchSessions({ query: 'no such phrase anywhere' })).items.length);
+      // No content index on disk: this builds it over every session (a long-lived host joins its background build).
+      build = await timed(async () => (await engine.ctx.sessionReferenceResolver.refreshContentIndex()).indexed);
       progress(`  index build: ${(build.ms / 1000).toFixed(1)} s`);
-    }
-    let priming;
-    if (watchLogs) {
-      // `sessref serve` primes in the background from boot; the warm figures are taken once that is done.
-      priming = await timed(() => engine.ctx.sessionReferenceResolver.primeContentSearch());
-      progress(`  priming: ${(priming.ms / 1000).toFixed(1)} s more after the build (${priming.result.read} sessions checked)`);
     }
     const first = await timed(async () => (await engine.search(REPEATED_QUERY, { limit: 50 })).length);
     progress(`  first search: ${first.ms.toFixed(0)} ms, ${first.result} hits`);
@@ -95,7 +86,7 @@ async function sessref() {
       warm[limit] = { repeated, fresh };
       progress(`  warm, limit ${limit}: repeated ${repeated.wallMs.toFixed(1)} ms, fresh phrases ${fresh.wallMs.toFixed(1)} ms`);
     }
-    return { watchLogs, openMs: open.ms, buildMs: build?.ms, primingMs: priming?.ms, primed: priming?.result, firstMs: first.ms, firstHits: first.result, warm, indexBytes: statSync(index).size };
+    return { watchLogs, openMs: open.ms, buildMs: build?.ms, firstMs: first.ms, firstHits: first.result, warm, indexBytes: statSync(index).size };
   } finally {
     await engine.close();
   }

@@ -158,6 +158,13 @@ async function checkSessref(name, result, dir) {
   const listed = await sessref(['list', '--json', '--root', root], result.home);
   check(listed.code === 0, `sessref list exited ${listed.code}: ${lastLines(listed.stderr)}`);
   const rows = JSON.parse(listed.stdout);
+  for (const stray of result.strays ?? []) {
+    if (!rows.some((row) => row.sessionId === `${name}:${stray.nativeId}`)) continue;
+    mkdirSync(join(FINDINGS, name), { recursive: true });
+    copyFileSync(stray.path, join(FINDINGS, name, basename(stray.path)));
+    throw new Failure(`sessref lists ${name}:${stray.nativeId}, a second file Gemini CLI wrote for session ${result.nativeId} when resuming `
+      + `in a later minute: only its metadata and session context, which Gemini's own session list skips (no resumable content) (copied to ${join(FINDINGS, name)})`);
+  }
   const mine = rows.filter((row) => row.source === name);
   check(mine.length === 1, `sessref list shows ${mine.length} ${name} sessions (rows: ${JSON.stringify(rows.map((row) => [row.source, row.sessionId]))})`);
   check(rows.length === 1, `sessref list shows rows of other sources in an empty root and a home with one agent: ${JSON.stringify(rows.map((row) => row.source))}`);

@@ -185,10 +185,13 @@ async function driveGemini(ctx) {
   expectStdout(await step(ctx, 'gemini --resume latest -p (turn 3, compresses first)', node, [...gemini, '--resume', 'latest', '-p', turns[2].prompt], env), turns[2].reply, 'turn 3');
   const tmp = join(ctx.home, '.gemini', 'tmp');
   const files = list(tmp).filter((path) => /^[^/]+\/chats\/session-[^/]+\.jsonl$/.test(path));
-  if (files.length !== 1) throw new Error(`expected one chat under ${tmp}, found ${files.length}: ${files.join(', ')}`);
-  const transcript = join(tmp, files[0]);
-  if (!readFileSync(transcript, 'utf8').includes('<state_snapshot>')) throw new Error(`${transcript} holds no <state_snapshot>: Gemini CLI did not compress`);
-  return { nativeId: files[0].split('/').at(-1).replace(/\.jsonl$/, ''), transcript };
+  // A resume in a later minute than the file's name can leave a second file for the same session
+  // id, holding only the metadata line and the session context; the conversation stays in the first.
+  const withSnapshot = files.filter((path) => readFileSync(join(tmp, path), 'utf8').includes('<state_snapshot>'));
+  if (withSnapshot.length !== 1) throw new Error(`expected one chat with a <state_snapshot> under ${tmp} (Gemini CLI compressed?), found ${withSnapshot.length} of ${files.length}: ${files.join(', ')}`);
+  const id = (path) => path.split('/').at(-1).replace(/\.jsonl$/, '');
+  const strays = files.filter((path) => path !== withSnapshot[0]).map((path) => ({ nativeId: id(path), path: join(tmp, path) }));
+  return { nativeId: id(withSnapshot[0]), transcript: join(tmp, withSnapshot[0]), strays };
 }
 
 export const DRIVERS = {

@@ -425,6 +425,28 @@ describe('generated Claude Code record trees', () => {
 // ---------------------------------------------------------------------------
 
 describe('the current conversation of a Claude Code transcript', () => {
+  it('reattaches the messages a compaction kept verbatim (its preserved segment) after the summary, as Claude Code 2.1 loads them', () => {
+    // The shape a real headless `/compact` of Claude Code 2.1.332 wrote (the offline agents harness): the kept reply still
+    // points into the compacted history, the boundary names it as head and tail, the summary as anchor.
+    const writer = new Writer();
+    const first = writer.user(null, 'turn one');
+    const firstReply = writer.assistant(first, 'm1', textBlock('reply one'));
+    const second = writer.user(firstReply, 'turn two');
+    const kept = writer.assistant(second, 'm2', textBlock('reply two'));
+    const boundary = writer.record('system', null, { subtype: 'compact_boundary', logicalParentUuid: kept });
+    const summary = writer.user(boundary, 'This session is being continued: one, two.', { isCompactSummary: true });
+    writer.lines.find((line) => line['uuid'] === boundary)!['compactMetadata'] = { preservedSegment: { headUuid: kept, tailUuid: kept, anchorUuid: summary } };
+    const caveat = writer.user(summary, '<local-command-caveat>Caveat</local-command-caveat>', { isMeta: true });
+    const third = writer.user(caveat, 'turn three');
+    writer.assistant(third, 'm3', textBlock('reply three'));
+    expect(carried(fold(writer.text()))).toEqual([
+      ['checkpoint', 'This session is being continued: one, two.'],
+      ['assistant', 'reply two'],
+      ['user', 'turn three'],
+      ['assistant', 'reply three'],
+    ]);
+  });
+
   it('stops the walk at a cycle instead of failing: the records down from the cycle are the conversation', () => {
     const writer = new Writer();
     const first = writer.user('r-3', 'first prompt');

@@ -80,6 +80,11 @@ describe('the shared Gemini CLI samples', () => {
 });
 
 describe('the fold', () => {
+  it('marks a chat file without a message as one Gemini CLI does not offer (the stray file a resume in a later minute writes)', () => {
+    expect(fold(jsonl(META, { $set: { messages: [user('c', '<session_context>\nToday is …')] } })).offered).toBe(false);
+    expect(fold(jsonl(META, user('u1', 'hi'))).offered).toBeUndefined();
+  });
+
   it('starts from the initial $set.messages checkpoint and keeps session context out', () => {
     const transcript = fold(
       jsonl(META, { $set: { messages: [user('c', '<session_context>\nToday is …')] } }, user('u1', 'explain the log'), gemini('a1', 'It failed at boot.')),

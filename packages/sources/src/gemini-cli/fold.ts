@@ -234,11 +234,14 @@ export function geminiTranscript(text: string, name: string, where: string, cwd:
   const createdAt = timeOf(chat.metadata['startTime']) ?? timeOf(chat.metadata['lastUpdated']) ?? fileNameTime(name);
   if (createdAt === undefined) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${where} records no start time`);
   const title = titleOf(chat.metadata, chat.messages);
+  const messages = geminiSurface(chat.messages);
   return {
     createdAt,
     ...(cwd === undefined ? {} : { cwd }),
     ...(title === undefined ? {} : { title }),
-    messages: geminiSurface(chat.messages),
+    messages,
     throughRecord: chat.records === 0 ? null : chat.records - 1,
+    // Gemini CLI lists only chats with a message to resume: a resume in a later minute writes a second, message-less file.
+    ...(messages.some((message) => message.origin !== 'other' || message.role === 'assistant') ? {} : { offered: false as const }),
   };
 }

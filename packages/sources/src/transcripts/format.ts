@@ -30,6 +30,12 @@ export interface Transcript {
   messages: SurfaceMessage[];
   /** The number of the last record read (0-based), `null` for none: a snapshot's `capturedThroughSeq`. */
   throughRecord: number | null;
+  /**
+   * `false` when the agent itself offers no such session to resume (Gemini
+   * CLI's chat files that hold no message): listings leave it out, as the
+   * agent does, rather than show a stray second entry for one session.
+   */
+  offered?: false;
 }
 
 /**

@@ -101,7 +101,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       for (const [sessionId, file] of discover()) {
         signal?.throwIfAborted();
         const facts = factsOf(file);
-        if (facts instanceof SourceReadError) continue;
+        if (facts instanceof SourceReadError || facts.offered === false) continue;
         headers.push(sessionHeader(sessionId, facts));
       }
       return headers.sort(newestFirst);

@@ -3,12 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_CONTENT_QUERY_LENGTH,
   MAX_SNIPPET_LENGTH,
-  boundSnippet,
-  findPhrase,
   normalizeContentQuery,
   phraseTokens,
   plainExcerpt,
-  snippetAround,
 } from './content.js';
 import { SessionReferenceError } from './errors.js';
 
@@ -76,86 +73,13 @@ describe('normalizeContentQuery', () => {
   });
 });
 
-describe('findPhrase', () => {
-  it('finds a phrase placed anywhere, whatever the case, accents and separators around and inside it', () => {
-    fc.assert(
-      fc.property(fc.array(word, { minLength: 1, maxLength: 4 }), anyText, anyText, separator, (words, before, after, inner) => {
-        const query = words.join(' ');
-        const variant = words.map((w, index) => (index % 2 === 0 ? w.toUpperCase() : w)).join(inner);
-        const text = `${before} ${variant} ${after}`;
-        const ranges = findPhrase(text, query);
-        expect(ranges.length).toBeGreaterThan(0);
-        expect(ranges.some(([start, end]) => phraseTokens(text.slice(start, end)).join(' ') === phraseTokens(query).join(' '))).toBe(true);
-      }),
-      { numRuns: 300 },
-    );
-    expect(findPhrase('Café au lait', 'cafe')).toEqual([[0, 4]]);
-    expect(findPhrase('STRASSE', 'strasse')).toEqual([[0, 7]]);
-  });
-
-  it('returns ordered, disjoint ranges inside the text, each spelling exactly the phrase', () => {
-    fc.assert(
-      fc.property(anyText, anyText, (text, query) => {
-        const needle = phraseTokens(query).join(' ');
-        let previous = 0;
-        for (const [start, end] of findPhrase(text, query)) {
-          expect(start).toBeGreaterThanOrEqual(previous);
-          expect(end).toBeGreaterThan(start);
-          expect(end).toBeLessThanOrEqual(text.length);
-          expect(phraseTokens(text.slice(start, end)).join(' ')).toBe(needle);
-          previous = end;
-        }
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it('treats query syntax as data: OR, NEAR, * and quotes never widen a match', () => {
-    expect(findPhrase('alpha beta', 'alpha OR beta')).toEqual([]);
-    expect(findPhrase('alpha or beta', '"alpha" OR "beta"')).toEqual([[0, 13]]);
-    expect(findPhrase('deployment', 'deploy*')).toEqual([]);
-    expect(findPhrase('deploy it', 'deploy*')).toEqual([[0, 6]]);
-    expect(findPhrase('a b c', 'NEAR(a c)')).toEqual([]);
-    // Token recall, not substrings: "ai" is not inside "braid".
-    expect(findPhrase('braid', 'ai')).toEqual([]);
-    expect(findPhrase('anything', '***')).toEqual([]);
-  });
-});
-
-describe('snippets', () => {
-  it('boundSnippet gives one line of at most the bound, without control or format characters', () => {
-    fc.assert(
-      fc.property(anyText, fc.integer({ min: 1, max: 300 }), (text, max) => {
-        const snippet = boundSnippet(text, max);
-        expect(codePoints(snippet)).toBeLessThanOrEqual(max);
-        expect(snippet).not.toMatch(/[\p{Cc}\p{Cf}\u2028\u2029]/u);
-        expect(snippet).toBe(snippet.trim());
-        expect(isWellFormed(snippet)).toBe(true);
-      }),
-      { numRuns: 500 },
-    );
-    expect(boundSnippet('a\u202Eb\n\nc\u0000d')).toBe('a b c d');
-    expect(boundSnippet('x'.repeat(300))).toBe(`${'x'.repeat(MAX_SNIPPET_LENGTH - 1)}…`);
-  });
-
-  it('snippetAround keeps the match and stays within the bound', () => {
-    fc.assert(
-      fc.property(fc.string({ maxLength: 400 }), word, fc.string({ maxLength: 400 }), fc.integer({ min: 20, max: 260 }), (before, match, after, max) => {
-        const text = `${before} ${match} ${after}`;
-        const start = before.length + 1;
-        const snippet = snippetAround(text, [start, start + match.length], max);
-        expect(codePoints(snippet)).toBeLessThanOrEqual(max);
-        expect(snippet).toContain(match);
-        expect(snippet).not.toMatch(/[\p{Cc}\p{Cf}\n]/u);
-      }),
-      { numRuns: 500 },
-    );
-    const text = `${'lead '.repeat(100)}needle${' tail'.repeat(100)}`;
-    const snippet = snippetAround(text, [500, 506], 40);
-    expect(snippet.startsWith('…')).toBe(true);
-    expect(snippet.endsWith('…')).toBe(true);
-    expect(snippet).toContain('needle');
-    expect(snippetAround('short needle text', [6, 12])).toBe('short needle text');
+describe('phraseTokens', () => {
+  it('folds case and accents, and treats query syntax as separators', () => {
+    expect(phraseTokens('Café au LAIT')).toEqual(['cafe', 'au', 'lait']);
+    expect(phraseTokens('"alpha" OR (beta*)')).toEqual(['alpha', 'or', 'beta']);
+    expect(phraseTokens('***')).toEqual([]);
+    // A run of combining marks alone is no word.
+    expect(phraseTokens('\u0301 x')).toEqual(['x']);
   });
 });
 
@@ -169,6 +93,11 @@ describe('plainExcerpt', () => {
     expect(result.snippet).toBe('…the zebra crossing module…');
     expect(marked(result)).toEqual(['zebra crossing']);
     expect(plainExcerpt('結果は 😀', [[0, 2], [4, 6]], { before: false, after: false })).toEqual({ snippet: '結果は 😀', ranges: [[0, 2], [4, 6]] });
+    // Over the bound: cut at the end with `…`, a range past the cut dropped, one across it clipped.
+    const long = plainExcerpt(`${'x'.repeat(10)} needle ${'y'.repeat(300)} tail`, [[11, 17], [300, 310], [318, 322]], { before: false, after: false }, 20);
+    expect(long.snippet).toBe(`${'x'.repeat(10)} needle y…`);
+    expect(marked(long)).toEqual(['needle']);
+    expect(plainExcerpt('x'.repeat(300), [], { before: false, after: false }).snippet).toBe(`${'x'.repeat(MAX_SNIPPET_LENGTH - 1)}…`);
   });
 
   it('stays within the bound and drops what it cuts (property)', () => {
@@ -178,6 +107,8 @@ describe('plainExcerpt', () => {
         const result = plainExcerpt(text, ranges, { before, after }, max);
         expect(codePoints(result.snippet)).toBeLessThanOrEqual(max);
         expect(result.snippet).not.toMatch(/[\p{Cc}\p{Cf}\u2028\u2029]/u);
+        expect(result.snippet).toBe(result.snippet.trim());
+        expect(isWellFormed(result.snippet)).toBe(true);
         for (const [start, end] of result.ranges) expect(0 <= start && start < end && end <= result.snippet.length).toBe(true);
       }),
       { numRuns: 500 },

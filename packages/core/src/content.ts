@@ -1,16 +1,11 @@
 /**
- * Content discovery text handling: the literal query, phrase matching over
- * projected text, and bounded plain-text snippets. Host-neutral: a host's
- * full-text backend finds candidate messages; these functions decide what a
- * query is, whether a projected text really contains it, and what excerpt of
- * it may be shown.
+ * Content discovery text handling: what a query is, and the snippet a hit
+ * shows. Host-neutral: an index finds the matches (sessref's own, in
+ * `@sessref/sources`, says where each is); these functions validate the
+ * query and turn an excerpt into the bounded plain-text line a hit carries.
  *
- * Matching follows the token rules of SQLite FTS5's default `unicode61`
- * tokenizer, which dsh's search backend uses: a token is a run of letters,
- * digits and combining marks; case and diacritics are ignored; everything
- * else separates tokens. A query is one literal phrase: its tokens must
- * appear consecutively. Query syntax (quotes, `OR`, `NEAR`, `*`, `^`, `:`)
- * is text like any other.
+ * A query is literal text: query syntax (quotes, `OR`, `NEAR`, `*`, `^`,
+ * `:`) is text like any other.
  */
 import { SessionReferenceError } from './errors.js';
 
@@ -43,98 +38,16 @@ export function normalizeContentQuery(query: unknown): string {
 /** A matched span of a text, as UTF-16 offsets `[start, end)`. */
 export type TextRange = readonly [start: number, end: number];
 
-interface Token {
-  key: string;
-  start: number;
-  end: number;
-}
-
 const TOKEN = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const MARKS = /\p{M}/gu;
 
-/** The tokens of `text` with their offsets, folded for comparison. */
-function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  for (const match of text.matchAll(TOKEN)) {
-    const key = fold(match[0]);
-    // A run of combining marks alone folds to nothing and is no token.
-    if (key !== '') tokens.push({ key, start: match.index, end: match.index + match[0].length });
-  }
-  return tokens;
-}
-
-function fold(token: string): string {
-  return token.normalize('NFD').replace(MARKS, '').toLowerCase();
-}
-
-/** The folded tokens of a query or text, in order. */
+/**
+ * The words of a query or text, folded (case and accents dropped), in order:
+ * runs of letters, digits and marks, as SQLite FTS5's `unicode61` tokenizer
+ * cuts them; a run of combining marks alone is none.
+ */
 export function phraseTokens(text: string): string[] {
-  return tokenize(text).map((token) => token.key);
-}
-
-/**
- * Every non-overlapping occurrence of the phrase `query` in `text`, left to
- * right: the span from its first token's start to its last token's end. An
- * empty phrase (no tokens) matches nothing.
- */
-export function findPhrase(text: string, query: string): TextRange[] {
-  const needle = phraseTokens(query);
-  if (needle.length === 0) return [];
-  const tokens = tokenize(text);
-  const ranges: TextRange[] = [];
-  for (let at = 0; at + needle.length <= tokens.length; ) {
-    let length = 0;
-    while (length < needle.length && tokens[at + length]!.key === needle[length]) length += 1;
-    if (length === needle.length) {
-      ranges.push([tokens[at]!.start, tokens[at + length - 1]!.end]);
-      at += length;
-    } else {
-      at += 1;
-    }
-  }
-  return ranges;
-}
-
-/**
- * `text` as one bounded line of plain text: control and format characters
- * and whitespace runs become single spaces, the ends are trimmed, and more
- * than `max` code points are cut with a trailing `…`.
- */
-export function boundSnippet(text: string, max = MAX_SNIPPET_LENGTH): string {
-  const flat = flatten(text);
-  const points = Array.from(flat);
-  return points.length <= max ? flat : `${points.slice(0, Math.max(0, max - 1)).join('').trimEnd()}${ELLIPSIS}`;
-}
-
-/**
- * A bounded excerpt of `text` around `range` (a match), at most `max` code
- * points including the `…` that marks each cut side; the match is kept whole
- * when it fits, and starts the excerpt when it does not.
- */
-export function snippetAround(text: string, range: TextRange, max = MAX_SNIPPET_LENGTH): string {
-  const before = Array.from(flatten(text.slice(0, range[0])).trimStart());
-  const match = Array.from(flatten(text.slice(range[0], range[1])));
-  const after = Array.from(flatten(text.slice(range[1])).trimEnd());
-  // Spaces that flatten() trimmed at the match's edges are kept as separators.
-  const gapBefore = before.length > 0 && /\s$/u.test(text.slice(0, range[0])) ? [' '] : [];
-  const gapAfter = after.length > 0 && /^\s/u.test(text.slice(range[1])) ? [' '] : [];
-  const head = [...before, ...gapBefore];
-  const tail = [...gapAfter, ...after];
-  if (head.length + match.length + tail.length <= max) return [...head, ...match, ...tail].join('');
-  if (match.length + 2 >= max) return boundSnippet(match.join(''), max);
-  // Room around the match, reserving a `…` for each side; a side that needs
-  // no cut gives its reservation back to the other.
-  const budget = max - match.length - 2;
-  let left = Math.min(head.length, Math.floor(budget / 2));
-  let right = Math.min(tail.length, budget - left);
-  left = Math.min(head.length, budget - right);
-  const cutLeft = left < head.length;
-  const cutRight = right < tail.length;
-  if (!cutLeft) right = Math.min(tail.length, right + 1);
-  if (!cutRight) left = Math.min(head.length, left + 1);
-  const start = head.slice(head.length - left).join('').trimStart();
-  const end = tail.slice(0, right).join('').trimEnd();
-  return `${left < head.length ? ELLIPSIS : ''}${start}${match.join('')}${end}${right < tail.length ? ELLIPSIS : ''}`;
+  return [...text.matchAll(TOKEN)].map((match) => match[0].normalize('NFD').replace(MARKS, '').toLowerCase()).filter((key) => key !== '');
 }
 
 /** A content hit's snippet and where the query is in it. */
@@ -146,7 +59,8 @@ export interface PlainExcerpt {
 
 /**
  * An index's excerpt of a projected text as a hit's snippet: one line of
- * plain text (as {@link boundSnippet} flattens it), `…` on each side where
+ * plain text (controls, format characters and whitespace runs become one
+ * space, the ends trimmed, lone surrogates U+FFFD), `…` on each side where
  * the excerpt was cut from the text, at most `max` code points, with the
  * match `ranges` (offsets into `excerpt`) moved onto it, so no caller has to
  * find the query in the snippet again.
@@ -168,11 +82,13 @@ export function plainExcerpt(excerpt: string, ranges: readonly TextRange[], cut:
   return { snippet, ranges: moved };
 }
 
+// Whitespace, controls (C0, DEL, C1), format characters (bidi overrides, zero-width) and line/paragraph separators.
 const BLANK = /^[\s\p{Cc}\p{Cf}\u2028\u2029]$/u;
 
 /**
- * {@link flatten}, with `at[i]`: where the character at offset `i` of `text`
- * (or its end, for `i = text.length`) lands in the result.
+ * `text` flattened to one line (see {@link plainExcerpt}), with `at[i]`:
+ * where the character at offset `i` of `text` (or its end, for
+ * `i = text.length`) lands in the result.
  */
 function flattenMapped(text: string): { text: string; at: number[] } {
   const at: number[] = [];
@@ -188,13 +104,6 @@ function flattenMapped(text: string): { text: string; at: number[] } {
   }
   at.push(out.length);
   return { text: out, at };
-}
-
-// Controls (C0, DEL, C1), format characters (bidi overrides, zero-width) and line/paragraph separators.
-const INVISIBLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
-
-function flatten(text: string): string {
-  return wellFormed(text).replace(INVISIBLE, ' ').replace(/\s+/gu, ' ').trim();
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

@@ -58,12 +58,9 @@ export { utf8Length } from './utf8.js';
 export {
   MAX_CONTENT_QUERY_LENGTH,
   MAX_SNIPPET_LENGTH,
-  boundSnippet,
-  findPhrase,
   normalizeContentQuery,
   phraseTokens,
   plainExcerpt,
-  snippetAround,
   type PlainExcerpt,
   type TextRange,
 } from './content.js';

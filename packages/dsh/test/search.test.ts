@@ -13,7 +13,7 @@ import yaml from 'js-yaml';
 import { describe, expect, it, vi } from 'vitest';
 import { SessionId, type SessionEvent } from '@deepseek-ai/dsh-session';
 import type { ContentBlock } from '@deepseek-ai/dsh-llm';
-import { findPhrase, MAX_SNIPPET_LENGTH, type SessionReferenceContentHit } from '@sessref/core';
+import { MAX_SNIPPET_LENGTH, type SessionReferenceContentHit } from '@sessref/core';
 import SessionReferenceResolver, { formatSessionReferenceMention, type Config } from '@sessref/dsh';
 import SessionTitleIndex from '@sessref/dsh/title-index';
 import {
@@ -140,7 +140,7 @@ describe('what a content search finds', () => {
     // Each hit names the message it found: the event at that seq has the text.
     for (const [hit, word] of [[user!, 'zebracrossing'], [assistant!, 'quokkafactor'], [checkpoint!, 'narwhalplan']] as const) {
       const { target } = await host.sessionQuery.readEvent({ sessionId: SessionId(hit.sessionId), seq: hit.seq });
-      expect(findPhrase(textOf({ content: contentOf(target) }), word)).toHaveLength(1);
+      expect(textOf({ content: contentOf(target) }).toLowerCase()).toContain(word);
     }
   });
 

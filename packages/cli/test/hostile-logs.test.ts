@@ -186,7 +186,7 @@ describe('hostile logs through the CLI', () => {
     const before = await entries(root);
     const listed = await sessref(['list', '--root', root]);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(new RegExp(`^flaky-ci +\\(unreadable: ${code}\\) +- +-$`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^flaky-ci +dsh +\\(unreadable: ${code}\\) +- +-$`, 'm'));
     expect(withoutRootLine(listed.stderr)).toMatch(new RegExp(`^warning ${code}: ${message.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(fix: .+\\)\\n$`));
     expect(expectFailure(await sessref(['show', 'flaky-ci', '--root', root]), 2, code)).toBe(message);
     expect(expectFailure(await sessref(['prepare', '--target', 'scratchpad', encodeSessionReferenceUri('flaky-ci'), '--root', root]), 2, code)).toBe(message);

@@ -119,7 +119,7 @@ describe.each(KINDS)('a $kind in place of a log', ({ kind, says }) => {
     // Listed by its directory, flagged, named in the warning; every healthy session listed.
     const listed = await run(['list', '--root', root]);
     const out = succeeded(listed);
-    expect(out).toMatch(/^flaky-ci +\(unreadable: SESSION_LOG_NOT_A_FILE\) +- +-$/m);
+    expect(out).toMatch(/^flaky-ci +dsh +\(unreadable: SESSION_LOG_NOT_A_FILE\) +- +-$/m);
     expect(out.trimEnd().split('\n')).toHaveLength(9);
     expect(withoutRootLine(listed.stderr)).toBe(`warning SESSION_LOG_NOT_A_FILE: ${message} (fix: put the session's log file back in its place, or move this one out of the root)\n`);
     const rows = JSON.parse(succeeded(await run(['list', '--root', root, '--json']))) as { sessionId: string; readError?: { code: string; message: string } }[];
@@ -167,7 +167,7 @@ describe('a symbolic link to a FIFO in place of a log', () => {
     symlinkSync(fifo, log);
     const message = failure(await run(['show', 'flaky-ci', '--root', root]), 2, 'SESSION_LOG_NOT_A_FILE');
     expect(message).toMatch(/is a FIFO \(named pipe\), not a regular file/);
-    expect(succeeded(await run(['list', '--root', root]))).toMatch(/^flaky-ci +\(unreadable: SESSION_LOG_NOT_A_FILE\)/m);
+    expect(succeeded(await run(['list', '--root', root]))).toMatch(/^flaky-ci +dsh +\(unreadable: SESSION_LOG_NOT_A_FILE\)/m);
   });
 });
 

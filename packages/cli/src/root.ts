@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { dshHomeDisplay, resolveDshHome } from '@deepseek-ai/dsh-home-paths';
 import { CliError } from './failure.js';
 import { errorCode } from '@sessref/core';
+import { currentLogOf, listNames } from '@sessref/dsh/jsonl-root';
 
 /** The embedded demo root, relative to the current directory: what `sessref seed` and `npm start` write. */
 const DEMO_ROOT = '.sessref/sessions';
@@ -77,9 +78,6 @@ function origin(root: SessionRoot): string {
  */
 export type RootState = 'missing' | 'empty' | 'no-sessions' | 'sessions';
 
-/** The log dsh 0.1.0-rc.8 keeps for each session, at `<root>/<project>/<session>/`. */
-const LOG_FILE = 'session.jsonl.zstd';
-
 /**
  * What is at the root. A file, a path through a file, or a directory that
  * cannot be read is a one-line error naming the root and where it came from.
@@ -107,9 +105,10 @@ export function checkRoot(root: SessionRoot): RootState {
 
 /**
  * Whether a project directory holds a session log, as dsh lists one: a
- * session directory with its log file in it. Anything in the log's place
- * counts, since the listing shows it as a damaged session; a project that
- * cannot be read is left to the listing, which says why.
+ * session directory with a log of any generation in it (see
+ * `@sessref/dsh/jsonl-root`). Anything at a log's name counts, since the
+ * listing shows it as a damaged session; a project that cannot be read is
+ * left to the listing, which says why.
  */
 function holdsLog(project: string): boolean {
   let sessions: Dirent[];
@@ -118,7 +117,7 @@ function holdsLog(project: string): boolean {
   } catch {
     return false;
   }
-  return sessions.some((session) => session.isDirectory() && exists(join(project, session.name, LOG_FILE)));
+  return sessions.some((session) => session.isDirectory() && currentLogOf(listNames(join(project, session.name))) !== undefined);
 }
 
 /** How to get a root that is missing, by where it came from; sessref creates none but the demo root. */

@@ -163,6 +163,15 @@ describe('log generations of later dsh releases', () => {
     expect(rows.filter((row) => row.sessionId === 'moved')).toEqual([expect.objectContaining({ title: 'About the current file' })]);
   });
 
+  it('a root holding only sessions of a later generation has sessions: listed, no "no sessions" hint', async () => {
+    const root = join(await tempDir('sessref-shapes-'), 'sessions');
+    await writeLog(root, 'only-v4', 4, conversation('v4'));
+    const result = await sessref(['list', '--root', root]);
+    expect(result.code).toBe(0);
+    expect(withoutRootLine(result.stderr)).toBe('');
+    expect(result.stdout).toMatch(/^only-v4 +dsh +About v4 /m);
+  });
+
   it('send refuses a session a later dsh wrote, before locking or writing anything', async () => {
     const root = await copyRoot(zstdRoot);
     await writeLog(root, 'current', 3, conversation('v3'));

@@ -194,18 +194,20 @@ describe.each(KINDS)('a $kind in place of a directory', ({ kind }) => {
 });
 
 describe.each(KINDS)('a $kind at a cache file', ({ kind }) => {
-  it.skipIf(skipFor(kind))(named(kind, 'the title index, the kept headers or the search index owner: no cache; candidates are read from the logs and the cache is written anew'), async () => {
+  it.skipIf(skipFor(kind))(named(kind, 'the title index, the kept headers or the content index: no cache; candidates and hits are read from the logs and the cache is written anew'), async () => {
     const root = await copyRoot(seeded);
     const cache = await tempDir('sessref-special-index-');
     const env = { SESSREF_CACHE_DIR: cache };
     const expected = succeeded(await run(['list', '--target', 'scratchpad', '--root', root, '--json'], env));
     const search = defaultSearchIndexFile(root, env);
-    for (const file of [defaultIndexFile(root, env), `${search}.headers.json`, `${search}.owner`]) {
+    const hits = succeeded(await run(['search', 'refund', '--root', root, '--json'], env));
+    for (const file of [defaultIndexFile(root, env), `${search}.headers.json`, search]) {
       await rm(file, { force: true });
       await makeSpecial(kind, file);
       expect(succeeded(await run(['list', '--target', 'scratchpad', '--root', root, '--json'], env)), file).toBe(expected);
       succeeded(await run(['list', '--root', root], env));
-      // Saved in its place (a regular file now), or, for the owner file, taken over and let go.
+      expect(succeeded(await run(['search', 'refund', '--root', root, '--json'], env)), file).toBe(hits);
+      // Saved in its place: a regular file now.
       const after = lstatSync(file, { throwIfNoEntry: false });
       expect(after === undefined || after.isFile(), file).toBe(true);
     }

@@ -200,13 +200,13 @@ describe.each(KINDS)('a $kind at a cache file', ({ kind }) => {
     const env = { SESSREF_CACHE_DIR: cache };
     const expected = succeeded(await run(['list', '--target', 'scratchpad', '--root', root, '--json'], env));
     const search = defaultSearchIndexFile(root, env);
-    const hits = succeeded(await run(['search', 'refund', '--root', root, '--json'], env));
+    const hits = succeeded(await run(['search', 'price fetch', '--root', root, '--json'], env));
     for (const file of [defaultIndexFile(root, env), `${search}.headers.json`, search]) {
       await rm(file, { force: true });
       await makeSpecial(kind, file);
       expect(succeeded(await run(['list', '--target', 'scratchpad', '--root', root, '--json'], env)), file).toBe(expected);
       succeeded(await run(['list', '--root', root], env));
-      expect(succeeded(await run(['search', 'refund', '--root', root, '--json'], env)), file).toBe(hits);
+      expect(succeeded(await run(['search', 'price fetch', '--root', root, '--json'], env)), file).toBe(hits);
       // Saved in its place: a regular file now.
       const after = lstatSync(file, { throwIfNoEntry: false });
       expect(after === undefined || after.isFile(), file).toBe(true);

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { errorCode, type ContentBlockLike, type SessionSource, type SurfaceMessage } from '@sessref/core';
 import { openSearchIndex, type SearchIndex } from '@sessref/sources';
-import { searchForm } from '../src/search-index/form.js';
+import { mappedForm, searchForm } from '../src/search-index/form.js';
 
 // Fake sources: the interface under test's input, built with the core's types.
 
@@ -110,6 +110,18 @@ describe('recall: every substring of a carried message finds its session', () =>
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('folds mixed text a stretch at a time to exactly the form it folds to one code point at a time', () => {
+    // searchForm takes native shortcuts through ASCII stretches; mappedForm never does: they must agree.
+    const mixed = fc.oneof(message, fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme-composite' }));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(mixed, fc.constantFrom('Deploy v2.1 — ', '。', ' 😀!', '\u0301', 'ΣΑΣ ')), { maxLength: 6 }), (parts) => {
+        const text = parts.join('');
+        expect(searchForm(text)).toBe(mappedForm(text).text);
+      }),
+      { numRuns: 1000 },
     );
   });
 

@@ -65,15 +65,34 @@ export interface MappedForm {
 /** The folds of the ASCII code points, looked up without hashing: most text is mostly ASCII. */
 const ASCII: readonly (readonly Piece[])[] = Array.from({ length: 128 }, (_, code) => foldCodePoint(code));
 
+/** Takes a folded piece (`kind` undefined: a separator) and the span of the original text it came from. */
+type PieceSink = (piece: string, kind: RunKind | undefined, start: number, end: number) => void;
+
 /**
- * Fold `text` into its search form, handing each piece (a folded character,
- * or the space between two runs) and its original span to `push`.
+ * The one rule for joining folded pieces into a search form: one space
+ * between two runs (where separators stood, or where one kind of run meets
+ * the other), none at either end. The space's span covers the separators.
  */
-function buildForm(text: string, push: (piece: string, start: number, end: number) => void): void {
+function joinRuns(write: (piece: string, start: number, end: number) => void): PieceSink {
   let previous: RunKind | undefined;
   // Whether separators came since the last piece, and where the first of them started.
   let separated = false;
   let gapStart = 0;
+  return (piece, kind, start, end) => {
+    if (kind === undefined) {
+      if (!separated) gapStart = start;
+      separated = true;
+      return;
+    }
+    if (previous !== undefined && (separated || kind !== previous)) write(' ', separated ? gapStart : start, start);
+    write(piece, start, end);
+    previous = kind;
+    separated = false;
+  };
+}
+
+/** Fold `text` one code point at a time, handing each folded piece to `sink`. */
+function foldEach(text: string, sink: PieceSink): void {
   for (let offset = 0; offset < text.length; ) {
     const start = offset;
     const code = text.charCodeAt(offset);
@@ -86,31 +105,42 @@ function buildForm(text: string, push: (piece: string, start: number, end: numbe
       offset += codePoint > 0xffff ? 2 : 1;
       pieces = foldCodePoint(codePoint);
     }
-    for (const [piece, kind] of pieces) {
-      if (kind === undefined) {
-        if (!separated) gapStart = start;
-        separated = true;
-        continue;
-      }
-      if (previous !== undefined && (separated || kind !== previous)) push(' ', separated ? gapStart : start, start);
-      push(piece, start, offset);
-      previous = kind;
-      separated = false;
-    }
+    // A character folded to nothing (a dropped mark) separates nothing.
+    for (const [piece, kind] of pieces) sink(piece, kind, start, offset);
   }
 }
 
 const NON_ASCII = /[^\0-\x7f]/;
 const ASCII_SEPARATORS = /[^a-z0-9]+/g;
+/** Alternating stretches of ASCII and of other text. */
+const STRETCHES = /[\0-\x7f]+|[^\0-\x7f]+/g;
+
+/** ASCII folds to lower case with every other character a separator: native string operations do it. */
+function asciiForm(text: string): string {
+  return text.toLowerCase().replace(ASCII_SEPARATORS, ' ');
+}
 
 /** The search form of `text`. */
 export function searchForm(text: string): string {
-  // Pure ASCII folds to lower case with every other character a separator: native string operations do it.
-  if (!NON_ASCII.test(text)) return text.toLowerCase().replace(ASCII_SEPARATORS, ' ').trim();
+  if (!NON_ASCII.test(text)) return asciiForm(text).trim();
   let form = '';
-  buildForm(text, (piece) => {
+  const sink = joinRuns((piece) => {
     form += piece;
   });
+  // Mixed text is mostly ASCII with a name, a quote or an emoji in it: its ASCII stretches
+  // fold natively, a word at a time; only the rest goes one code point at a time.
+  for (const [stretch] of text.matchAll(STRETCHES)) {
+    if (stretch.charCodeAt(0) >= 128) {
+      foldEach(stretch, sink);
+      continue;
+    }
+    asciiForm(stretch)
+      .split(' ')
+      .forEach((word, at) => {
+        if (at > 0) sink(' ', undefined, 0, 0);
+        if (word !== '') sink(word, 'word', 0, 0);
+      });
+  }
   return form;
 }
 
@@ -119,13 +149,16 @@ export function mappedForm(text: string): MappedForm {
   const pieces: string[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
-  buildForm(text, (piece, start, end) => {
-    pieces.push(piece);
-    for (let unit = 0; unit < piece.length; unit += 1) {
-      starts.push(start);
-      ends.push(end);
-    }
-  });
+  foldEach(
+    text,
+    joinRuns((piece, start, end) => {
+      pieces.push(piece);
+      for (let unit = 0; unit < piece.length; unit += 1) {
+        starts.push(start);
+        ends.push(end);
+      }
+    }),
+  );
   return { text: pieces.join(''), starts, ends };
 }
 

@@ -1,14 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  FULL_SNAPSHOT_HEADING,
-  REFERENCE_OMISSIONS_HEADING,
-  TRANSCRIPT_FRAGMENT_CODE_POINTS,
-  renderFullSnapshotTranscript,
-  renderReferenceOmissions,
-  type FullSnapshotOutcome,
-  type ReferenceOmission,
-} from './omissions.js';
+// One namespace import: the names are listed once, in index.ts's re-export.
+import * as notice from './omissions.js';
+import type { FullSnapshotOutcome, ReferenceOmission } from './omissions.js';
 import type { ReferencedSessionData } from './types.js';
 
 const text = fc.string({ unit: 'grapheme', maxLength: 300 });
@@ -36,15 +30,15 @@ const data: fc.Arbitrary<ReferencedSessionData> = fc.record({
 
 describe('renderReferenceOmissions', () => {
   it('adds nothing when no preview was shortened', () => {
-    expect(renderReferenceOmissions([])).toBe('');
+    expect(notice.renderReferenceOmissions([])).toBe('');
   });
 
   it('is a blank line, the heading, one explanation line and the notices as one line of tag-safe JSON that parses back', () => {
     fc.assert(
       fc.property(fc.array(omission, { minLength: 1, maxLength: 3 }), (omissions) => {
-        const rendered = renderReferenceOmissions(omissions);
-        expect(rendered.startsWith(`\n\n${REFERENCE_OMISSIONS_HEADING}\n\n`)).toBe(true);
-        const lines = rendered.slice(`\n\n${REFERENCE_OMISSIONS_HEADING}\n\n`.length).split('\n');
+        const rendered = notice.renderReferenceOmissions(omissions);
+        expect(rendered.startsWith(`\n\n${notice.REFERENCE_OMISSIONS_HEADING}\n\n`)).toBe(true);
+        const lines = rendered.slice(`\n\n${notice.REFERENCE_OMISSIONS_HEADING}\n\n`.length).split('\n');
         expect(lines).toHaveLength(2);
         expect(lines[1]).not.toContain('<');
         expect(JSON.parse(lines[1]!)).toEqual(omissions);
@@ -69,11 +63,11 @@ function decodeMessages(transcript: string): { role: string; text: string; fragm
 
 describe('renderFullSnapshotTranscript', () => {
   it('starts with the heading and holds the capture facts with the log generation as indented JSON', () => {
-    const transcript = renderFullSnapshotTranscript(
+    const transcript = notice.renderFullSnapshotTranscript(
       { sessionId: 's', label: 'L', cwd: null, capturedThroughSeq: 7, conversation: [{ role: 'user', text: 'hi' }] },
       4,
     );
-    expect(transcript.split('\n')[0]).toBe(FULL_SNAPSHOT_HEADING);
+    expect(transcript.split('\n')[0]).toBe(notice.FULL_SNAPSHOT_HEADING);
     expect(transcript).toContain(JSON.stringify({ sessionId: 's', label: 'L', cwd: null, capturedThroughSeq: 7, capturedFormatVersion: 4 }, null, 2));
     expect(transcript.endsWith('\n"hi"\n')).toBe(true);
   });
@@ -81,12 +75,12 @@ describe('renderFullSnapshotTranscript', () => {
   it('gives back every message exactly, in order, from JSON fragments of at most 64 code points', () => {
     fc.assert(
       fc.property(data, fc.nat({ max: 9 }), (snapshot, version) => {
-        const messages = decodeMessages(renderFullSnapshotTranscript(snapshot, version));
+        const messages = decodeMessages(notice.renderFullSnapshotTranscript(snapshot, version));
         expect(messages.map(({ role, text: decoded }) => ({ role, text: decoded }))).toEqual(snapshot.conversation);
         for (const { fragments } of messages) {
-          for (const fragment of fragments) expect(Array.from(JSON.parse(fragment) as string).length).toBeLessThanOrEqual(TRANSCRIPT_FRAGMENT_CODE_POINTS);
+          for (const fragment of fragments) expect(Array.from(JSON.parse(fragment) as string).length).toBeLessThanOrEqual(notice.TRANSCRIPT_FRAGMENT_CODE_POINTS);
           // Only the last fragment of a message may be short.
-          for (const fragment of fragments.slice(0, -1)) expect(Array.from(JSON.parse(fragment) as string)).toHaveLength(TRANSCRIPT_FRAGMENT_CODE_POINTS);
+          for (const fragment of fragments.slice(0, -1)) expect(Array.from(JSON.parse(fragment) as string)).toHaveLength(notice.TRANSCRIPT_FRAGMENT_CODE_POINTS);
         }
       }),
     );

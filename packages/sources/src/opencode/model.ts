@@ -62,18 +62,28 @@ function nonEmpty(value: unknown): string | undefined {
   return text === undefined || text === '' ? undefined : text;
 }
 
+/** A message's or a part's id (the row's when its data leaves it out) and its kind (`role` or `type`); `undefined` without either. */
+function identify(data: JsonObject, kindKey: 'role' | 'type', rowId: string | undefined): { id: string; kind: string } | undefined {
+  const id = asString(data['id']) ?? rowId;
+  const kind = asString(data[kindKey]);
+  return id === undefined || kind === undefined ? undefined : { id, kind };
+}
+
+/** `{ [key]: value }`, or no key at all when `value` is missing: the fold's optional fields are absent, never `undefined`. */
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}
+
 /** A message from its JSON `data`; `id` and `created` come from the row when the data leaves them out. */
 export function messageOf(data: JsonObject, row: { id?: string; created?: number }): Omit<OpencodeMessage, 'parts'> | undefined {
-  const id = asString(data['id']) ?? row.id;
-  const role = asString(data['role']);
-  if (id === undefined || role === undefined) return undefined;
+  const identity = identify(data, 'role', row.id);
+  if (identity === undefined) return undefined;
   const time = asObject(data['time']);
-  const parentId = asString(data['parentID']);
   return {
-    id,
-    role,
+    id: identity.id,
+    role: identity.kind,
     created: finite(time?.['created']) ?? row.created ?? 0,
-    ...(parentId === undefined ? {} : { parentId }),
+    ...optional('parentId', asString(data['parentID'])),
     summary: data['summary'] === true,
     finished: nonEmpty(data['finish']) !== undefined,
     errored: asObject(data['error']) !== undefined,
@@ -83,18 +93,15 @@ export function messageOf(data: JsonObject, row: { id?: string; created?: number
 
 /** A part from its JSON `data`; `undefined` for one without an id or a type. */
 export function partOf(data: JsonObject, rowId?: string): OpencodePart | undefined {
-  const id = asString(data['id']) ?? rowId;
-  const type = asString(data['type']);
-  if (id === undefined || type === undefined) return undefined;
-  const text = asString(data['text']);
-  const tailStartId = asString(data['tail_start_id']);
+  const identity = identify(data, 'type', rowId);
+  if (identity === undefined) return undefined;
   return {
-    id,
-    type,
-    ...(text === undefined ? {} : { text }),
+    id: identity.id,
+    type: identity.kind,
+    ...optional('text', asString(data['text'])),
     synthetic: data['synthetic'] === true,
     ignored: data['ignored'] === true,
-    ...(tailStartId === undefined ? {} : { tailStartId }),
+    ...optional('tailStartId', asString(data['tail_start_id'])),
   };
 }
 

@@ -7,7 +7,8 @@ import { Composer } from './composer.js';
 import { byId, h } from './dom.js';
 import { keepTargetInAddress, targetInAddress } from './location.js';
 import { setUpNewSession } from './new-session.js';
-import { renderConversation, renderPreview, renderSessions, renderTargetHead, sentNotice, type PreviewState } from './views.js';
+import { renderConversation } from './conversation.js';
+import { renderPreview, renderSessions, renderTargetHead, sentNotice, type PreviewState } from './views.js';
 
 interface State {
   sessions: SessionItem[];

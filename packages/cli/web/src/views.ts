@@ -1,5 +1,5 @@
-/** Rendering of the sessions list, the target's conversation and the model preview. */
-import type { DisplayMessage, MessagesResponse, PreviewResponse, ReferenceView, SessionItem } from '../../src/server/protocol.js';
+/** Rendering of the sessions list, the target's header and the model preview (the conversation is conversation.ts). */
+import type { MessagesResponse, PreviewResponse, ReferenceView, SessionItem } from '../../src/server/protocol.js';
 import { h } from './dom.js';
 import { formatAge, formatBytes, plural, shortId } from './format.js';
 
@@ -74,105 +74,6 @@ export function renderTargetHead(head: HTMLElement, conversation: MessagesRespon
       h('span', {}, `${plural(conversation.messages.length, 'message')} · ${seq}`),
     ),
   );
-}
-
-export function renderConversation(section: HTMLElement, conversation: MessagesResponse | undefined): void {
-  if (!conversation) {
-    section.replaceChildren(h('div', { class: 'empty-state' }, h('div', { class: 'empty-icon' }, '@'), h('p', {}, 'Choose a target session to see its conversation.')));
-    return;
-  }
-  if (conversation.messages.length === 0) {
-    section.replaceChildren(h('div', { class: 'empty-state' }, h('p', {}, 'This session has no messages yet. Write the first one below.')));
-    return;
-  }
-  const { messages } = conversation;
-  // As dsh Web's replay: a message sent with references names them under its text; the snapshot after it is a recall row.
-  section.replaceChildren(...messages.map((message, index) => messageView(message, referencedBy(messages[index + 1]))));
-  section.scrollTop = section.scrollHeight;
-}
-
-/** The labels of the snapshot right after a message, which that message's mentions produced. */
-function referencedBy(next: DisplayMessage | undefined): string[] {
-  return next?.kind === 'context' ? (next.references ?? []).map((reference) => reference.label) : [];
-}
-
-const KIND_LABEL: Record<DisplayMessage['kind'], string> = {
-  user: 'You',
-  assistant: 'Assistant',
-  context: 'Session recall',
-  checkpoint: 'Compaction checkpoint',
-  injected: 'Context injection',
-};
-
-function messageView(message: DisplayMessage, labels: readonly string[]): HTMLElement {
-  if (message.kind === 'context') return recallRow(message);
-  const head = h('div', { class: 'message-head' }, h('span', { class: 'message-role' }, KIND_LABEL[message.kind]), h('span', { class: 'message-seq' }, `#${message.seq}`));
-  if (message.kind === 'user' || message.kind === 'assistant') {
-    const summary = labels.length > 0 ? h('div', { class: 'reference-summary' }, `Referenced session · ${labels.join(', ')}`) : null;
-    return h('article', { class: `message ${message.kind}`, 'data-seq': message.seq }, head, h('div', { class: 'message-text' }, ...withMentions(message.text, labels)), summary);
-  }
-  return h(
-    'article',
-    { class: `message ${message.kind}`, 'data-seq': message.seq },
-    h('details', {}, h('summary', {}, head, h('div', { class: 'message-peek' }, firstLine(message.text))), h('pre', { class: 'message-pre', tabindex: 0 }, message.display ?? message.text)),
-  );
-}
-
-/**
- * A snapshot as dsh Web replays it: one collapsed row naming the recalled
- * sessions; opened, how much of each was kept, then the text the model saw.
- */
-function recallRow(message: DisplayMessage): HTMLElement {
-  const references = message.references ?? [];
-  const labels = references.flatMap((reference, index) => [index > 0 ? ', ' : '', h('span', { class: 'ref-pill', title: reference.sessionId }, reference.label)]);
-  const summary = h(
-    'summary',
-    { class: 'recall-summary' },
-    h('span', { class: 'recall-icon', 'aria-hidden': 'true' }),
-    h('span', { class: 'message-role' }, KIND_LABEL.context),
-    h('span', { class: 'recall-sep', 'aria-hidden': 'true' }, '·'),
-    h('span', { class: 'recall-labels' }, ...labels),
-    h('span', { class: 'message-seq' }, `#${message.seq}`),
-  );
-  const counts = references.map((reference) =>
-    h(
-      'li',
-      { class: 'recall' },
-      h('span', { class: 'recall-label' }, reference.label),
-      h('span', { class: 'recall-counts' }, `${reference.retainedMessages} kept · ${reference.omittedMessages} omitted`),
-      reference.truncated ? h('span', { class: 'recall-counts' }, 'truncated') : null,
-    ),
-  );
-  return h(
-    'article',
-    { class: 'message context', 'data-seq': message.seq },
-    h('details', {}, summary, h('ul', { class: 'recalls' }, ...counts), h('pre', { class: 'message-pre', tabindex: 0 }, message.display ?? message.text)),
-  );
-}
-
-/** `text` with each `@label` of a referenced session shown as a reference, longest labels first. */
-function withMentions(text: string, labels: readonly string[]): (string | HTMLElement)[] {
-  const mentions = [...new Set(labels)].sort((a, b) => b.length - a.length).map((label) => `@${label}`);
-  const parts: (string | HTMLElement)[] = [];
-  let from = 0;
-  for (let at = 0; at < text.length; ) {
-    const mention = mentions.find((candidate) => text.startsWith(candidate, at));
-    if (mention === undefined) {
-      at++;
-      continue;
-    }
-    if (at > from) parts.push(text.slice(from, at));
-    parts.push(h('span', { class: 'sent-ref' }, h('span', { class: 'chip-at' }, '@'), mention.slice(1)));
-    at += mention.length;
-    from = at;
-  }
-  if (from < text.length) parts.push(text.slice(from));
-  return parts;
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 
 export interface PreviewState {

@@ -1,0 +1,112 @@
+/**
+ * The inspector's presentation, in Debian Chromium against the real server:
+ * a 4,000-message session drawn a window at a time, long titles cut with an
+ * ellipsis (the whole title in a tooltip), quiet notices, a dark theme, and
+ * the page's small conveniences (the draft kept across a reload, pasted
+ * mentions as chips, arrow keys in the sessions list, untitled sessions
+ * named as the CLI names them, the root path cut at its start).
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_SESSIONS, appendExchange, bootHost, writeDemoSessions, type DemoSession } from '@sessref/host';
+import { Engine } from '../../src/engine/engine.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
+import { SEED, buildWeb, launchBrowser, openPage, removeDir, tempDir, type Browser } from './fixture.js';
+
+const LONG = 'research-log';
+const LONG_TITLE_ID = 'long-title';
+const LONG_TITLE = `A title that goes on ${'and on '.repeat(710)}until the end`;
+const UNTITLED = 'terraform-cleanup';
+
+const longTitle: DemoSession = {
+  id: LONG_TITLE_ID,
+  title: LONG_TITLE,
+  cwd: '/home/dev/webapp',
+  ageHours: 0.5,
+  write: (session) => appendExchange(session, { user: 'Short question.', assistant: 'Short answer.' }, { provider: 'deepseek', model: 'deepseek-chat', stream: false }),
+};
+
+let root: string;
+let webRoot: string;
+let engine: Engine;
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [root, webRoot] = await Promise.all([tempDir('presentation-root'), tempDir('presentation-web')]);
+  const extra = DEMO_SESSIONS.filter((demo) => demo.id === LONG || demo.id === UNTITLED);
+  const host = await bootHost({ root });
+  try {
+    await writeDemoSessions(host, [...SEED, ...extra, longTitle]);
+  } finally {
+    await host.fiber.dispose();
+  }
+  await buildWeb(webRoot);
+  engine = await Engine.open({ root });
+  server = await startServer(engine, { webRoot });
+  browser = await launchBrowser({ width: 1366, height: 900 });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await engine?.close();
+  await removeDir(root);
+  await removeDir(webRoot);
+});
+
+async function open(): Promise<{ page: Page; problems: string[] }> {
+  const opened = await openPage(browser, server.url);
+  await expect.poll(() => opened.page.locator('#sessions .session').count()).toBeGreaterThan(0);
+  return opened;
+}
+
+async function target(page: Page, id: string): Promise<void> {
+  await page.click(`#sessions .session[data-session-id="${id}"]`);
+  await expect.poll(() => page.locator('#target .target-meta code').getAttribute('title')).toBe(id);
+}
+
+const conversationElements = (page: Page) => page.locator('#conversation').evaluate((section) => section.querySelectorAll('*').length);
+const drawnSeqs = (page: Page) => page.locator('#conversation .message').evaluateAll((messages) => messages.map((message) => Number(message.getAttribute('data-seq'))));
+
+describe('a long session', () => {
+  it('draws a bounded number of elements, yet scrolls to its first and last message', async () => {
+    const { page, problems } = await open();
+    await target(page, LONG);
+    await expect.poll(() => page.locator('#target .target-meta').textContent()).toContain('4000 messages');
+
+    // Opened at its end: the last message is drawn and in view, and only a window of the others exists.
+    const lastText = `Run 2000:`;
+    await expect.poll(() => page.locator('#conversation .message').last().textContent()).toContain(lastText);
+    await expect(page.locator('#conversation .message').last().isVisible()).resolves.toBe(true);
+    expect(await conversationElements(page)).toBeLessThan(600);
+
+    // Home: the first message, still a bounded window.
+    await page.locator('#conversation').evaluate((section) => (section.scrollTop = 0));
+    await expect.poll(async () => (await drawnSeqs(page))[0]).toBeLessThanOrEqual(2);
+    await expect.poll(() => page.locator('#conversation .message.user').first().textContent()).toContain('Note 1: ');
+    expect(await conversationElements(page)).toBeLessThan(600);
+
+    // The middle, by dragging the scrollbar there: the messages drawn are the ones in view, in order.
+    await page.locator('#conversation').evaluate((section) => (section.scrollTop = section.scrollHeight / 2));
+    await expect.poll(async () => (await drawnSeqs(page))[0]).toBeGreaterThan(1000);
+    const middle = await drawnSeqs(page);
+    expect(middle).toEqual([...middle].sort((a, b) => a - b));
+    const inView = await page.locator('#conversation .message').evaluateAll((messages) => {
+      const box = messages[0]!.parentElement!.getBoundingClientRect();
+      return messages.filter((message) => {
+        const own = message.getBoundingClientRect();
+        return own.bottom > box.top && own.top < box.bottom;
+      }).length;
+    });
+    expect(inView).toBeGreaterThan(3);
+
+    // End again, by keyboard: the last message is back.
+    await page.locator('#conversation').focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => page.locator('#conversation .message').last().textContent()).toContain(lastText);
+    await expect.poll(() => page.locator('#conversation').evaluate((section) => section.scrollHeight - section.scrollTop - section.clientHeight)).toBeLessThan(4);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

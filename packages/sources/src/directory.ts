@@ -1,4 +1,4 @@
-import { lstatSync, opendirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, opendirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
 import { errorCode } from '@sessref/core';
 
@@ -16,27 +16,35 @@ export interface DirectoryEntry {
   kind: 'file' | 'directory';
 }
 
+/** Names a walk may still read; a walk over many folders shares one, so the whole walk is bounded. */
+export interface DirectoryBudget {
+  entries: number;
+}
+
 /**
  * The regular files and folders directly in `dir`, in name order; none when
  * `dir` is missing or cannot be read. A symbolic link counts only when it
  * resolves inside `home` (the agent's own folder, itself possibly a link):
  * a link out of it would make sessref read what is not the agent's.
- * FIFOs, sockets and devices are never listed. Reads at most `limit` names.
+ * FIFOs, sockets and devices are never listed. Reads names one at a time
+ * and at most as many as `budget` has left (by default 100,000 for this
+ * folder alone), never a whole folder at once.
  */
-export function listDirectory(dir: string, home: string, limit = MAX_DIRECTORY_ENTRIES): DirectoryEntry[] {
-  const names = readNames(dir, limit);
-  if (names.length === 0) return [];
-  const realHome = realPath(home);
+export function listDirectory(dir: string, home: string, budget: DirectoryBudget = { entries: MAX_DIRECTORY_ENTRIES }): DirectoryEntry[] {
+  const found = readEntries(dir, budget);
+  if (found.length === 0) return [];
+  let realHome: string | undefined | null = null;
   const entries: DirectoryEntry[] = [];
-  for (const name of names.sort()) {
-    const path = join(dir, name);
-    const kind = entryKind(path, realHome);
-    if (kind !== undefined) entries.push({ name, path, kind });
+  for (const entry of found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const path = join(dir, entry.name);
+    // The home is resolved once, and only for a folder that has a link in it.
+    const kind = entryKind(entry, path, () => (realHome ??= realPath(home)));
+    if (kind !== undefined) entries.push({ name: entry.name, path, kind });
   }
   return entries;
 }
 
-function readNames(dir: string, limit: number): string[] {
+function readEntries(dir: string, budget: DirectoryBudget): Dirent[] {
   let handle;
   try {
     handle = opendirSync(dir);
@@ -44,23 +52,36 @@ function readNames(dir: string, limit: number): string[] {
     if (isAbsent(error)) return [];
     throw error;
   }
-  const names: string[] = [];
+  const entries: Dirent[] = [];
   try {
-    for (let entry = handle.readSync(); entry !== null && names.length < limit; entry = handle.readSync()) names.push(entry.name);
+    while (budget.entries > 0) {
+      const entry = handle.readSync();
+      if (entry === null) break;
+      budget.entries -= 1;
+      entries.push(entry);
+    }
   } finally {
     handle.closeSync();
   }
-  return names;
+  return entries;
 }
 
-function entryKind(path: string, realHome: string | undefined): DirectoryEntry['kind'] | undefined {
-  const link = lstatSync(path, { throwIfNoEntry: false });
+/**
+ * What the entry is, links resolved; `undefined` for anything else. The type
+ * the folder reports is used as is (no `lstat` per entry); a file system
+ * that reports none is asked with `lstat`.
+ */
+function entryKind(entry: Dirent, path: string, realHome: () => string | undefined): DirectoryEntry['kind'] | undefined {
+  const reported = entry.isFile() || entry.isDirectory() || entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
+  const link = reported ? entry : lstatSync(path, { throwIfNoEntry: false });
   if (link === undefined) return undefined;
+  let stats: Pick<Dirent, 'isFile' | 'isDirectory'> | undefined = link;
   if (link.isSymbolicLink()) {
     const target = realPath(path);
-    if (target === undefined || realHome === undefined || !(target === realHome || target.startsWith(realHome + sep))) return undefined;
+    const home = realHome();
+    if (target === undefined || home === undefined || !(target === home || target.startsWith(home + sep))) return undefined;
+    stats = statSync(path, { throwIfNoEntry: false });
   }
-  const stats = link.isSymbolicLink() ? statSync(path, { throwIfNoEntry: false }) : link;
   if (stats?.isFile()) return 'file';
   if (stats?.isDirectory()) return 'directory';
   return undefined;

@@ -705,4 +705,16 @@ describe('a Claude Code home read through transcriptSource', () => {
     expect(claudeCodeFormat.transcripts({ home, env: { CLAUDE_CONFIG_DIR: '' } }).length).toBe(4);
     expect(claudeCodeFormat.transcripts({ home: join(scratch, 'nobody'), env: {} })).toEqual([]);
   });
+
+  it('follows a link that stays inside the projects folder', () => {
+    const config = join(scratch, 'config-links');
+    const projectsDir = join(config, 'projects');
+    mkdirSync(join(projectsDir, 'p'), { recursive: true });
+    // A file directly in projects/ is no session; a link to it from a project is one, as the link stays inside.
+    writeFileSync(join(projectsDir, `${IDS.untitled}.jsonl`), session('kept elsewhere in the folder', 'x', 1));
+    symlinkSync(join(projectsDir, `${IDS.untitled}.jsonl`), join(projectsDir, 'p', `${IDS.linked}.jsonl`));
+    symlinkSync(join(projectsDir, 'p'), join(projectsDir, 'alias'));
+    const files = claudeCodeFormat.transcripts({ home, env: { CLAUDE_CONFIG_DIR: config } });
+    expect(files.map((file) => [file.nativeId, relative(projectsDir, file.path)])).toEqual([[IDS.linked, `alias/${IDS.linked}.jsonl`]]);
+  });
 });

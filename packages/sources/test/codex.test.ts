@@ -530,6 +530,20 @@ describe('a Codex home through transcriptSource', () => {
     expect(tree(homeDir)).toEqual(before);
   });
 
+  it('follows a link that stays inside the Codex home, to a rollout or to a dated folder', async () => {
+    const { home: homeDir, codex } = home();
+    mkdirSync(join(codex, 'kept'));
+    writeFileSync(join(codex, 'kept', 'rollout.jsonl'), session('kept prompt', '2026-01-04T00:00:00.000Z'));
+    const day = join(codex, 'sessions', '2026', '01', '04');
+    mkdirSync(day, { recursive: true });
+    symlinkSync(join(codex, 'kept', 'rollout.jsonl'), join(day, `rollout-2026-01-04T00-00-00-${ids.linked}.jsonl`));
+    symlinkSync(join(codex, 'sessions', '2026', '01'), join(codex, 'archived_sessions', '2025'));
+    const files = codexFormat.transcripts({ home: homeDir, env: {} });
+    expect(files.find((file) => file.nativeId === ids.linked)?.path).toBe(join(day, `rollout-2026-01-04T00-00-00-${ids.linked}.jsonl`));
+    const source = transcriptSource(codexFormat, { environment: { home: homeDir, env: {} } });
+    expect(projectConversation((await source.readSurface(`codex:${ids.linked}`)).messages)[0]).toEqual(user('kept prompt'));
+  });
+
   it('follows CODEX_HOME', async () => {
     const { home: homeDir, codex } = home('elsewhere');
     const source = transcriptSource(codexFormat, { environment: { home: homeDir, env: { CODEX_HOME: codex } } });

@@ -1,6 +1,6 @@
-import { lstatSync, opendirSync, type Dir } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorCode } from '@sessref/core';
+import { listDirectory } from '../directory.js';
 import type { SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /**
@@ -28,19 +28,21 @@ export function claudeProjectsDir(environment: SourceEnvironment): string {
 /**
  * The session transcripts in the projects folder: `<project>/<uuid>.jsonl`,
  * two levels and no deeper (subagents live in `<project>/<uuid>/subagents/`).
- * Symbolic links inside the folder are never followed, so nothing outside it
- * is listed. A session id found in two projects is listed once, from the
- * file modified last. Folders that vanish or cannot be read are skipped.
+ * A symbolic link is followed only when it stays inside the projects folder
+ * (`listDirectory`), so nothing outside it is listed. A session id found in
+ * two projects is listed once, from the file modified last. Folders that
+ * vanish or cannot be read are skipped.
  */
 export function claudeCodeTranscripts(environment: SourceEnvironment): TranscriptFile[] {
   const home = claudeProjectsDir(environment);
   const budget = { entries: MAX_DIRECTORY_ENTRIES };
   const byId = new Map<string, TranscriptFile>();
-  for (const project of entriesOf(home, budget, (entry) => entry.isDirectory())) {
-    for (const name of entriesOf(join(home, project), budget, (entry) => entry.isFile())) {
-      const nativeId = SESSION_FILE.exec(name)?.[1];
-      if (nativeId === undefined) continue;
-      const file = { nativeId, path: join(home, project, name), home };
+  for (const project of listDirectory(home, home, budget)) {
+    if (project.kind !== 'directory') continue;
+    for (const entry of listDirectory(project.path, home, budget)) {
+      const nativeId = SESSION_FILE.exec(entry.name)?.[1];
+      if (entry.kind !== 'file' || nativeId === undefined) continue;
+      const file = { nativeId, path: entry.path, home };
       const seen = byId.get(nativeId);
       if (seen === undefined || modifiedAt(file.path) > modifiedAt(seen.path)) byId.set(nativeId, file);
     }
@@ -48,44 +50,7 @@ export function claudeCodeTranscripts(environment: SourceEnvironment): Transcrip
   return [...byId.values()];
 }
 
-/** What `opendir` reports of an entry: its type as `lstat` sees it, so a link is neither a file nor a directory. */
-interface EntryType {
-  isFile(): boolean;
-  isDirectory(): boolean;
-}
-
-/**
- * The names in `path` whose entries pass `keep`, reading at most the
- * entries left in `budget` (shared by the whole walk); none when `path`
- * cannot be opened. Entries are read one by one, never the whole folder at once.
- */
-function entriesOf(path: string, budget: { entries: number }, keep: (entry: EntryType) => boolean): string[] {
-  let dir: Dir;
-  try {
-    dir = opendirSync(path);
-  } catch (error) {
-    if (isMissingOrDenied(error)) return [];
-    throw error;
-  }
-  const names: string[] = [];
-  try {
-    for (let entry = dir.readSync(); entry !== null && budget.entries > 0; entry = dir.readSync()) {
-      budget.entries -= 1;
-      if (keep(entry)) names.push(entry.name);
-    }
-  } finally {
-    dir.closeSync();
-  }
-  return names;
-}
-
-/** Failures that mean "nothing to list here": the folder is gone, is not a folder, or may not be read. */
-function isMissingOrDenied(error: unknown): boolean {
-  const code = errorCode(error);
-  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM';
-}
-
 /** The file's modification time in ms, or -1 when it is gone: what picks between two copies of one session. */
 function modifiedAt(path: string): number {
-  return lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
+  return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
 }

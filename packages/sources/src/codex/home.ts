@@ -1,6 +1,5 @@
-import { opendirSync, type Dir } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { errorCode } from '@sessref/core';
+import { listDirectory, type DirectoryBudget } from '../directory.js';
 import type { SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** The folders under the Codex home that hold rollouts, in the order their copies win (codex-rs/rollout/src/lib.rs). */
@@ -32,14 +31,15 @@ interface Found {
  * Every rollout under `sessions/` (dated folders and the legacy flat layout)
  * and `archived_sessions/`, one per thread id: a live copy wins over an
  * archived one, and a plain `.jsonl` over its `.jsonl.zst` sibling, as Codex
- * resolves them. Symbolic links are never followed.
+ * resolves them. A symbolic link is followed only when it stays inside the
+ * Codex home (`listDirectory`).
  */
 export function findRollouts(environment: SourceEnvironment): TranscriptFile[] {
   const home = codexHome(environment);
   const budget = { entries: MAX_WALK_ENTRIES };
   const byId = new Map<string, Found>();
   ROLLOUT_FOLDERS.forEach((folder, folderIndex) => {
-    for (const path of walk(join(home, folder), 0, budget, [])) {
+    for (const path of walk(join(home, folder), home, 0, budget, [])) {
       const name = rolloutName(path);
       if (name === undefined) continue;
       const rank = folderIndex * 2 + (name.compressed ? 1 : 0);
@@ -61,31 +61,12 @@ export function rolloutName(path: string): { nativeId: string; compressed: boole
 /**
  * Regular files under `folder` added to `found`, descending only into
  * date-named folders. Names are read one at a time against the budget the
- * whole walk shares, so a folder of millions of names is never loaded.
+ * whole walk shares, so a folder of millions of names costs no more than the budget.
  */
-function walk(folder: string, depth: number, budget: { entries: number }, found: string[]): string[] {
-  const dir = openFolder(folder);
-  if (dir === undefined) return found;
-  try {
-    for (let entry = dir.readSync(); entry !== null && budget.entries > 0; entry = dir.readSync()) {
-      budget.entries -= 1;
-      const path = join(folder, entry.name);
-      // Entries describe the link itself, so a symbolic link is neither a file nor a folder here.
-      if (entry.isFile()) found.push(path);
-      else if (entry.isDirectory() && depth < MAX_DEPTH && DATE_PART.test(entry.name)) walk(path, depth + 1, budget, found);
-    }
-  } finally {
-    dir.closeSync();
+function walk(folder: string, home: string, depth: number, budget: DirectoryBudget, found: string[]): string[] {
+  for (const entry of listDirectory(folder, home, budget)) {
+    if (entry.kind === 'file') found.push(entry.path);
+    else if (depth < MAX_DEPTH && DATE_PART.test(entry.name)) walk(entry.path, home, depth + 1, budget, found);
   }
   return found;
-}
-
-/** The folder opened for reading; `undefined` when it is missing, not a folder or closed to this user (an agent that never ran has none). */
-function openFolder(folder: string): Dir | undefined {
-  try {
-    return opendirSync(folder);
-  } catch (error) {
-    if (['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM'].includes(errorCode(error) ?? '')) return undefined;
-    throw error;
-  }
 }

@@ -1,11 +1,12 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { listSubdirectories, sessionLogAt, type Compression } from './format.js';
-import { readRevision, type FileRevision } from '@sessref/sources';
+import { fileToken, readRevision, type FileRevision } from '@sessref/sources';
 
 /** What a walk knows of one session directory. */
 interface LogFile {
   sessionId: string;
+  path: string;
   revision: FileRevision;
 }
 
@@ -23,7 +24,8 @@ interface LogFile {
 export class LogFileTracker {
   /** project directory → session directory → log. */
   private readonly projects = new Map<string, Map<string, LogFile>>();
-  private readonly watchers = new Map<string, FSWatcher>();
+  /** Each watched directory's watcher, and the directory (device and inode) it watches. */
+  private readonly watchers = new Map<string, { watcher: FSWatcher; directory: string }>();
   private readonly dirtyProjects = new Set<string>();
   private readonly dirtySessions = new Map<string, Set<string>>();
   private fullWalk = true;
@@ -47,9 +49,23 @@ export class LogFileTracker {
     return revisions;
   }
 
+  /**
+   * The revision now at the log of each of `sessionIds` the last walk found
+   * (`undefined`: gone), by a stat of that log alone: whether what was learnt
+   * of those sessions still holds, without a walk or waiting for events.
+   */
+  restat(sessionIds: readonly string[]): Map<string, FileRevision | undefined> {
+    const wanted = new Set(sessionIds);
+    const revisions = new Map<string, FileRevision | undefined>();
+    for (const sessions of this.projects.values()) {
+      for (const log of sessions.values()) if (wanted.has(log.sessionId)) revisions.set(log.sessionId, readRevision(log.path, true));
+    }
+    return revisions;
+  }
+
   /** Stop watching. */
   close(): void {
-    for (const watcher of this.watchers.values()) watcher.close();
+    for (const { watcher } of this.watchers.values()) watcher.close();
     this.watchers.clear();
     this.watching = false;
   }
@@ -100,7 +116,7 @@ export class LogFileTracker {
     }
     let sessions = this.projects.get(project);
     if (sessions === undefined) this.projects.set(project, (sessions = new Map()));
-    sessions.set(name, { sessionId: log.sessionId, revision });
+    sessions.set(name, { sessionId: log.sessionId, path: log.path, revision });
   }
 
   private markSession(project: string, name: string): void {
@@ -121,14 +137,19 @@ export class LogFileTracker {
   }
 
   private watchDirectory(path: string, onEvent: (name: string | undefined) => void): void {
-    if (!this.watching || this.watchers.has(path)) return;
+    if (!this.watching) return;
+    // A watch follows the directory, not its name: a directory swapped in at the path (a session
+    // directory restored from a copy) is watched anew, or its changes would go unseen.
+    const directory = directoryToken(path);
+    if (this.watchers.get(path)?.directory === directory) return;
+    this.unwatch(path);
     try {
       const watcher = watch(path, { persistent: false }, (_event, name) => onEvent(name ?? undefined));
       watcher.on('error', () => {
         this.unwatch(path);
         this.rewalk();
       });
-      this.watchers.set(path, watcher);
+      this.watchers.set(path, { watcher, directory });
     } catch {
       // Out of watches (or the directory just went away): stay correct with full walks.
       this.close();
@@ -137,7 +158,7 @@ export class LogFileTracker {
   }
 
   private unwatch(path: string): void {
-    this.watchers.get(path)?.close();
+    this.watchers.get(path)?.watcher.close();
     this.watchers.delete(path);
   }
 
@@ -146,11 +167,23 @@ export class LogFileTracker {
   }
 }
 
+/** The device and inode of the directory at `path`, or a token no directory has when there is none. */
+function directoryToken(path: string): string {
+  const revision = readRevision(path);
+  return revision === undefined ? 'none' : fileToken(revision);
+}
+
 function isDirectory(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
-/** One turn of the event loop, whose poll phase hands queued file-system events to their watchers. */
-function deliverPendingEvents(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/**
+ * Let the event loop's poll phase hand queued file-system events to their
+ * watchers. One immediate is not enough: called from the poll phase (an I/O
+ * callback, where a write just finished), the immediate runs in the same
+ * loop turn, before the kernel's new events are read. The second immediate,
+ * queued from the check phase, runs only after the next poll phase.
+ */
+async function deliverPendingEvents(): Promise<void> {
+  for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }

@@ -79,7 +79,11 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   }
 
   async readTitles(sessionIds: readonly string[], signal?: AbortSignal): Promise<TitleReadResult[]> {
-    const entries = this.entries ?? (await this.refresh(signal));
+    let entries = this.entries ?? (await this.refresh(signal));
+    // A title is only as good as the revision it was read at: a log replaced since the last listing
+    // (another session of the same id and creation time copied over it, say) is indexed again first.
+    const now = this.logs.restat(sessionIds.filter((id) => entries.has(id)));
+    if ([...now].some(([id, revision]) => revision === undefined || entries.get(id)?.revision !== revisionToken(revision))) entries = await this.refresh(signal);
     const live = new Set(this.ctx.sessions.list().map((session) => session.id as string));
     const unindexed = sessionIds.filter((id) => live.has(id) || !entries.has(id));
     const read = new Map((await this.readFromHost(unindexed, signal)).map((result) => [result.sessionId, result]));

@@ -93,16 +93,19 @@ export const SEARCH = {
  * `sizes` sessions x 40 messages (`runs` calls per warm series), beside dsh's backend building
  * the discovery corpus at `dshSizes` (its build grows with the square of the corpus: 10,000
  * takes ~27 min, so larger sizes are extrapolated from the growth between these two).
- * `buildSizes` are the sizes the build table reports, extrapolated where not run.
+ * `buildSizes` are the sizes the build table reports (sessref's are all measured; dsh's beyond
+ * `dshSizes` are extrapolated).
  */
 export const SEARCH_INDEX = {
   sizes: [
     { count: 1000, runs: 40 },
     { count: 10000, runs: 40 },
+    { count: 100000, runs: 20 },
   ],
   dshSizes: [1000, 2000],
   dshRuns: 5,
   buildSizes: [1000, 10000, 100000],
-  // The size the targets are checked at.
+  // The sizes the targets are checked at.
   targetSize: 10000,
+  largeSize: 100000,
 };

@@ -108,8 +108,8 @@ async function runSearchIndex() {
     await runSuite('corpus', ['--root', root, '--count', count, '--messages', DISCOVERY.defaultMessages]);
     const index = join(directory, `dsh-${count}.sqlite`);
     const args = ['--root', root, '--index', index];
-    const build = await runSuite('search', ['--mode', 'build', '--watch', 0, ...args, '--runs', SEARCH_INDEX.dshRuns]);
-    const reuse = await runSuite('search', ['--mode', 'reuse', '--watch', 0, ...args, '--runs', 1]);
+    const build = await runSuite('search', ['--mode', 'dsh', '--build', 1, ...args, '--runs', SEARCH_INDEX.dshRuns]);
+    const reuse = await runSuite('search', ['--mode', 'dsh', '--build', 0, ...args, '--runs', 1]);
     dsh.push({ count, build, reuse });
   }
   return { sizes, dsh };

@@ -29,11 +29,10 @@ function targetTable(search) {
 export function searchTables(search) {
   return [
     table(
-      ['sessions', 'index build (first search, no index)', 'priming, after the build', 'index size', 'first search, fresh process, persisted index', 'baseline: official plugin, read and scan every surface'],
+      ['sessions', 'index build, every log read through the host', 'index size', 'first search, fresh process, persisted index', 'baseline: official plugin, read and scan every surface'],
       search.map((entry) => [
         label(entry),
         formatMs(entry.build.buildMs),
-        entry.build.primingMs === undefined ? '–' : `${formatMs(entry.build.primingMs)} (${entry.build.primed.read} sessions checked)`,
         `${(entry.build.indexBytes / 1e6).toFixed(1)} MB`,
         `${formatMs(entry.reuse.firstMs)} (${entry.reuse.firstHits} hits)`,
         `~${formatMs(entry.baseline.scanMs)} (listing ${formatMs(entry.baseline.listingMs)} + ${entry.baseline.sessions} x ${formatMs(entry.baseline.readMs)})`,
@@ -62,18 +61,17 @@ export function searchSection(search, machine) {
 Command (only this suite; it splices this section into docs/benchmarks.md and leaves the others as they are):
 
 \`\`\`sh
-npx tsc -b && node bench/run.mjs --only search
+npm run bench -- --only search
 \`\`\`
 
 Corpora: the discovery corpora of 40 alternating ~200-char messages per session (\`suites/corpus.mjs\`, JSONL/zstd, written through the real host), ${search.map(label).join(' and ')}.
-**sessref** runs as \`sessref serve\` does (\`bootHost\` from \`@sessref/host\`: dsh's \`SqliteSessionQueryEngine\` as \`ctx.sessionQuery\`, the title index, \`@sessref/dsh\` with \`contentSearch\` on, file-system events followed, content search primed from boot);
-every result is checked against its session's surface as a snapshot would carry it (see packages/dsh/README.md, Content discovery).
-The first query, "${'deploy snapshot'}", is two corpus words in a row (about one session in five has them, so limit 50 fills); the fresh phrases are three-word phrases, each new to the process (a few sessions each): the server has never seen them, and settles their hits from what priming learnt, without reading a log.
+**sessref** end to end, as \`sessref serve\` runs it (\`bootHost\` from \`@sessref/host\`: the real dsh host over the JSONL root, the title index, \`@sessref/dsh\` with \`contentSearch\` on over sessref's own index, file-system events followed),
+searched through the plugin's service as the CLI and the inspector search. Section 5 measures the index alone over generated sources; this section adds reading real logs through the host.
+The first query, "${'deploy snapshot'}", is two corpus words in a row (about one session in five has them, so limit 50 fills); the fresh phrases are three-word phrases, each new to the process (a few sessions each).
 
-- **index build**: no derived index on disk; dsh's backend reads and indexes every log at the first search (wall time, one process).
-- **priming, after the build**: what \`serve\`'s background priming (\`primeContentSearch\`) still takes once the index is built: every session's surface read and checked once, one at a time. The \`@\` menu answers meanwhile.
-- **first search, fresh process, persisted index**: a new process (as a one-shot \`sessref search\`, no file-system watching) over the index the build left: open, catch up (one listing of the root), search, check the hits, read their titles.
-- **warm**: the long-lived host that built the index, once primed, median wall time of ${small.runs} calls (mean main-thread CPU in brackets) at the \`@\` menu's limit (8, \`POST /api/search\`) and the plugin's (50, Remote \`search\`, \`sessref search\`).
+- **index build**: no index on disk; \`refreshContentIndex()\` reads every log through the host, projects it as a snapshot would and indexes it (wall time, one process).
+- **first search, fresh process, persisted index**: a new process (as a one-shot \`sessref search\`, no file-system watching) over the index the build left: open, catch up (stamps compared, nothing changed), search, read the hits' titles.
+- **warm**: the long-lived host that built the index, median wall time of ${small.runs} calls (mean main-thread CPU in brackets) at the \`@\` menu's limit (8, \`POST /api/search\`) and the plugin's (50, Remote \`search\`, \`sessref search\`). Every hit is carried text by construction: the index holds only what the snapshot's projection keeps.
 - **baseline**: the official plugin has no content search; the nearest thing a user can do is list the sessions through \`ctx.sessionQuery\` and read and scan every session's surface (user and assistant text, case-insensitive substring).
   On dsh's JSONL backend every such read lists the whole root again, so the full scan is extrapolated: listing + N x the median of ${small.baseline.sampled} (1,000) / ${large?.baseline.sampled ?? '–'} (10,000) timed reads of sessions spread over the corpus.
 
@@ -81,10 +79,8 @@ ${targetTable(search)}
 
 ${searchTables(search)}
 
-Growth from ${label(small)} to ${large ? label(large) : '–'} (10x the sessions): index build ${growth((entry) => entry.build.buildMs)}, priming ${growth((entry) => entry.build.primingMs)}, first search of a fresh process ${growth((entry) => entry.reuse.firstMs)},
+Growth from ${label(small)} to ${large ? label(large) : '–'} (10x the sessions): index build ${growth((entry) => entry.build.buildMs)}, first search of a fresh process ${growth((entry) => entry.reuse.firstMs)},
 warm repeated query at limit 8 ${growth((entry) => entry.build.warm[8].repeated.wallMs)}, fresh phrase at limit 8 ${growth((entry) => entry.build.warm[8].fresh.wallMs)}; the baseline grows with the square of the corpus (N reads, each listing N logs).
-Index build grows faster than the corpus because dsh's backend, before it inserts a session's documents, deletes the old ones with \`DELETE FROM persisted_docs WHERE session_id = ?\` on its FTS5 table, which scans the whole table, so each session costs more than the last; sessref cannot change that from outside the backend. To see it, run the build child under a profiler (\`node --cpu-prof bench/suites/search.mjs --mode build --watch 0 --root <corpus> --index <new file> --runs 1\`): the heaviest function is the backend's \`_deleteSession\`.
-A warm query's floor is dsh's own reconciliation before every search (two snapshot listings of the root, served here from kept headers and file-system events, and a comparison of every session's revision with the index), which grows with the number of sessions however few changed.
 
 Machine for this section: ${machine.cpu}, load average ${machine.loadAverage.map((value) => value.toFixed(2)).join(' / ')} at start (above 2 means other processes competed for the cores); run ${new Date(machine.startedAt).toISOString()}.
 `;

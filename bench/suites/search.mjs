@@ -9,6 +9,12 @@
  *                    host follows file-system events and builds from boot, as serve does.
  *   --mode reuse     the same, in a fresh process over the index (build) left: what a new
  *                    `sessref search` pays, then warm queries.
+ *   --mode dsh       dsh's own SQLite FTS5 query backend (`SqliteSessionQueryEngine` with
+ *                    search on, over --index; the official plugin mounted, which never
+ *                    searches): with --build 1 no index on disk, so the first
+ *                    `searchSessions` indexes every log (timed), then warm queries straight
+ *                    from the backend (hits not checked against the surfaces); with --build 0
+ *                    a fresh process over that index, its first search timed.
  *   --mode baseline  the nearest thing to do with the official plugin, which has no content
  *                    search: on a host with it (search off, as dsh web ships), list every
  *                    session through ctx.sessionQuery, read each one's current surface and
@@ -23,7 +29,7 @@
  *   - fresh phrases: a different phrase each call, none seen before in this process;
  *   each at the menu's limit (8, POST /api/search) and the plugin's (50, Remote `search`).
  *
- * Args: --mode build|reuse|baseline --root DIR --index FILE --runs R [--watch 0|1] [--sample K]
+ * Args: --mode build|reuse|dsh|baseline --root DIR --index FILE --runs R [--watch 0|1] [--build 0|1] [--sample K]
  *   --watch 1 follows file-system events as `sessref serve` does (build); a one-shot
  *   `sessref search` does not (reuse).
  */
@@ -34,7 +40,7 @@ import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 import { median, threadCpuMs, timed } from '../lib/stats.mjs';
 import { phrasesOf } from '../lib/text.mjs';
 
-const { mode, root, index, runs: runsArg, watch = '0', sample = '20' } = parseArgs();
+const { mode, root, index, runs: runsArg, watch = '0', build: buildArg = '1', sample = '20' } = parseArgs();
 const runs = Number(runsArg);
 const watchLogs = watch === '1';
 
@@ -60,8 +66,44 @@ async function series(call, count) {
   return { wallMs: median(samples), cpuMs: (threadCpuMs() - cpuStart) / count, meanHits: hits / count, wallSamples: samples };
 }
 
+/** Warm series at each limit: the repeated query asked again, then phrases new to the process. */
+async function warmSeries(search) {
+  const warm = {};
+  let offset = 0;
+  for (const limit of LIMITS) {
+    await search(REPEATED_QUERY, limit);
+    const repeated = await series(() => search(REPEATED_QUERY, limit), runs);
+    const phrases = freshPhrases(offset + runs).slice(offset);
+    offset += runs;
+    const fresh = await series((run) => search(phrases[run], limit), runs);
+    warm[limit] = { repeated, fresh };
+    progress(`  warm, limit ${limit}: repeated ${repeated.wallMs.toFixed(1)} ms, fresh phrases ${fresh.wallMs.toFixed(1)} ms`);
+  }
+  return warm;
+}
+
+function removeIndex() {
+  for (const file of [index, `${index}-wal`, `${index}-shm`]) rmSync(file, { force: true });
+}
+
+async function dshBackend() {
+  const building = buildArg === '1';
+  if (building) removeIndex();
+  const host = await bootHost({ impl: 'official', root, queryIndex: index });
+  try {
+    const search = async (query, limit) => (await host.sessionQuery.searchSessions({ query, limit })).items.length;
+    // With no index on disk, the first search indexes every log; over a kept one it catches up and answers.
+    const first = await timed(() => search('no such phrase anywhere', 8));
+    progress(`  ${building ? 'index build' : 'first search, fresh process'}: ${(first.ms / 1000).toFixed(1)} s`);
+    const warm = building ? await warmSeries(search) : undefined;
+    return building ? { buildMs: first.ms, warm } : { firstMs: first.ms };
+  } finally {
+    await host.dispose();
+  }
+}
+
 async function sessref() {
-  if (mode === 'build') for (const file of [index, `${index}-wal`, `${index}-shm`]) rmSync(file, { force: true });
+  if (mode === 'build') removeIndex();
   const open = await timed(() => Engine.open({ root, indexFile: `${index}.titles.json`, searchIndexFile: index, watchLogs }));
   const engine = open.result;
   try {
@@ -75,17 +117,7 @@ async function sessref() {
     }
     const first = await timed(async () => (await engine.search(REPEATED_QUERY, { limit: 50 })).length);
     progress(`  first search: ${first.ms.toFixed(0)} ms, ${first.result} hits`);
-    const warm = {};
-    let offset = 0;
-    for (const limit of LIMITS) {
-      await engine.search(REPEATED_QUERY, { limit });
-      const repeated = await series(async () => (await engine.search(REPEATED_QUERY, { limit })).length, runs);
-      const phrases = freshPhrases(offset + runs).slice(offset);
-      offset += runs;
-      const fresh = await series(async (run) => (await engine.search(phrases[run], { limit })).length, runs);
-      warm[limit] = { repeated, fresh };
-      progress(`  warm, limit ${limit}: repeated ${repeated.wallMs.toFixed(1)} ms, fresh phrases ${fresh.wallMs.toFixed(1)} ms`);
-    }
+    const warm = await warmSeries(async (query, limit) => (await engine.search(query, { limit })).length);
     return { watchLogs, openMs: open.ms, buildMs: build?.ms, firstMs: first.ms, firstHits: first.result, warm, indexBytes: statSync(index).size };
   } finally {
     await engine.close();
@@ -130,5 +162,6 @@ async function baseline() {
 }
 
 progress(`content search (${mode}) over ${root}`);
-const result = { mode, root, runs, ...(mode === 'baseline' ? await baseline() : await sessref()) };
+const measure = { baseline, dsh: dshBackend }[mode] ?? sessref;
+const result = { mode, root, runs, ...(await measure()) };
 emitResult(result);

@@ -110,3 +110,49 @@ describe('a long session', () => {
     await page.close();
   });
 });
+
+describe('a 5,000-character title', () => {
+  let shownTitle = '';
+
+  /** `selector`'s first match is one line cut with an ellipsis, inside the window, with the whole title as its tooltip. */
+  async function cutWithTooltip(page: Page, selector: string, tooltip = shownTitle): Promise<void> {
+    const element = page.locator(selector).first();
+    await expect.poll(() => element.getAttribute('title')).toBe(tooltip);
+    const shape = await element.evaluate((node) => {
+      const style = getComputedStyle(node);
+      const box = node.getBoundingClientRect();
+      return { overflow: style.textOverflow, wrap: style.whiteSpace, cut: node.scrollWidth > node.clientWidth, right: box.right, height: box.height };
+    });
+    expect(shape).toMatchObject({ overflow: 'ellipsis', wrap: 'nowrap', cut: true });
+    expect(shape.right).toBeLessThanOrEqual(1366);
+    expect(shape.height).toBeLessThan(40);
+  }
+
+  it('is one line with an ellipsis in the header, the list, the @ menu, the chip and the preview, whole in each tooltip', async () => {
+    const { page, problems } = await open();
+    expect(LONG_TITLE.length).toBeGreaterThanOrEqual(5000);
+    // The title as the session list reports it (dsh's title index may keep only its start).
+    shownTitle = (await engine.sessions()).find((session) => session.sessionId === LONG_TITLE_ID)?.title ?? '';
+    expect(LONG_TITLE.startsWith(shownTitle) && shownTitle.length >= 200).toBe(true);
+    await target(page, LONG_TITLE_ID);
+    await cutWithTooltip(page, '#target .target-title');
+    await cutWithTooltip(page, `#sessions .session[data-session-id="${LONG_TITLE_ID}"] .session-title`);
+
+    await target(page, 'flaky-ci');
+    await page.click('#draft');
+    await page.keyboard.type('Compare @A title that goes');
+    await expect.poll(() => page.locator(`#menu .menu-item[data-session-id="${LONG_TITLE_ID}"]`).count()).toBe(1);
+    await cutWithTooltip(page, `#menu .menu-item[data-session-id="${LONG_TITLE_ID}"] .menu-name`);
+    await page.click(`#menu .menu-item[data-session-id="${LONG_TITLE_ID}"]`);
+    const chip = page.locator('#draft .chip .chip-label');
+    await expect.poll(() => chip.count()).toBe(1);
+    expect(await chip.evaluate((node) => node.scrollWidth > node.clientWidth && getComputedStyle(node).textOverflow === 'ellipsis')).toBe(true);
+
+    await page.click('#preview-button');
+    await cutWithTooltip(page, '#preview .reference-label .chip-label');
+    // Nothing runs off the page sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1366);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

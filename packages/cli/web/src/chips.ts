@@ -21,7 +21,7 @@ export function chip(candidate: Candidate, copy: (mention: string, label: string
     'span',
     { class: 'chip', contenteditable: 'false', 'data-mention': candidate.mention, 'data-session-id': candidate.sessionId, title: candidate.mention },
     h('span', { class: 'chip-at' }, '@'),
-    candidate.label,
+    h('span', { class: 'chip-label' }, candidate.label),
     copyMark,
   );
 }

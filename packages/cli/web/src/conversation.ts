@@ -242,14 +242,14 @@ function recallRow(message: DisplayMessage): HTMLElement {
     h('span', { class: 'recall-icon', 'aria-hidden': 'true' }),
     h('span', { class: 'message-role' }, KIND_LABEL.context),
     h('span', { class: 'recall-sep', 'aria-hidden': 'true' }, '·'),
-    h('span', { class: 'recall-labels' }, ...labels),
+    h('span', { class: 'recall-labels', title: references.map((reference) => reference.label).join(', ') }, ...labels),
     h('span', { class: 'message-seq' }, `#${message.seq}`),
   );
   const counts = references.map((reference) =>
     h(
       'li',
       { class: 'recall' },
-      h('span', { class: 'recall-label' }, reference.label),
+      h('span', { class: 'recall-label', title: reference.label }, reference.label),
       h('span', { class: 'recall-counts' }, `${reference.retainedMessages} kept · ${reference.omittedMessages} omitted`),
       reference.truncated ? h('span', { class: 'recall-counts' }, 'truncated') : null,
     ),

@@ -5,6 +5,7 @@ import { api, describeError, errorCode, hasToken } from './api.js';
 import { copyText } from './clipboard.js';
 import { Composer } from './composer.js';
 import { byId, h } from './dom.js';
+import { quoted } from './format.js';
 import { keepTargetInAddress, targetInAddress } from './location.js';
 import { setUpNewSession } from './new-session.js';
 import { renderConversation } from './conversation.js';
@@ -83,7 +84,7 @@ function showSessions(): void {
 }
 
 async function copyMention(mention: string, label: string): Promise<void> {
-  if (await copyText(mention)) toast(`Copied the mention of “${label}”: paste it into dsh to reference that session.`, 'ok');
+  if (await copyText(mention)) toast(`Copied the mention of ${quoted(label)}: paste it into dsh to reference that session.`, 'ok');
   else toast('The browser refused to write to the clipboard. Select the text and copy it by hand.');
 }
 

@@ -178,13 +178,13 @@ export class MentionMenu {
         ? h(
             'span',
             { class: 'menu-text' },
-            h('span', { class: 'menu-name' }, h('span', { class: 'menu-kind' }, 'Session · '), h('span', { class: 'menu-title' }, ...highlighted(candidate.label, this.query))),
+            h('span', { class: 'menu-name', title: candidate.label }, h('span', { class: 'menu-kind' }, 'Session · '), h('span', { class: 'menu-title' }, ...highlighted(candidate.label, this.query))),
             h('span', { class: 'menu-meta' }, ...sessionDescription(candidate, this.query)),
           )
         : h(
             'span',
             { class: 'menu-text' },
-            h('span', { class: 'menu-name' }, h('span', { class: 'menu-kind' }, 'Session · '), h('span', { class: 'menu-title' }, candidate.label)),
+            h('span', { class: 'menu-name', title: candidate.label }, h('span', { class: 'menu-kind' }, 'Session · '), h('span', { class: 'menu-title' }, candidate.label)),
             h(
               'span',
               { class: 'menu-snippet' },

@@ -2,7 +2,8 @@
  * The New session dialog: a title and an optional absolute cwd, created
  * through `POST /api/new` as `sessref new` does. A modal <dialog> keeps focus
  * inside, and Escape cancels it natively; failures stay in the dialog as a
- * sentence, next to the fields they concern.
+ * sentence, next to the fields they concern. The server applies the one rule
+ * for titles (a blank one names the session `Untitled …`, as `sessref new`).
  */
 import { api, describeError } from './api.js';
 import { byId } from './dom.js';
@@ -32,13 +33,8 @@ export function setUpNewSession(opener: HTMLButtonElement, created: (sessionId: 
   });
 
   async function submit(): Promise<void> {
-    if (title.value.trim() === '') {
-      showError('Give the new session a title.');
-      title.focus();
-      return;
-    }
     try {
-      const { sessionId } = await api.newSession({ title: title.value, ...(cwd.value.trim() === '' ? {} : { cwd: cwd.value.trim() }) });
+      const { sessionId } = await api.newSession({ title: title.value, cwd: cwd.value });
       dialog.close();
       await created(sessionId);
     } catch (failure) {

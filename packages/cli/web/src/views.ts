@@ -1,7 +1,7 @@
 /** Rendering of the sessions list, the target's header and the model preview (the conversation is conversation.ts). */
 import type { MessagesResponse, PreviewResponse, ReferenceView, SessionItem } from '../../src/server/protocol.js';
 import { h } from './dom.js';
-import { formatAge, formatBytes, plural, shortId } from './format.js';
+import { formatAge, formatBytes, plural, quoted, shortId } from './format.js';
 
 export interface SessionActions {
   select(id: string): void;
@@ -32,7 +32,8 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
       'data-session-id': session.sessionId,
       title: session.readError?.message,
     },
-    h('span', { class: 'session-title' }, title),
+    // One line with an ellipsis, however long the title; the whole of it is the tooltip.
+    h('span', { class: 'session-title', title }, title),
     h('span', { class: 'session-cwd', title: session.cwd ?? '' }, session.cwd ?? '(no cwd)'),
     h('span', { class: 'session-age' }, session.createdAt === undefined ? 'unknown age' : formatAge(session.createdAt), inUse, unreadable),
   );
@@ -65,7 +66,7 @@ export function renderTargetHead(head: HTMLElement, conversation: MessagesRespon
   const seq = conversation.capturedThroughSeq === null ? 'empty log' : `through seq ${conversation.capturedThroughSeq}`;
   head.replaceChildren(
     h('div', { class: 'target-label' }, 'Target'),
-    h('div', { class: 'target-title' }, conversation.title ?? conversation.sessionId),
+    h('div', { class: 'target-title', title: conversation.title ?? conversation.sessionId }, conversation.title ?? conversation.sessionId),
     h(
       'div',
       { class: 'target-meta' },
@@ -111,7 +112,7 @@ export function renderPreview(panel: HTMLElement, state: PreviewState | undefine
 export function sentNotice(state: PreviewState): string {
   const count = state.appendedSeqs?.length ?? 0;
   const what = count === 2 ? 'Both messages were' : `${plural(count, 'message')} ${count === 1 ? 'was' : 'were'}`;
-  return `${what} appended to “${state.targetTitle ?? state.preview.target}”. No model runs here: the next dsh turn on this session will see them.`;
+  return `${what} appended to ${quoted(state.targetTitle ?? state.preview.target)}. No model runs here: the next dsh turn on this session will see them.`;
 }
 
 function previewSubtitle(state: PreviewState): HTMLElement {
@@ -150,7 +151,7 @@ function referenceBar(reference: ReferenceView, max: number): HTMLElement {
   return h(
     'div',
     { class: 'reference', 'data-session-id': reference.sessionId },
-    h('div', { class: 'reference-head' }, h('span', { class: 'reference-label' }, h('span', { class: 'chip-at' }, '@'), reference.label), ...flags.map((flag) => h('span', { class: `badge ${flag}` }, flag))),
+    h('div', { class: 'reference-head' }, h('span', { class: 'reference-label' }, h('span', { class: 'chip-at' }, '@'), h('span', { class: 'chip-label', title: reference.label }, reference.label)), ...flags.map((flag) => h('span', { class: `badge ${flag}` }, flag))),
     h(
       'div',
       { class: 'bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': max, 'aria-valuenow': reference.bytes, 'aria-label': `${reference.label} snapshot size` },

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { claudeCodeFormat } from './claude-code/index.js';
 import { codexFormat } from './codex/index.js';
 import { geminiCliFormat } from './gemini-cli/format.js';
@@ -21,8 +23,22 @@ interface Agent {
 const fromFormat = (format: TranscriptFormat): Agent => ({
   displayName: format.displayName,
   home: (environment) => format.home(environment),
-  open: (environment) => transcriptSource(format, { environment }),
+  open: (environment) => transcriptSource(format, { environment, listingCacheFile: listingCacheFile(environment, format.name, format.home(environment)) }),
 });
+
+/**
+ * sessref's cache directory, the one its title and content indexes use:
+ * `$SESSREF_CACHE_DIR`, else `$XDG_CACHE_HOME/sessref`, else
+ * `~/.cache/sessref`. Never an agent's folder nor a dsh root.
+ */
+function cacheDirectory({ home, env }: SourceEnvironment): string {
+  return env['SESSREF_CACHE_DIR'] || join(env['XDG_CACHE_HOME'] || join(home, '.cache'), 'sessref');
+}
+
+/** One agent's listing cache: one file per agent and folder (`CLAUDE_CONFIG_DIR`, `CODEX_HOME` … each have their own). */
+function listingCacheFile(environment: SourceEnvironment, agent: string, home: string): string {
+  return join(cacheDirectory(environment), `listing-${agent}-${createHash('sha256').update(home).digest('hex').slice(0, 16)}.v1.json`);
+}
 
 const AGENTS: Record<AgentName, Agent> = {
   'claude-code': fromFormat(claudeCodeFormat),
@@ -49,7 +65,8 @@ export interface LocalSource {
  * The sources of the agents among `names` whose homes exist on this machine
  * (a directory at the path their own environment variables or defaults
  * give), in {@link AGENT_NAMES} order. Nothing is read yet: each source
- * reads its home when it is first listed.
+ * reads its home when it is first listed. Transcript sources keep their
+ * listing in sessref's cache directory (see the README, "Listing cache").
  */
 export function localSources(environment: SourceEnvironment, names: readonly AgentName[] = AGENT_NAMES): LocalSource[] {
   return AGENT_NAMES.filter((name) => names.includes(name)).flatMap((name): LocalSource[] => {

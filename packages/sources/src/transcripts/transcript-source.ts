@@ -3,8 +3,9 @@ import type { SessionHeaderLike, SessionSource, SurfaceSnapshot, TitleReadResult
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../regular-file.js';
-import { readRevision, sameRevision, revisionToken, type FileRevision } from '../revision.js';
+import { readRevision, sameRevision, revisionToken } from '../revision.js';
 import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './format.js';
+import { listingCache, persists, type ListingEntry, type ListingFacts } from './listing-cache.js';
 
 /** The largest transcript sessref reads by default: far above any real session, far below the process's memory. */
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -13,6 +14,12 @@ export interface TranscriptSourceOptions {
   environment: SourceEnvironment;
   /** Largest transcript read, in bytes; a larger one is refused with `SOURCE_SESSION_TOO_LARGE`. */
   maxFileBytes?: number;
+  /**
+   * Where to keep what listing learnt between processes (a file in sessref's
+   * cache directory, never in an agent's folder); none when absent. See
+   * this package's README, "Listing cache".
+   */
+  listingCacheFile?: string;
 }
 
 /** A session of a source that cannot be read: listed nowhere, named here with why. */
@@ -29,31 +36,48 @@ export interface TranscriptSource extends SessionSource {
   problems(): SourceProblem[];
 }
 
-/** What listing learnt of one transcript, valid while its file keeps `revision`. */
-interface Known {
-  revision: FileRevision;
-  facts: Omit<Transcript, 'messages' | 'throughRecord'> | SourceReadError;
-}
-
 /**
  * A {@link SessionSource} over one agent's transcripts, read in place and
  * never written. Listing stats every transcript and folds again only those
- * whose revision changed since this process last read them, keeping just
- * their facts (time, cwd, title); a snapshot always reads its file afresh,
- * once. A transcript that cannot be read is left out and reported
+ * whose revision changed since they were last read, keeping just their
+ * facts (time, cwd, title): in this process, and, with `listingCacheFile`,
+ * in earlier ones. A snapshot always reads its file afresh, once. A
+ * transcript that cannot be read is left out and reported
  * ({@link TranscriptSource.problems}); the others answer.
  */
 export function transcriptSource(format: TranscriptFormat, options: TranscriptSourceOptions): TranscriptSource {
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const known = new Map<string, Known>();
+  const cache = options.listingCacheFile === undefined ? undefined : listingCache(options.listingCacheFile, { source: format.name, home: format.home(options.environment) });
+  // Loaded on first use, so a source that is never listed reads no cache.
+  let known: Map<string, ListingEntry> | undefined;
+  /** Whether `known` differs from what the cache file holds. */
+  let unsaved = false;
   let files = new Map<string, TranscriptFile>();
   let titles: ReadonlyMap<string, string> = new Map();
+
+  const knownFacts = (): Map<string, ListingEntry> => {
+    if (known !== undefined) return known;
+    const loaded = cache?.load() ?? { entries: new Map<string, ListingEntry>(), current: true };
+    // A cache file that was not usable is replaced by the first listing, even one that reads nothing.
+    unsaved = !loaded.current;
+    return (known = loaded.entries);
+  };
+
+  const save = (): void => {
+    if (unsaved && known !== undefined) cache?.save(known);
+    unsaved = false;
+  };
 
   const discover = (): Map<string, TranscriptFile> => {
     files = new Map(format.transcripts(options.environment).map((file) => [foreignSessionId(format.name, file.nativeId), file]));
     titles = format.titles?.(options.environment) ?? new Map();
     const present = new Set([...files.values()].map((file) => file.path));
-    for (const path of known.keys()) if (!present.has(path)) known.delete(path);
+    const facts = knownFacts();
+    for (const path of facts.keys()) {
+      if (present.has(path)) continue;
+      facts.delete(path);
+      unsaved = true;
+    }
     return files;
   };
 
@@ -63,21 +87,26 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     return file;
   };
 
-  const read = (file: TranscriptFile): Transcript => format.fold(readText(format, file, maxFileBytes), file);
+  const readTranscript = (file: TranscriptFile): Transcript => format.fold(readText(format, file, maxFileBytes), file);
 
-  const factsOf = (file: TranscriptFile): Known['facts'] => {
+  const factsOf = (file: TranscriptFile): ListingFacts => {
+    // Taken before the read: a file that changes meanwhile has another revision next time, and is read again.
     const revision = readRevision(file.path);
-    const cached = known.get(file.path);
-    if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision)) return cached.facts;
-    let facts: Known['facts'];
+    const facts = knownFacts();
+    const cached = facts.get(file.path);
+    if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision) && cached.fileCwd === file.cwd) return cached.facts;
+    let read: ListingFacts;
     try {
-      const { messages: _messages, throughRecord: _through, ...rest } = read(file);
-      facts = rest;
+      const { messages: _messages, throughRecord: _through, ...rest } = readTranscript(file);
+      read = rest;
     } catch (error) {
-      facts = asReadError(error, file);
+      read = asReadError(error, file);
     }
-    if (revision !== undefined) known.set(file.path, { revision, facts });
-    return facts;
+    // A refusal that may not last (a permission, a descriptor limit) is kept in this process only: saving it would rewrite the cache every time.
+    if (cached !== undefined || persists(read)) unsaved = true;
+    if (revision === undefined) facts.delete(file.path);
+    else facts.set(file.path, { revision, fileCwd: file.cwd, facts: read });
+    return read;
   };
 
   const labelOf = (file: TranscriptFile, title: string | undefined): string => sessionLabel(format.displayName, titles.get(file.nativeId) ?? title, file.nativeId);
@@ -104,11 +133,12 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
         if (facts instanceof SourceReadError || facts.offered === false) continue;
         headers.push(sessionHeader(sessionId, facts));
       }
+      save();
       return headers.sort(newestFirst);
     },
 
     async readTitles(sessionIds, signal) {
-      return sessionIds.map((sessionId): TitleReadResult => {
+      const results = sessionIds.map((sessionId): TitleReadResult => {
         try {
           signal?.throwIfAborted();
           const file = fileOf(sessionId);
@@ -119,6 +149,8 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
           return { sessionId, status: 'rejected', reason };
         }
       });
+      save();
+      return results;
     },
 
     async readSurface(sessionId, signal): Promise<SurfaceSnapshot> {
@@ -126,7 +158,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       const file = fileOf(sessionId);
       let transcript: Transcript;
       try {
-        transcript = read(file);
+        transcript = readTranscript(file);
       } catch (error) {
         throw asReadError(error, file);
       }
@@ -136,7 +168,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     problems() {
       const problems: SourceProblem[] = [];
       for (const [sessionId, file] of files) {
-        const facts = known.get(file.path)?.facts;
+        const facts = known?.get(file.path)?.facts;
         if (facts instanceof SourceReadError) problems.push({ sessionId, file: relative(file.home, file.path), error: facts });
       }
       return problems;

@@ -1,0 +1,194 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isJsonObject } from '@sessref/core';
+import { replaceFileAtomically } from '../atomic-file.js';
+import { SourceReadError, type SourceReadCode } from '../errors.js';
+import { readRegularFile } from '../regular-file.js';
+import type { FileRevision } from '../revision.js';
+import type { Transcript } from './format.js';
+
+/** What listing needs of one transcript: its facts, or why it cannot be listed. */
+export type ListingFacts = Omit<Transcript, 'messages' | 'throughRecord'> | SourceReadError;
+
+/** What listing learnt of one transcript, valid while its file keeps `revision` and the agent's folder gives it the same `cwd`. */
+export interface ListingEntry {
+  revision: FileRevision;
+  /** The `cwd` the agent records beside the transcript (`TranscriptFile.cwd`): the fold's only input besides the file. */
+  fileCwd: string | undefined;
+  facts: ListingFacts;
+}
+
+/** Bumped when the file's shape changes; a file of another version is rebuilt. */
+const CACHE_VERSION = 1;
+
+/** A cache larger than this is not read (it is rebuilt): far above a million sessions' entries. */
+const MAX_CACHE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Refusals that depend on the file's bytes alone and so hold for as long as
+ * its revision does. Others (a permission, a descriptor limit, the size limit
+ * of one process) are tried again by the next process.
+ */
+const LASTING_REFUSALS: ReadonlySet<SourceReadCode> = new Set(['SOURCE_SESSION_CORRUPT', 'SOURCE_SESSION_UNSUPPORTED']);
+
+/** Whether a cache file keeps `facts`: any facts, and the refusals that last as long as the file's revision. */
+export function persists(facts: ListingFacts): boolean {
+  return !(facts instanceof SourceReadError) || LASTING_REFUSALS.has(facts.code);
+}
+
+/** Whose listing a cache file holds: one agent's folder, as read by one build of these readers. */
+export interface CacheIdentity {
+  source: string;
+  home: string;
+}
+
+/**
+ * The persisted listing of one agent's folder: each transcript's facts under
+ * the revision they were read at, so a new process re-reads only the files
+ * that changed. Disposable: a file that is missing, unreadable, not a
+ * regular file, damaged, of another version, of another folder or written
+ * by another build of the readers loads as empty and is replaced by the
+ * next save; an entry of the wrong shape is left out (its file is read
+ * again). Never trusted over a transcript: the caller compares revisions.
+ */
+export interface ListingCache {
+  /** The saved entries; `current: false` when the file was not a usable cache (absent, damaged, another build's …), so that the next save replaces it. */
+  load(): { entries: Map<string, ListingEntry>; current: boolean };
+  /** Replace the file with `entries` (atomically; a failure only costs the next process a re-read). */
+  save(entries: ReadonlyMap<string, ListingEntry>): void;
+}
+
+export function listingCache(file: string, identity: CacheIdentity): ListingCache {
+  return {
+    load() {
+      const entries = new Map<string, ListingEntry>();
+      if (!privateDirectory(dirname(file))) return { entries, current: false };
+      try {
+        const bytes = readRegularFile(file, MAX_CACHE_BYTES);
+        return bytes === undefined ? { entries, current: false } : parseCache(bytes.toString('utf8'), identity);
+      } catch {
+        return { entries, current: false };
+      }
+    },
+    save(entries) {
+      const saved: Record<string, SavedEntry> = {};
+      for (const [path, entry] of entries) {
+        const stored = storedEntry(entry);
+        if (stored !== undefined) saved[path] = stored;
+      }
+      const document: CacheDocument = { version: CACHE_VERSION, reader: readerStamp(), source: identity.source, home: identity.home, entries: saved };
+      // Only where the next load would trust it: a directory others may write into could hold a planted file.
+      if (document.reader !== undefined && privateDirectory(dirname(file), true)) replaceFileAtomically(file, Buffer.from(JSON.stringify(document)));
+    },
+  };
+}
+
+interface CacheDocument {
+  version: typeof CACHE_VERSION;
+  reader: string | undefined;
+  source: string;
+  home: string;
+  entries: Record<string, SavedEntry>;
+}
+
+/** One entry on disk: the revision's fields as decimal strings, and the facts or the lasting refusal. */
+interface SavedEntry {
+  revision: [dev: string, ino: string, size: string, mtimeNs: string, ctimeNs: string];
+  cwd?: string;
+  facts?: { createdAt: number; cwd?: string; title?: string; offered?: false };
+  refused?: { code: SourceReadCode; message: string };
+}
+
+function storedEntry({ revision, fileCwd, facts }: ListingEntry): SavedEntry | undefined {
+  const saved: SavedEntry = { revision: [revision.dev, revision.ino, revision.size, revision.mtimeNs, revision.ctimeNs].map(String) as SavedEntry['revision'] };
+  if (fileCwd !== undefined) saved.cwd = fileCwd;
+  if (!persists(facts)) return undefined;
+  if (facts instanceof SourceReadError) {
+    saved.refused = { code: facts.code, message: facts.message };
+  } else {
+    saved.facts = facts;
+  }
+  return saved;
+}
+
+function parseCache(text: string, identity: CacheIdentity): ReturnType<ListingCache['load']> {
+  const parsed: unknown = JSON.parse(text);
+  const entries = new Map<string, ListingEntry>();
+  if (!isJsonObject(parsed) || parsed['version'] !== CACHE_VERSION || parsed['source'] !== identity.source || parsed['home'] !== identity.home) return { entries, current: false };
+  const reader = readerStamp();
+  if (reader === undefined || parsed['reader'] !== reader || !isJsonObject(parsed['entries'])) return { entries, current: false };
+  let current = true;
+  for (const [path, value] of Object.entries(parsed['entries'])) {
+    const entry = listingEntry(value);
+    if (entry === undefined) current = false;
+    else entries.set(path, entry);
+  }
+  return { entries, current };
+}
+
+const DECIMAL = /^\d{1,24}$/;
+
+function listingEntry(value: unknown): ListingEntry | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const { revision, cwd, facts, refused } = value;
+  if (!Array.isArray(revision) || revision.length !== 5 || !revision.every((field) => typeof field === 'string' && DECIMAL.test(field))) return undefined;
+  if (cwd !== undefined && typeof cwd !== 'string') return undefined;
+  const [dev, ino, size, mtimeNs, ctimeNs] = (revision as string[]).map(BigInt) as [bigint, bigint, bigint, bigint, bigint];
+  const known = { revision: { dev, ino, size, mtimeNs, ctimeNs }, fileCwd: cwd };
+  if (isJsonObject(refused) && facts === undefined) {
+    const { code, message } = refused;
+    if (typeof code !== 'string' || !LASTING_REFUSALS.has(code as SourceReadCode) || typeof message !== 'string') return undefined;
+    return { ...known, facts: new SourceReadError(code as SourceReadCode, message) };
+  }
+  if (!isJsonObject(facts) || refused !== undefined) return undefined;
+  const { createdAt, cwd: sessionCwd, title, offered } = facts;
+  if (typeof createdAt !== 'number' || !Number.isFinite(createdAt)) return undefined;
+  if ((sessionCwd !== undefined && typeof sessionCwd !== 'string') || (title !== undefined && typeof title !== 'string') || (offered !== undefined && offered !== false)) return undefined;
+  return {
+    ...known,
+    facts: { createdAt, ...(sessionCwd === undefined ? {} : { cwd: sessionCwd }), ...(title === undefined ? {} : { title }), ...(offered === undefined ? {} : { offered }) },
+  };
+}
+
+/**
+ * Whether `directory` may hold a cache this process trusts: a directory of
+ * this user's that no one else can write into (or, with `absentIsFine`, none
+ * yet: the save creates it private).
+ */
+function privateDirectory(directory: string, absentIsFine = false): boolean {
+  const stats = statSync(directory, { throwIfNoEntry: false });
+  if (stats === undefined) return absentIsFine;
+  const uid = process.getuid?.();
+  return stats.isDirectory() && (uid === undefined || stats.uid === uid) && (stats.mode & 0o022) === 0;
+}
+
+/** Module files of this package that a stamp covers, at most: it has a few dozen. */
+const MAX_STAMPED_FILES = 1000;
+
+let stamp: string | null | undefined;
+
+/**
+ * A digest of this package's own modules: the facts a cache holds are what
+ * these readers made of each file, so a cache written by any other build
+ * (an upgrade, a fixed fold) is rebuilt rather than trusted. Read once per
+ * process, about a hundred kilobytes.
+ */
+function readerStamp(): string | undefined {
+  if (stamp !== undefined) return stamp ?? undefined;
+  const hash = createHash('sha256');
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  try {
+    const modules = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((name) => /\.[cm]?[jt]s$/.test(name) && !name.endsWith('.d.ts'))
+      .sort()
+      .slice(0, MAX_STAMPED_FILES);
+    for (const name of modules) hash.update(`${name}\0`).update(readFileSync(join(root, name))).update('\0');
+    stamp = hash.digest('hex');
+  } catch {
+    // Modules that cannot be read (a bundle, a sandbox): no stamp, so no cache is trusted or written.
+    stamp = null;
+  }
+  return stamp ?? undefined;
+}

@@ -156,6 +156,8 @@ describe('a log replaced under a live host by another of the same id and creatio
         mkdirSync(join(root, project, ID), { recursive: true });
         const target = join(root, project, ID, basename(live));
         copyFileSync(live, target);
+        // Whole seconds: every replacement gets exactly this modification time back.
+        utimesSync(target, 1_700_000_000, 1_700_000_000);
         const neighbour = sessionLogs(dirname(dirname(dirname(live))), 'zstd').find((file) => file.sessionId === 'neighbour')!.path;
         mkdirSync(join(root, basename(dirname(dirname(neighbour))), 'neighbour'), { recursive: true });
         copyFileSync(neighbour, join(root, basename(dirname(dirname(neighbour))), 'neighbour', basename(neighbour)));
@@ -169,6 +171,7 @@ describe('a log replaced under a live host by another of the same id and creatio
           for (const [step, word] of (['charl', 'bravo', 'delta'] as const).entries()) {
             const from = await logOf(word);
             replace(mode === 'directory, then in place' ? (step === 0 ? 'directory' : 'copy-in-place') : mode, from, target);
+            expect(statSync(target).mtimeMs, 'the old modification time').toBe(1_700_000_000_000);
             await ask(resolver, word, orders[step]!);
           }
         } finally {

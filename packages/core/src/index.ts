@@ -55,6 +55,7 @@ export {
 export { combineSources, type CombineOptions, type CombinedStorage, type SessionSource, type SourceFailure } from './sources.js';
 export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
 export { utf8Length } from './utf8.js';
+export { MAX_TITLE_LENGTH, SessionInputError, checkMessageText, checkTitle, untitled, type SessionInputCode } from './session-input.js';
 export {
   MAX_CONTENT_QUERY_LENGTH,
   MAX_SNIPPET_LENGTH,

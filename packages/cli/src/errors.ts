@@ -3,7 +3,7 @@
  * and an exit code. What kind of failure it is comes from failure.ts; this
  * file only words it for a terminal.
  */
-import type { SessionReferenceErrorCode } from '@sessref/core';
+import { MAX_TITLE_LENGTH, type SessionReferenceErrorCode } from '@sessref/core';
 import { CliError, EXIT_CODE, classify, namesSession, type ExitCode, type FailureCode, type SessionLogCode } from './failure.js';
 import { terminalSafe, type Style } from './output.js';
 
@@ -66,6 +66,8 @@ const HINTS: { readonly [C in FailureCode]?: string } = {
   SOURCE_SESSION_CORRUPT: 'open the session in the agent that wrote it; sessref never repairs another agent\'s files',
   SOURCE_SESSION_UNSUPPORTED: 'this transcript is in a shape of the agent\'s format sessref does not read yet',
   SOURCE_SESSION_NOT_FOUND: 'list sessions with `sessref list`',
+  INVALID_TITLE: `shorten the title to ${MAX_TITLE_LENGTH} characters`,
+  EMPTY_MESSAGE: 'give the message some text',
 };
 
 /** Any other failure of dsh's session query. */

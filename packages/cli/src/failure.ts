@@ -6,7 +6,7 @@
  * browser.
  */
 import { SessionQueryError, type SessionQueryErrorCode } from '@deepseek-ai/dsh-session-query';
-import { SessionReferenceError, errorCode, type SessionReferenceErrorCode } from '@sessref/core';
+import { SessionInputError, SessionReferenceError, errorCode, type SessionInputCode, type SessionReferenceErrorCode } from '@sessref/core';
 import { RootFormatError, SessionLogError, type RootFormatCode } from '@sessref/host';
 import { SourceReadError, type SourceReadCode } from '@sessref/sources';
 import { SessionWriteError, type SessionWriteCode } from './engine/session-writes.js';
@@ -32,12 +32,12 @@ export type FailureClass =
   | 'unexpected';
 
 /** sessref's own refusals, made before or around the host. */
-export type CliCode = 'USAGE' | 'NO_ROOT' | 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREADABLE' | 'ROOT_NOT_EMPTY' | 'SEED_EXISTS' | 'PORT_IN_USE';
+export type CliCode = 'USAGE' | 'NO_ROOT' | 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREADABLE' | 'ROOT_NOT_EMPTY' | 'SEED_EXISTS' | 'PORT_IN_USE' | 'STDIN_TOO_LARGE';
 
 export type SessionLogCode = SessionLogError['code'];
 
 /** Every code sessref recognizes: the core's, dsh's session query's, the host's, sessref's own. */
-export type FailureCode = SessionReferenceErrorCode | SessionQueryErrorCode | SessionLogCode | SourceReadCode | RootFormatCode | SessionWriteCode | CliCode;
+export type FailureCode = SessionReferenceErrorCode | SessionInputCode | SessionQueryErrorCode | SessionLogCode | SourceReadCode | RootFormatCode | SessionWriteCode | CliCode;
 
 type KnownClass = Exclude<FailureClass, 'unexpected'>;
 
@@ -53,6 +53,10 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   SESSION_REFERENCE_CANCELLED: 'cancelled',
   SESSION_REFERENCE_INVALID_QUERY: 'invalid-input',
   SESSION_REFERENCE_SEARCH_DISABLED: 'unavailable',
+
+  // A title or message the core's one rule refuses, whichever entry point it came through.
+  INVALID_TITLE: 'invalid-input',
+  EMPTY_MESSAGE: 'invalid-input',
 
   SESSION_QUERY_ABORTED: 'cancelled',
   SESSION_QUERY_CORRUPT_SESSION: 'storage',
@@ -106,6 +110,7 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   ROOT_NOT_EMPTY: 'conflict',
   SEED_EXISTS: 'conflict',
   PORT_IN_USE: 'conflict',
+  STDIN_TOO_LARGE: 'invalid-input',
 };
 
 export type ExitCode = 1 | 2;
@@ -193,6 +198,7 @@ export function classify(error: unknown): Failure {
   if (foreign !== undefined) return known(foreign.code, foreign.message);
   const shape = findCause(error, RootFormatError);
   if (shape !== undefined) return known(shape.code, shape.message, { scope: 'command', hint: shape.hint });
+  if (error instanceof SessionInputError) return known(error.code, error.message, { scope: 'command' });
   if (error instanceof CliError) return known(error.code, error.message, { scope: 'command', ...(error.hint === undefined ? {} : { hint: error.hint }) });
   if (error instanceof SessionWriteError) return known(error.code, error.message, { sessionId: error.sessionId, hint: error.hint });
   if (error instanceof SessionReferenceError) {

@@ -6,6 +6,9 @@ import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-js
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import type {} from '@deepseek-ai/dsh-session-title';
 import {
+  checkMessageText,
+  checkTitle,
+  untitled,
   utf8Length,
   type PreparedContext,
   type PreparedSource,
@@ -223,6 +226,7 @@ export class Engine {
 
   /** Run a message for `targetId` through the real pre-step path without writing anything. */
   async preview(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview> {
+    checkMessageText(text);
     const session = await this.detachedSession(targetId);
     return this.step(session, text, signal);
   }
@@ -234,6 +238,7 @@ export class Engine {
    * processes (see {@link appendTurn}). Sources are only ever read.
    */
   async send(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview & { appendedSeqs: number[] }> {
+    checkMessageText(text);
     const target = await this.detachedSession(targetId);
     const preview = await this.step(target, text, signal);
     signal.throwIfAborted();
@@ -245,8 +250,10 @@ export class Engine {
   /** Create and persist a new session (a title makes it durable at once); a failed write leaves nothing behind. */
   async create(options: { cwd?: string; title?: string; id?: string } = {}): Promise<string> {
     const id = SessionId(options.id ?? randomUUID());
+    // The core's one rule for a title, checked before anything is prepared: trimmed, at most MAX_TITLE_LENGTH characters, none or blank named untitled.
+    const title = checkTitle(options.title) ?? untitled(id);
     const session = this.ctx.sessions.prepare(id, { meta: options.cwd === undefined ? {} : { cwd: options.cwd } });
-    session.append('session/title', { title: options.title ?? `Untitled ${id.slice(0, 8)}`, messageSeqs: [], source: { kind: 'user' } });
+    session.append('session/title', { title, messageSeqs: [], source: { kind: 'user' } });
     await writeNewSession(this.ctx, this.root, session);
     return id;
   }

@@ -1,26 +1,48 @@
 /** The inspector's JSON endpoints over an {@link Engine}. See protocol.ts for the shapes. */
 import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { explainMissing, listSessions } from '../engine/listing.js';
 import { describeFailure } from '../errors.js';
-import { readJsonObject, stringField } from './http.js';
-import type { ApiPath, ApiRequestBody, ApiResponse, CandidatesResponse, ComposeRequest, MessagesResponse, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
+import { HttpError, readJsonObject } from './http.js';
+import type { ApiPath, ApiResponse, CandidatesResponse, MessagesResponse, ParsedRequest, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
+import { REQUEST_SCHEMAS } from './routes.js';
 import { formatSessionReferenceMention } from '@sessref/core';
 import { sessionsInUse } from '../engine/in-use.js';
 import { newSession } from './new-session.js';
 import { conversationView, previewView } from './view.js';
 
-export interface ApiRequest {
+export interface ApiRequest<P extends ApiPath> {
   engine: Engine;
-  req: IncomingMessage;
+  /** The body, parsed by the route's schema. */
+  body: ParsedRequest<P>;
   /** Aborts when the client goes away before the answer is written, or the server closes. */
   signal: AbortSignal;
 }
 
 /** A route's handler, answering the type the route map gives its path. */
-type Handler<P extends ApiPath> = (request: ApiRequest) => Promise<ApiResponse<P>>;
+type Handler<P extends ApiPath> = (request: ApiRequest<P>) => Promise<ApiResponse<P>>;
 
-async function sessions({ engine, signal }: ApiRequest): Promise<SessionsResponse> {
+/**
+ * A route's body, parsed by its schema (a GET's is none, and is not read).
+ * A body of the wrong shape is a 400 naming the first field at fault; a
+ * title or text the core's rule refuses is that rule's coded error.
+ */
+export async function parseRequest<P extends ApiPath>(path: P, req: IncomingMessage): Promise<ParsedRequest<P>> {
+  const parsed = SCHEMAS[path].safeParse(API_BODILESS.has(path) ? undefined : await readJsonObject(req));
+  if (parsed.success) return parsed.data;
+  const [issue] = parsed.error.issues;
+  const field = issue === undefined || issue.path.length === 0 ? 'the request body' : `"${issue.path.map(String).join('.')}"`;
+  throw new HttpError(400, 'BAD_REQUEST', `${field}: ${issue?.message ?? 'not accepted'}`);
+}
+
+/** The schemas, each typed by its own path, so indexing with a generic path keeps that path's output type. */
+const SCHEMAS: { readonly [P in ApiPath]: z.ZodType<ParsedRequest<P>> } = REQUEST_SCHEMAS;
+
+/** The routes whose method is GET: they take no body. */
+const API_BODILESS: ReadonlySet<ApiPath> = new Set(['/api/sessions']);
+
+async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promise<SessionsResponse> {
   const summaries = await listSessions(engine, signal);
   const readable = summaries.filter((summary) => summary.readError === undefined).map((summary) => summary.sessionId);
   const inUse = sessionsInUse(await engine.logPaths(readable, signal));
@@ -43,20 +65,11 @@ async function sessions({ engine, signal }: ApiRequest): Promise<SessionsRespons
   return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, maxReferences: engine.maxReferences, sessions: items };
 }
 
-async function messages({ engine, req }: ApiRequest): Promise<MessagesResponse> {
-  const body = await readJsonObject(req);
-  const request: ApiRequestBody<'/api/messages'> = { sessionId: stringField(body, 'sessionId') };
-  return conversationView(engine, request.sessionId);
+async function messages({ engine, body }: ApiRequest<'/api/messages'>): Promise<MessagesResponse> {
+  return conversationView(engine, body.sessionId);
 }
 
-/** A `{target, query}` body, the query possibly empty (the `@` menu's first keystroke). */
-async function menuQuery(req: IncomingMessage): Promise<ApiRequestBody<'/api/candidates' | '/api/search'>> {
-  const body = await readJsonObject(req);
-  return { target: stringField(body, 'target'), query: stringField(body, 'query', { allowEmpty: true }) };
-}
-
-async function candidates({ engine, req, signal }: ApiRequest): Promise<CandidatesResponse> {
-  const { target, query } = await menuQuery(req);
+async function candidates({ engine, body: { target, query }, signal }: ApiRequest<'/api/candidates'>): Promise<CandidatesResponse> {
   // No limit: the configured candidate limit. Title matches only; content matches come from /api/search.
   return { candidates: await engine.candidates(target, query, undefined, signal) };
 }
@@ -67,32 +80,24 @@ export const MENU_SEARCH_LIMIT = 8;
 /** Each engine's search in flight: the next keystroke's request stops it (its client may never close the connection). */
 const searching = new WeakMap<Engine, AbortController>();
 
-async function search({ engine, req, signal }: ApiRequest): Promise<SearchResponse> {
+async function search({ engine, body: { target, query }, signal }: ApiRequest<'/api/search'>): Promise<SearchResponse> {
   searching.get(engine)?.abort(new Error('a newer search arrived'));
   const mine = new AbortController();
   searching.set(engine, mine);
   try {
-    const { target, query } = await menuQuery(req);
     const hits = await engine.search(query, { target, limit: MENU_SEARCH_LIMIT, signal: AbortSignal.any([signal, mine.signal]) });
     // The index says where the query is in each snippet, so the client marks it up without matching text itself.
-    return { hits: hits.map(({ ranges, ...hit }) => ({ ...hit, highlights: ranges.map(([start, end]): [number, number] => [start, end]) })) };
+    return { hits: hits.map(({ ranges, ...hit }) => ({ ...hit, highlights: ranges })) };
   } finally {
     if (searching.get(engine) === mine) searching.delete(engine);
   }
 }
 
-async function compose(req: IncomingMessage): Promise<ComposeRequest> {
-  const body = await readJsonObject(req);
-  return { target: stringField(body, 'target'), text: stringField(body, 'text') };
-}
-
-async function preview({ engine, req, signal }: ApiRequest): Promise<PreviewResponse> {
-  const { target, text } = await compose(req);
+async function preview({ engine, body: { target, text }, signal }: ApiRequest<'/api/preview'>): Promise<PreviewResponse> {
   return previewView(await engine.preview(target, text, signal));
 }
 
-async function send({ engine, req, signal }: ApiRequest): Promise<SendResponse> {
-  const { target, text } = await compose(req);
+async function send({ engine, body: { target, text }, signal }: ApiRequest<'/api/send'>): Promise<SendResponse> {
   const result = await engine.send(target, text, signal);
   return { ...previewView(result), appendedSeqs: result.appendedSeqs, conversation: await conversationView(engine, target) };
 }

@@ -111,15 +111,6 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   return value;
 }
 
-/** A required string field of a request body. */
-export function stringField(body: Record<string, unknown>, name: string, options: { allowEmpty?: boolean } = {}): string {
-  const value = body[name];
-  if (typeof value !== 'string' || (!options.allowEmpty && value === '')) {
-    throw new HttpError(400, 'BAD_REQUEST', `"${name}" must be a ${options.allowEmpty ? '' : 'non-empty '}string`);
-  }
-  return value;
-}
-
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });

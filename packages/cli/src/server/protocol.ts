@@ -3,13 +3,17 @@
  * shapes, and {@link ApiRoutes}, each route's method, request body and answer,
  * which the server's route table (api.ts) and the browser's fetch helper
  * (web/src/api.ts) are both typed from, so a route changed on one side alone
- * fails to compile. No Node imports: the web bundle imports this module.
+ * fails to compile. Request bodies are the route schemas' (routes.ts) input;
+ * candidates and hits are the core's types. No Node imports: the web bundle
+ * imports this module (types only from routes.ts and zod, so neither is bundled).
  *
  * Every API call carries the launch token in the `X-Sessref-Token` header.
  * Anything that holds transcript text travels in a POST body, never in a URL.
  * Failures answer `ApiError` with a 4xx/5xx status.
  */
-import type { SessionReferenceSourceEntry } from '@sessref/core';
+import type { SessionReferenceContentHit, SessionReferenceMentionCandidate, SessionReferenceSourceEntry, TextRange } from '@sessref/core';
+import type { z } from 'zod';
+import type { RequestSchemas } from './routes.js';
 
 export const TOKEN_HEADER = 'x-sessref-token';
 
@@ -59,10 +63,6 @@ export interface DisplayMessage {
   references?: ReferenceMeta[];
 }
 
-interface MessagesRequest {
-  sessionId: string;
-}
-
 export interface MessagesResponse {
   sessionId: string;
   title?: string;
@@ -71,51 +71,32 @@ export interface MessagesResponse {
   messages: DisplayMessage[];
 }
 
-interface CandidatesRequest {
-  target: string;
-  query: string;
-}
-
-export interface Candidate {
-  sessionId: string;
-  label: string;
-  cwd?: string;
-  createdAt: number;
-  /** Canonical `@[label](dsh-session:…)` mention the composer inserts. */
-  mention: string;
-}
+/** A title match for the `@` menu, as the plugin ranks it, with the canonical `@[label](dsh-session:…)` mention the composer inserts. */
+export type Candidate = SessionReferenceMentionCandidate;
 
 export interface CandidatesResponse {
   candidates: Candidate[];
 }
 
-/** Content search for the `@` menu: sessions other than `target` whose conversation contains `query`. */
-interface SearchRequest {
-  target: string;
-  query: string;
-}
-
-/** A session found by what its conversation says, with the matching message's excerpt. */
-export interface SearchHit extends Candidate {
-  /** Raw-log seq of the matching message. */
-  seq: number;
-  role: 'user' | 'assistant';
-  /** The match is in a compaction checkpoint. */
-  checkpoint: boolean;
-  /** Bounded plain text around the match: render it as text, never as HTML. */
-  snippet: string;
-  /** UTF-16 `[start, end)` spans of the phrase in `snippet`. */
-  highlights: [number, number][];
-}
+/**
+ * A session found by what its conversation says: the core's content hit (its
+ * `snippet` is bounded plain text: render it as text, never as HTML), its
+ * ranges named for what the menu does with them.
+ */
+export type SearchHit = Omit<SessionReferenceContentHit, 'ranges'> & {
+  /** UTF-16 `[start, end)` spans of the query in `snippet`. */
+  highlights: TextRange[];
+};
 
 export interface SearchResponse {
   hits: SearchHit[];
 }
 
-export interface ComposeRequest {
-  target: string;
-  text: string;
-}
+/** What a route's body may be, as the client sends it: the input of its schema in routes.ts. */
+type RequestOf<P extends keyof RequestSchemas> = z.input<RequestSchemas[P]>;
+
+/** A message for a target (preview and send). */
+export type ComposeRequest = RequestOf<'/api/send'>;
 
 /** One model-facing message of the step, in order. */
 export interface ModelMessage {
@@ -144,11 +125,7 @@ export interface SendResponse extends PreviewResponse {
 }
 
 /** A new, empty session, as `sessref new` creates it. */
-export interface NewSessionRequest {
-  title: string;
-  /** Absolute working directory; omitted, the session has none. */
-  cwd?: string;
-}
+export type NewSessionRequest = RequestOf<'/api/new'>;
 
 export interface NewSessionResponse {
   sessionId: string;
@@ -156,10 +133,10 @@ export interface NewSessionResponse {
 
 /** Every route: its method, its JSON request body (none for a GET) and its answer. */
 export interface ApiRoutes {
-  '/api/sessions': { method: 'GET'; request: undefined; response: SessionsResponse };
-  '/api/messages': { method: 'POST'; request: MessagesRequest; response: MessagesResponse };
-  '/api/candidates': { method: 'POST'; request: CandidatesRequest; response: CandidatesResponse };
-  '/api/search': { method: 'POST'; request: SearchRequest; response: SearchResponse };
+  '/api/sessions': { method: 'GET'; request: RequestOf<'/api/sessions'>; response: SessionsResponse };
+  '/api/messages': { method: 'POST'; request: RequestOf<'/api/messages'>; response: MessagesResponse };
+  '/api/candidates': { method: 'POST'; request: RequestOf<'/api/candidates'>; response: CandidatesResponse };
+  '/api/search': { method: 'POST'; request: RequestOf<'/api/search'>; response: SearchResponse };
   '/api/preview': { method: 'POST'; request: ComposeRequest; response: PreviewResponse };
   '/api/send': { method: 'POST'; request: ComposeRequest; response: SendResponse };
   '/api/new': { method: 'POST'; request: NewSessionRequest; response: NewSessionResponse };
@@ -167,6 +144,8 @@ export interface ApiRoutes {
 
 export type ApiPath = keyof ApiRoutes;
 export type ApiRequestBody<P extends ApiPath> = ApiRoutes[P]['request'];
+/** A route's body as its handler gets it: the output of its schema (trimmed, checked, defaults filled). */
+export type ParsedRequest<P extends ApiPath> = z.output<RequestSchemas[P]>;
 export type ApiResponse<P extends ApiPath> = ApiRoutes[P]['response'];
 
 /** Each route's method: a GET carries no body, a POST one JSON object. */

@@ -6,9 +6,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Engine } from '../engine/engine.js';
-import { API_ROUTES } from './api.js';
+import { API_ROUTES, parseRequest } from './api.js';
 import { HttpError, sendError, sendJson, toHttpError, withRelativePaths } from './http.js';
-import { API_METHODS, isApiPath } from './protocol.js';
+import { API_METHODS, isApiPath, type ApiPath, type ApiResponse } from './protocol.js';
 import { DEFAULT_HOST, allowedHosts, displayHost, hostPort } from './address.js';
 import { SECURITY_HEADERS, checkCredentials, checkOrigin, newToken, pageCookie } from './security.js';
 import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, signInPage, type StaticFile } from './static.js';
@@ -158,11 +158,16 @@ async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, st
   };
   res.once('close', onClose);
   try {
-    const result = await API_ROUTES[path]({ engine: state.engine, req, signal: controller.signal });
+    const result = await answer(path, req, state.engine, controller.signal);
     if (!res.destroyed) sendJson(res, 200, result);
   } finally {
     state.inflight.delete(controller);
   }
+}
+
+/** One route's answer to a request: its body parsed by its schema, then its handler. */
+async function answer<P extends ApiPath>(path: P, req: IncomingMessage, engine: Engine, signal: AbortSignal): Promise<ApiResponse<P>> {
+  return API_ROUTES[path]({ engine, body: await parseRequest(path, req), signal });
 }
 
 async function handlePage(req: IncomingMessage, res: ServerResponse, url: URL, state: State): Promise<void> {

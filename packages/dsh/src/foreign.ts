@@ -12,6 +12,13 @@ export interface AssembledStorage {
   foreign: readonly LocalSource[];
   /** Foreign sources whose last listing failed (their sessions were left out). */
   failures(): readonly SourceFailure[];
+  /**
+   * With any foreign source: `storage` split by provenance, the host's
+   * sessions (`own`) and the other agents' (`foreign`), each listing its part
+   * of `storage`'s listing and reading through it. Discovery ranks each group
+   * apart so the host's sessions always come first.
+   */
+  groups?: { own: SessionReferenceStorage; foreign: SessionReferenceStorage };
 }
 
 /**
@@ -36,8 +43,13 @@ export function assembleStorage(own: SessionReferenceStorage, sources: unknown, 
     foreign.map((local) => local.source),
     { primaryName: OWN_SOURCE, onFailure: (failure) => failures.push(failure) },
   );
-  const storage: CombinedStorage = foreign.length === 0 ? { ...own, sourceOf: () => OWN_SOURCE } : combined;
-  return { storage, foreign, failures: () => failures };
+  if (foreign.length === 0) return { storage: { ...own, sourceOf: () => OWN_SOURCE }, foreign, failures: () => failures };
+  const part = (ownSide: boolean): SessionReferenceStorage => ({
+    listSessions: async (signal) => (await combined.listSessions(signal)).filter((header) => (combined.sourceOf(header.id) === OWN_SOURCE) === ownSide),
+    readTitles: (ids, signal) => combined.readTitles(ids, signal),
+    readSurface: (id, signal) => combined.readSurface(id, signal),
+  });
+  return { storage: combined, foreign, failures: () => failures, groups: { own: part(true), foreign: part(false) } };
 }
 
 function checkSources(sources: unknown): (typeof AGENT_NAMES)[number][] {

@@ -34,7 +34,7 @@ import { projectedTitles } from './labels.js';
 import { contextMessage, expandStepMessages, targetOf } from './messages.js';
 import { modelBudget } from './model-budget.js';
 import { spillStoreOf } from './spill.js';
-import { assembleStorage, type AssembledStorage } from './foreign.js';
+import { OWN_SOURCE, assembleStorage, type AssembledStorage } from './foreign.js';
 import { sessionQueryStorage } from './storage.js';
 import type { SessionReferenceCatalog } from './catalog.js';
 import { ContentIndex } from './content-index.js';
@@ -79,6 +79,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
   static Config = Config;
 
   private readonly core: SessionReferenceCore;
+  /** With other agents' sources: discovery over the host's sessions and over theirs, ranked apart (see {@link rankedCandidates}). */
+  private readonly groups: { own: SessionReferenceCore; foreign: SessionReferenceCore } | undefined;
   private readonly storage: CombinedStorage;
   private readonly assembled: AssembledStorage;
   private readonly content: ContentIndex;
@@ -96,7 +98,12 @@ export class SessionReferenceResolver extends TypertRemoteService {
     const own = sessionQueryStorage(() => ctx.sessionQuery, catalog, newer ? (header) => projectedTitles(ctx, header) : undefined);
     const assembled = assembleStorage(own, config.sources);
     const storage = assembled.storage;
-    const core = createSessionReferenceCore(storage, config, { candidateShape: newer ? 'workspace' : 'rc.8' });
+    const coreOptions = { candidateShape: newer ? 'workspace' : 'rc.8' } as const;
+    const core = createSessionReferenceCore(storage, config, coreOptions);
+    const groups = assembled.groups && {
+      own: createSessionReferenceCore(assembled.groups.own, config, coreOptions),
+      foreign: createSessionReferenceCore(assembled.groups.foreign, config, coreOptions),
+    };
     const contentSearch = config.contentSearch ?? false;
     if (typeof contentSearch !== 'boolean') {
       throw new SessionReferenceError(
@@ -106,6 +113,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
     }
     super(ctx, 'sessionReferenceResolver');
     this.core = core;
+    this.groups = groups;
     this.storage = storage;
     this.assembled = assembled;
     this.contentEnabled = contentSearch;
@@ -173,10 +181,34 @@ export class SessionReferenceResolver extends TypertRemoteService {
 
   /**
    * Sessions other than `agent`, ranked same cwd, no cwd, other cwd; labels
-   * are latest titles, falling back to ids.
+   * are latest titles, falling back to ids. The host's sessions come first;
+   * the other agents' (the `sources` key) follow, ranked the same way among
+   * themselves (see {@link rankedCandidates}).
    */
-  listCandidates(agent: Agent, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceCandidate[]> {
-    return this.core.listCandidates(targetOf(agent), query, limit, signal);
+  async listCandidates(agent: Agent, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceCandidate[]> {
+    const { own, foreign } = await this.rankedCandidates(targetOf(agent), query, limit, signal);
+    return [...own, ...foreign];
+  }
+
+  /**
+   * The title matches in the picker's order, at most `limit` in all: the
+   * host's sessions ranked by cwd exactly as the official plugin ranks them,
+   * then, in the room left, the other agents' sessions ranked by cwd among
+   * themselves (each agent's newest first inside a rank, agents in the
+   * `sources` order). A session of the user's own host is what a dsh user
+   * means first; ranking both together would let another agent's session in
+   * the same folder push the host's older ones down or out of the list.
+   */
+  private async rankedCandidates(
+    target: ReferenceTarget,
+    query?: string,
+    limit = this.core.config.candidateLimit,
+    signal?: AbortSignal,
+  ): Promise<{ own: SessionReferenceCandidate[]; foreign: SessionReferenceCandidate[] }> {
+    if (this.groups === undefined) return { own: await this.core.listCandidates(target, query, limit, signal), foreign: [] };
+    const own = await this.groups.own.listCandidates(target, query, limit, signal);
+    if (own.length >= limit) return { own, foreign: [] };
+    return { own, foreign: await this.groups.foreign.listCandidates(target, query, limit - own.length, signal) };
   }
 
   /**
@@ -185,7 +217,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * its canonical mention. The Remote `candidates` face adds content matches.
    */
   async candidatesFor(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
-    return (await this.core.listCandidates(target, query, limit, signal)).map(withMention);
+    const { own, foreign } = await this.rankedCandidates(target, query, limit, signal);
+    return [...own, ...foreign].map(withMention);
   }
 
   /**
@@ -194,31 +227,43 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * under the limit also gets sessions whose conversation matches it (see
    * {@link searchContent}), after the title matches and without repeating
    * them. A content search that fails for any reason but cancellation adds
-   * none: the title matches are never lost to it.
+   * none: the title matches are never lost to it. The host's sessions still
+   * come first: its title then content matches, then the other agents'
+   * title then content matches.
    */
   @Remote('candidates')
   async remoteExportCandidates(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
-    const candidates = await this.core.listMentionCandidates(targetOf(agent), query, signal);
+    const target = targetOf(agent);
     const limit = this.core.config.candidateLimit;
-    if (!this.contentEnabled || candidates.length >= limit || query.trim() === '') return candidates;
-    let hits: SessionReferenceContentHit[];
-    try {
-      hits = await this.searchContent(agent, query, limit, signal);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      return candidates;
-    }
-    const seen = new Set(candidates.map((candidate) => candidate.sessionId));
-    for (const hit of hits) {
+    const titled = await this.rankedCandidates(target, query, limit, signal);
+    const hits = await this.contentMatches(agent, query, titled.own.length + titled.foreign.length, signal);
+    const ownHits = hits.filter((hit) => this.storage.sourceOf(hit.sessionId) === OWN_SOURCE);
+    const foreignHits = hits.filter((hit) => !ownHits.includes(hit));
+    const shape = this.contract === '0.1.7' ? 'workspace' : 'rc.8';
+    const asCandidate = ({ sessionId, label, cwd, createdAt }: SessionReferenceContentHit): SessionReferenceCandidate =>
+      // The candidates' own shape and key order.
+      toCandidate(cwd === undefined ? { id: sessionId, createdAt } : { id: sessionId, cwd, createdAt }, { title: label }, target, shape);
+    const candidates: SessionReferenceMentionCandidate[] = [];
+    const seen = new Set<string>();
+    for (const candidate of [...titled.own, ...ownHits.map(asCandidate), ...titled.foreign, ...foreignHits.map(asCandidate)]) {
       if (candidates.length >= limit) break;
-      if (seen.has(hit.sessionId)) continue;
-      seen.add(hit.sessionId);
-      const { sessionId, label, cwd, createdAt } = hit;
-      // The candidates' own shape and key order, then the mention.
-      const header = cwd === undefined ? { id: sessionId, createdAt } : { id: sessionId, cwd, createdAt };
-      candidates.push(withMention(toCandidate(header, { title: label }, targetOf(agent), this.contract === '0.1.7' ? 'workspace' : 'rc.8')));
+      if (seen.has(candidate.sessionId)) continue;
+      seen.add(candidate.sessionId);
+      candidates.push(withMention(candidate));
     }
     return candidates;
+  }
+
+  /** The content hits {@link remoteExportCandidates} adds after `titled` title matches: none when off, full, blank or failed. */
+  private async contentMatches(agent: Agent, query: string, titled: number, signal: AbortSignal): Promise<SessionReferenceContentHit[]> {
+    const limit = this.core.config.candidateLimit;
+    if (!this.contentEnabled || titled >= limit || query.trim() === '') return [];
+    try {
+      return await this.searchContent(agent, query, limit, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return [];
+    }
   }
 
   /**

@@ -1,0 +1,134 @@
+/**
+ * Other agents' sessions in discovery (the `sources` key): the host's own
+ * sessions always come first, ranked by cwd as the official plugin ranks
+ * them, and another agent's sessions follow, ranked the same way among
+ * themselves, even when one of them shares the target's folder. The Claude
+ * Code transcript is written by the test into a temporary `HOME`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import yaml from 'js-yaml';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Config } from '@sessref/dsh';
+import { appendExchange, createSession, makeAgent, setTitle } from '@sessref/test-support';
+import { loadOurs, useScratch } from './support';
+
+const scratch = useScratch();
+const CLAUDE_ID = '5b0c8a52-1f0e-4c1e-9d55-2f4e0c7a9b11';
+const CLAUDE = `claude-code:${CLAUDE_ID}`;
+const PATCH = join(import.meta.dirname, '..', 'cordis.patch.yml');
+
+/**
+ * Point `HOME` (until `vi.unstubAllEnvs()`) at a new temporary folder holding
+ * one Claude Code exchange in `/proj`, titled `Fix the flaky test`, at its
+ * default place (`.claude/projects/<folder>/<id>.jsonl`), with every other
+ * agent's home override cleared so only that home exists.
+ */
+async function useClaudeHome(): Promise<void> {
+  const home = await scratch.tempRoot();
+  const base = { isSidechain: false, userType: 'external', cwd: '/proj', sessionId: CLAUDE_ID, version: '2.1.332' };
+  const records = [
+    { ...base, parentUuid: null, type: 'user', uuid: 'u-1', timestamp: '2026-01-02T10:00:00.000Z', message: { role: 'user', content: 'Fix the flaky test' } },
+    {
+      ...base,
+      parentUuid: 'u-1',
+      type: 'assistant',
+      uuid: 'a-1',
+      timestamp: '2026-01-02T10:00:05.000Z',
+      message: { id: 'msg-1', type: 'message', role: 'assistant', model: 'claude', content: [{ type: 'text', text: 'The retry was racing the timer.' }] },
+    },
+    { type: 'ai-title', sessionId: CLAUDE_ID, aiTitle: 'Fix the flaky test' },
+  ];
+  const project = join(home, '.claude', 'projects', '-proj');
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, `${CLAUDE_ID}.jsonl`), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  vi.stubEnv('HOME', home);
+  for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB']) vi.stubEnv(name, '');
+}
+
+beforeEach(useClaudeHome);
+afterEach(() => vi.unstubAllEnvs());
+
+/** A host with dsh sessions in the target's folder, in none and elsewhere, and our resolver over it with `config`. */
+async function world(config: Config) {
+  const host = await scratch.host();
+  const here = createSession(host, { id: 'dsh-here', cwd: '/proj', createdAt: 1 });
+  appendExchange(here, { user: 'Plan the release.', assistant: 'Planned.' });
+  setTitle(here, 'Release plan');
+  const elsewhere = createSession(host, { id: 'dsh-elsewhere', cwd: '/other', createdAt: 2 });
+  appendExchange(elsewhere, { user: 'Why is the flaky suite red?', assistant: 'A race.' });
+  setTitle(elsewhere, 'Suite triage');
+  const resolver = await loadOurs(host, config);
+  const target = createSession(host, { id: 'target', cwd: '/proj', createdAt: 3 });
+  return { resolver, agent: makeAgent(host, target) };
+}
+
+const ids = (candidates: readonly { sessionId: string }[]) => candidates.map((candidate) => candidate.sessionId);
+const signal = () => new AbortController().signal;
+
+describe("other agents' sessions in discovery", () => {
+  it("come after every dsh session, even one in the target's folder after a dsh session elsewhere", async () => {
+    const { resolver, agent } = await world({ sources: ['claude-code'] });
+    expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    const target = { id: 'target', cwd: '/proj' };
+    expect(ids(await resolver.candidatesFor(target))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
+    expect(ids(await resolver.listCandidates(agent))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
+    const remote = await resolver.remoteExportCandidates(agent, '', signal());
+    expect(ids(remote)).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
+    expect(remote[2]).toMatchObject({ label: 'Claude Code · Fix the flaky test', cwd: '/proj' });
+    // The limit cuts the other agents' sessions first.
+    expect(ids(await resolver.candidatesFor(target, '', 2))).toEqual(['dsh-here', 'dsh-elsewhere']);
+    expect(ids(await resolver.candidatesFor(target, '', 3))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
+  });
+
+  it("a dsh session's content match comes before another agent's title match", async () => {
+    const { resolver, agent } = await world({ sources: ['claude-code'], contentSearch: true });
+    expect(ids(await resolver.remoteExportCandidates(agent, 'flaky', signal()))).toEqual(['dsh-elsewhere', CLAUDE]);
+  });
+
+  it('without the key, or with an empty list, none is offered', async () => {
+    for (const config of [{}, { sources: [] }]) {
+      const { resolver } = await world(config);
+      expect(resolver.foreignSources).toEqual([]);
+      expect(ids(await resolver.candidatesFor({ id: 'target', cwd: '/proj' }))).toEqual(['dsh-here', 'dsh-elsewhere']);
+    }
+  });
+});
+
+describe("sessref's dsh bundle layer", () => {
+  /** The resolver row's config in the bundle patch (the title index's `!!js` root left unevaluated). */
+  function bundleConfig(): Config {
+    const js = new yaml.Type('tag:yaml.org,2002:js', { kind: 'scalar', construct: (source: string) => ({ js: source }) });
+    const patch = yaml.load(readFileSync(PATCH, 'utf8'), { schema: yaml.DEFAULT_SCHEMA.extend([js]) }) as { insert?: { name?: string; config?: Config }[] }[];
+    return patch.flatMap((row) => row.insert ?? []).find((row) => row.name === '@sessref/dsh')!.config!;
+  }
+  /** A profile patch on the resolver's row as the bundle's comment documents it, each key on its line. */
+  const documented = (...keys: string[]) =>
+    ['#   - id: sessref-session-reference', '#     config:', ...keys.map((key) => `#       ${key}`)].map((line) => `    ${line}\n`).join('');
+
+  it('offers every agent whose home exists at start, skipping the absent ones without a word', async () => {
+    const config = bundleConfig();
+    expect(config).toEqual({ contentSearch: true, sources: ['claude-code', 'codex', 'gemini-cli', 'opencode'] });
+    const warn = vi.spyOn(console, 'warn');
+    const { resolver, agent } = await world(config);
+    expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    expect(ids(await resolver.remoteExportCandidates(agent, '', signal()))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
+    expect(warn).not.toHaveBeenCalled();
+    warn.mockRestore();
+  });
+
+  it('turns them off with the documented line, content search kept (a patch replaces the whole config)', async () => {
+    const text = readFileSync(PATCH, 'utf8');
+    expect(text).toContain(documented('contentSearch: true', 'sources: []'));
+    const { resolver, agent } = await world({ contentSearch: true, sources: [] });
+    expect(resolver.foreignSources).toEqual([]);
+    expect(resolver.contentSearch).toBe(true);
+    expect(ids(await resolver.remoteExportCandidates(agent, '', signal()))).toEqual(['dsh-here', 'dsh-elsewhere']);
+    // And the other documented line: content search off, the other agents kept.
+    const sources = bundleConfig().sources!;
+    expect(text).toContain(documented('contentSearch: false', `sources: [${sources.join(', ')}]`));
+    const off = await world({ contentSearch: false, sources });
+    expect(off.resolver.contentSearch).toBe(false);
+    expect(off.resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+  });
+});

@@ -5,8 +5,7 @@
  * chunk and `data: [DONE]`. Every request body is recorded, so the test can
  * read what the model was shown.
  */
-import { Buffer } from 'node:buffer';
-import { createServer } from 'node:http';
+import { startLoopbackServer } from '../../lib/loopback-server.mjs';
 
 const MAX_BODY = 32 * 1024 * 1024;
 
@@ -17,16 +16,10 @@ const MAX_BODY = 32 * 1024 * 1024;
  */
 export async function startStubModel({ answer }) {
   const requests = [];
-  const sockets = new Set();
-  const server = createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on('data', (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (size > MAX_BODY) {
+  const server = await startLoopbackServer({
+    maxBody: MAX_BODY,
+    handle: (req, res, raw) => {
+      if (raw === undefined) {
         res.writeHead(413, { 'content-type': 'application/json' }).end('{"error":{"message":"stub: body too large"}}');
         return;
       }
@@ -42,7 +35,7 @@ export async function startStubModel({ answer }) {
       }
       let body;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        body = JSON.parse(raw.toString('utf8'));
       } catch {
         res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"stub: bad JSON"}}');
         return;
@@ -60,23 +53,7 @@ export async function startStubModel({ answer }) {
       send({ ...base, choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } });
       send('[DONE]');
       res.end();
-    });
+    },
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
-  };
+  return { url: server.url, requests, close: server.close };
 }

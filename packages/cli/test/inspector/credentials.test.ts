@@ -50,7 +50,8 @@ it('keeps the API token out of cookies, the served HTML and the address bar, yet
   });
   await page.goto(inspector.url);
   await expect.poll(() => page.locator('#sessions .session').count(), { timeout: 20_000 }).toBeGreaterThan(0);
-  expect(page.url()).toBe(`${inspector.origin}/`);
+  // The address keeps the target shown, never the token.
+  await expect.poll(() => page.url()).toMatch(new RegExp(`^${inspector.origin}/\\?session=[^#&]+$`));
   expect(await page.evaluate(() => sessionStorage.getItem('sessref-token'))).toBe(inspector.token);
   for (const html of pageHtml) expect(html).not.toContain(inspector.token);
 
@@ -76,9 +77,11 @@ it('keeps the API token out of cookies, the served HTML and the address bar, yet
 it('a tab opened at the bare address gets told how to get in', async () => {
   const page = await browser.context.newPage();
   const response = await page.goto(`${inspector.origin}/`);
-  // This browser holds the page cookie, so the page loads, but this tab has no token.
+  // This browser holds the page cookie, so the page loads, but this tab has no token: it says how to get in, and stays.
   expect(response?.status()).toBe(200);
-  await expect.poll(() => page.locator('#toast').textContent(), { timeout: 20_000 }).toContain('launch token');
+  await expect.poll(() => page.locator('h1').textContent(), { timeout: 20_000 }).toContain('launch link');
+  await expect(page.locator('#sessions').count()).resolves.toBe(0);
+  await expect(page.locator('#toast').isHidden()).resolves.toBe(true);
   await page.close();
 
   const fresh = await launchBrowser();

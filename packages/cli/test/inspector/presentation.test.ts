@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SESSIONS, appendExchange, bootHost, writeDemoSessions, type DemoSession } from '@sessref/host';
 import { Engine } from '../../src/engine/engine.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { SEED, buildWeb, launchBrowser, openPage, removeDir, tempDir, type Browser } from './fixture.js';
+import { SEED, TARGET, buildWeb, cite, launchBrowser, openPage, removeDir, tempDir, type Browser } from './fixture.js';
 
 const LONG = 'research-log';
 const LONG_TITLE_ID = 'long-title';
@@ -45,6 +45,7 @@ beforeAll(async () => {
   engine = await Engine.open({ root });
   server = await startServer(engine, { webRoot });
   browser = await launchBrowser({ width: 1366, height: 900 });
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
 }, 120_000);
 
 afterAll(async () => {
@@ -153,6 +154,63 @@ describe('a 5,000-character title', () => {
     // Nothing runs off the page sideways.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1366);
     expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('quiet notices', () => {
+  it('says Send once, in the preview, and no notice covers the preview\'s ×', async () => {
+    const { page, problems } = await open();
+    await target(page, TARGET);
+    await page.click('#draft');
+    await page.keyboard.type('Keep ');
+    await cite(page, 'flaky');
+    await page.keyboard.type('in mind.');
+    await page.keyboard.press('Control+Enter');
+    await expect.poll(() => page.locator('#preview .sent-note').count()).toBe(1);
+    await expect.poll(() => page.locator('#conversation .message.context').count()).toBe(1);
+    expect(await page.locator('#toast').isHidden()).toBe(true);
+
+    // A notice while the preview is open (a mention copied) leaves its × clickable.
+    await page.hover(`#sessions .session-item:has([data-session-id="flaky-ci"])`);
+    await page.click(`#sessions .session-item:has([data-session-id="flaky-ci"]) .copy-button`);
+    await expect.poll(() => page.locator('#toast').isVisible()).toBe(true);
+    const close = page.locator('#preview .preview-head .icon-button');
+    const onTop = await close.evaluate((button) => {
+      const box = button.getBoundingClientRect();
+      return document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2) === button;
+    });
+    expect(onTop).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('says the reference limit in one calm line, the whole reason in its tooltip', async () => {
+    const { page } = await open();
+    await target(page, TARGET);
+    await page.click('#draft');
+    await cite(page, 'flaky');
+    await cite(page, 'bill');
+    await cite(page, 'release');
+    await page.keyboard.type('@');
+    const notice = page.locator('#menu .menu-limit');
+    await expect.poll(() => notice.count()).toBe(1);
+    const look = await notice.evaluate((node) => {
+      const style = getComputedStyle(node);
+      return { transform: style.textTransform, height: node.getBoundingClientRect().height, lineHeight: parseFloat(style.lineHeight), color: style.color, background: style.backgroundColor };
+    });
+    expect(look.transform).toBe('none');
+    expect(look.height).toBeLessThanOrEqual(look.lineHeight + 1);
+    expect(look.background).toBe('rgba(0, 0, 0, 0)');
+    expect(await notice.getAttribute('title')).toContain('maxReferences = 3');
+    await page.close();
+  });
+
+  it('puts the target it lands on in the address', async () => {
+    const { page } = await open();
+    const newest = (await engine.sessions()).find((session) => session.title !== undefined)?.sessionId;
+    await expect.poll(() => new URL(page.url()).searchParams.get('session')).toBe(newest);
+    await expect.poll(() => page.locator('#target .target-meta code').getAttribute('title')).toBe(newest);
     await page.close();
   });
 });

@@ -224,7 +224,8 @@ describe('limits before errors', () => {
     await cite(page, 'release');
     await page.keyboard.type('@');
     const notice = page.locator('#menu .menu-limit');
-    await expect.poll(() => notice.textContent()).toBe(
+    await expect.poll(() => notice.textContent()).toBe('3 of 3 references used: only those are offered');
+    await expect(notice.getAttribute('title')).resolves.toBe(
       'This message already references 3 sessions, the most one message may carry (maxReferences = 3). Remove a reference to add another session.',
     );
     // Only the three cited sessions remain on offer (citing one again adds no session).

@@ -193,9 +193,10 @@ export class Composer {
       this.menu.limit(undefined);
       return () => true;
     }
-    this.menu.limit(
-      `This message already references ${cited.size} sessions, the most one message may carry (maxReferences = ${max}). Remove a reference to add another session.`,
-    );
+    this.menu.limit({
+      line: `${cited.size} of ${max} references used: only those are offered`,
+      reason: `This message already references ${cited.size} sessions, the most one message may carry (maxReferences = ${max}). Remove a reference to add another session.`,
+    });
     return (candidate) => cited.has(candidate.sessionId);
   }
 

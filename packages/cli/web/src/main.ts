@@ -9,7 +9,8 @@ import { quoted } from './format.js';
 import { keepTargetInAddress, targetInAddress } from './location.js';
 import { setUpNewSession } from './new-session.js';
 import { renderConversation } from './conversation.js';
-import { renderPreview, renderSessions, renderTargetHead, sentNotice, type PreviewState } from './views.js';
+import { needsLaunchLink, showSignIn } from './sign-in.js';
+import { renderPreview, renderSessions, renderTargetHead, type PreviewState } from './views.js';
 
 interface State {
   sessions: SessionItem[];
@@ -103,11 +104,13 @@ async function loadSessions(): Promise<void> {
     elements.root.title = response.root;
     showSessions();
     if (state.target === undefined) {
-      // Shown, not chosen: the address records only a session the user picked (or already named).
+      // The address names the target shown, picked or not, so a reload or a copied address shows the same one.
       const target = firstTarget();
-      if (target !== undefined) await select(target, { remember: false });
+      if (target !== undefined) await select(target);
     }
   } catch (error) {
+    // A token of an earlier launch opens nothing: say how to get in, instead of an empty app.
+    if (needsLaunchLink(errorCode(error))) return showSignIn(elements.app);
     toast(`Could not load the sessions. ${describeError(error)}`, 'error', errorCode(error));
   }
 }
@@ -121,9 +124,9 @@ function firstTarget(): string | undefined {
   return readable[0]?.sessionId;
 }
 
-async function select(id: string, { remember = true } = {}): Promise<void> {
+async function select(id: string): Promise<void> {
   state.target = id;
-  if (remember) keepTargetInAddress(id);
+  keepTargetInAddress(id);
   showSessionsPanel(false);
   setPreview(undefined);
   showSessions();
@@ -165,8 +168,8 @@ function send(): Promise<void> {
     composer.clear();
     const sent: PreviewState = { preview: result, appendedSeqs: result.appendedSeqs, targetTitle: result.conversation.title ?? target, stale: false };
     setPreview(sent);
+    // The preview's banner says what happened; a toast saying it again would cover the preview's ×.
     if (state.target === target) showConversation(result.conversation);
-    toast(sentNotice(sent), 'ok');
   });
 }
 
@@ -197,4 +200,4 @@ byId('composer').addEventListener('submit', (event) => {
 showConversation(undefined);
 updateButtons();
 if (hasToken()) void loadSessions();
-else toast('This tab has no launch token: open the address `sessref serve` printed (a new tab needs it again).');
+else showSignIn(elements.app);

@@ -21,8 +21,8 @@ export class MentionMenu {
   private rows: HTMLElement[] = [];
   private index = 0;
   private query = '';
-  /** Why fewer sessions are offered than match (the reference limit), shown under the heading. */
-  private notice: string | undefined;
+  /** Why fewer sessions are offered than match (the reference limit): one line under the heading, the whole reason its tooltip. */
+  private notice: { line: string; reason: string } | undefined;
 
   /**
    * `combobox` is the composer: it owns the menu (`aria-controls`), says
@@ -91,7 +91,7 @@ export class MentionMenu {
   }
 
   /** Say why the menu offers fewer sessions than match; `undefined` clears it. */
-  limit(notice: string | undefined): void {
+  limit(notice: { line: string; reason: string } | undefined): void {
     this.notice = notice;
   }
 
@@ -122,13 +122,13 @@ export class MentionMenu {
     this.rows = [];
     this.combobox?.removeAttribute('aria-activedescendant');
     // A listbox must own an option: the message stands in as one that cannot be chosen.
-    this.element.replaceChildren(this.heading(), h('div', { class: className, role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' }, text));
+    this.element.replaceChildren(...this.heading(), h('div', { class: className, role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' }, text));
   }
 
-  private heading(): HTMLElement {
+  private heading(): HTMLElement[] {
     const head = h('div', { class: 'menu-head' }, 'Reference a session', this.query ? h('span', { class: 'menu-query' }, `“${this.query}”`) : null);
-    if (this.notice !== undefined) head.append(h('p', { class: 'menu-limit' }, this.notice));
-    return head;
+    if (this.notice === undefined) return [head];
+    return [head, h('p', { class: 'menu-limit', title: this.notice.reason }, this.notice.line)];
   }
 
   /** Both groups as they stand; the active row stays on the same session when a group arrives later. */
@@ -153,7 +153,7 @@ export class MentionMenu {
     const titleRows = this.rows.slice(0, this.titles.length);
     const contentRows = this.rows.slice(this.titles.length);
     this.element.replaceChildren(
-      this.heading(),
+      ...this.heading(),
       ...(titleRows.length === 0 && this.query ? [h('div', { class: 'menu-status menu-none' }, 'No title matches')] : titleRows),
       ...this.contentGroup(contentRows),
       h('div', { class: 'menu-foot' }, '↑↓ choose · Enter or Tab insert · Esc close'),

@@ -109,7 +109,7 @@ export function renderPreview(panel: HTMLElement, state: PreviewState | undefine
 }
 
 /** What Send did, plainly: two messages on the log, and no model call. */
-export function sentNotice(state: PreviewState): string {
+function sentNotice(state: PreviewState): string {
   const count = state.appendedSeqs?.length ?? 0;
   const what = count === 2 ? 'Both messages were' : `${plural(count, 'message')} ${count === 1 ? 'was' : 'were'}`;
   return `${what} appended to ${quoted(state.targetTitle ?? state.preview.target)}. No model runs here: the next dsh turn on this session will see them.`;

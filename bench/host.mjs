@@ -1,7 +1,7 @@
 /**
- * Benchmark host: boots the REAL DeepSeek Harness host the same way
- * packages/dsh/test/host.ts does (cordis Context, SessionStore,
- * AgentRegistry, optional JSONL persistence, and dsh's own
+ * Benchmark host: boots the REAL DeepSeek Harness host from @sessref/host's
+ * named layers, as the test support does (session services, dsh's own JSONL
+ * persistence when there is a root, and dsh's own
  * `SqliteSessionQueryEngine` as dsh web mounts it by default: an in-memory
  * index that never opens, so full-text search is off and every exact read is
  * the host's) and mounts exactly one session-reference plugin: ours
@@ -10,7 +10,7 @@
  * host `bootHost` from @sessref/host composes, searched through the plugin's service).
  *
  * Over a JSONL root, ours is mounted as the CLI deploys it
- * (packages/host/src/host.ts): with the title index
+ * (packages/host/src/host.ts): with the title index layer
  * (`SessionTitleIndex` from `@sessref/dsh/title-index`, registered as `ctx.sessionReferenceCatalog`) between
  * the query engine and the resolver, persisting to one index file per root
  * under the bench cache dir. The official plugin has no such index.
@@ -19,15 +19,18 @@
  * @sessref/host's session writer already keeps valid, and they are not part of the read path
  * being measured.
  */
-import { Context } from '@deepseek-ai/cordis';
-import { AgentRegistry } from '@deepseek-ai/dsh-agent';
-import { SessionStore } from '@deepseek-ai/dsh-session';
-import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import OfficialResolver from '@deepseek-ai/dsh-session-reference';
 import SessrefResolver from '@sessref/dsh';
-import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite';
-import SessionTitleIndex from '@sessref/dsh/title-index';
-import { appendExchange, bootHost as bootServeHost } from '@sessref/host';
+import {
+  appendExchange,
+  bootHost as bootServeHost,
+  bootLayers,
+  dshPersistence,
+  queryEngine,
+  referencePlugin,
+  sessionServices,
+  titleIndex,
+} from '@sessref/host';
 import { titleIndexFile } from './lib/cache.mjs';
 
 /** The two implementations under comparison, by the name used in reports. */
@@ -38,30 +41,24 @@ export const IMPLEMENTATIONS = {
 
 /**
  * Boot a host with one resolver plugin.
- * @param {{ impl: 'sessref' | 'official', root?: string, resolver?: object, titleIndex?: boolean, indexFile?: string }} options
+ * @param {{ impl: 'sessref' | 'official', root?: string, resolver?: object, titleIndex?: boolean, indexFile?: string, queryIndex?: string }} options
  *   `root` mounts JSONL persistence (zstd, the backend default); omitted keeps
  *   every session in memory. With a root, `sessref` also gets the title index
  *   (unless `titleIndex: false`), persisted to `indexFile` (default: the
  *   root's file under the bench cache dir).
  */
-export async function bootHost({ impl, root, resolver = {}, titleIndex = true, indexFile = root && titleIndexFile(root) }) {
+export async function bootHost({ impl, root, resolver = {}, titleIndex: withTitleIndex = true, indexFile = root && titleIndexFile(root), queryIndex }) {
   const plugin = IMPLEMENTATIONS[impl];
   if (plugin === undefined) throw new Error(`unknown implementation "${impl}"`);
-  const ctx = new Context();
-  try {
-    await ctx.plugin(SessionStore);
-    await ctx.plugin(AgentRegistry);
+  const ctx = await bootLayers([
+    sessionServices,
     // A 1 ms coalescing window: writers flush explicitly anyway.
-    if (root !== undefined) await ctx.plugin(JsonlSessionPersistence, { root, writeBatchMaxDelayMs: 1 });
-    await ctx.plugin(SqliteSessionQueryEngine, { path: ':memory:', openAt: 'never' });
-    if (impl === 'sessref' && root !== undefined && titleIndex) {
-      await ctx.plugin(SessionTitleIndex, { root, indexFile, watch: true });
-    }
-    await ctx.plugin(plugin, resolver);
-  } catch (error) {
-    await ctx.fiber.dispose();
-    throw error;
-  }
+    ...(root === undefined ? [] : [dshPersistence({ root, writeBatchMaxDelayMs: 1 })]),
+    // dsh web's default: full-text search off. `queryIndex` turns dsh's own FTS5 backend on over that file (the search baseline).
+    queryEngine(queryIndex === undefined ? undefined : { path: queryIndex, openAt: 'first-search' }),
+    ...(impl === 'sessref' && root !== undefined && withTitleIndex ? [titleIndex({ root, indexFile, watch: true })] : []),
+    referencePlugin(resolver, plugin),
+  ]);
   return {
     ctx,
     resolver: ctx.get('sessionReferenceResolver'),

@@ -1,10 +1,6 @@
-import { Context } from '@deepseek-ai/cordis';
-import { AgentRegistry } from '@deepseek-ai/dsh-agent';
-import { SessionStore } from '@deepseek-ai/dsh-session';
-import { SqliteSessionQueryEngine } from '@deepseek-ai/dsh-session-query-sqlite';
-import SessionReferenceResolver, { type Config as ResolverConfig } from '@sessref/dsh';
-import SessionTitleIndex from '@sessref/dsh/title-index';
-import { ListedJsonlPersistence } from './snapshot-listing.js';
+import type { Context } from '@deepseek-ai/cordis';
+import type { Config as ResolverConfig } from '@sessref/dsh';
+import { bootLayers, checkedPersistence, contentIndexRefresh, queryEngine, referencePlugin, sessionServices, titleIndex } from './layers.js';
 
 export interface HostOptions {
   /** JSONL session root (zstd, as dsh writes it). */
@@ -20,58 +16,40 @@ export interface HostOptions {
   /**
    * A long-lived process (`sessref serve`): follow file-system events to keep
    * the title index current, and build the content index in the background
-   * (see {@link refreshInBackground}).
+   * (see `contentIndexRefresh` in layers.ts).
    */
   watchLogs?: boolean;
 }
 
 /**
- * Boot the real dsh host over a session root: store, agent registry, JSONL
- * persistence (refusing damaged or partial logs, see `CheckedJsonlPersistence`;
- * listing from kept headers and a stat walk, or file-system events with
- * `watchLogs`, see {@link ListedJsonlPersistence}),
- * dsh's own `SqliteSessionQueryEngine` as `ctx.sessionQuery` for exact reads
- * only (its full-text index never opens: content search is sessref's own
- * index), the title index, and the sessref plugin with content search on.
+ * Boot the real dsh host over a session root, from its layers (see
+ * layers.ts): session services; sessref's strict persistence (refusing
+ * damaged or partial logs, see `CheckedJsonlPersistence`; listing from kept
+ * headers and a stat walk, or file-system events with `watchLogs`, see
+ * `ListedJsonlPersistence`); dsh's own `SqliteSessionQueryEngine` as
+ * `ctx.sessionQuery` for exact reads only (its full-text index never opens:
+ * content search is sessref's own index); the title index; the sessref plugin
+ * with content search on; and, with `watchLogs`, the content index built in
+ * the background.
  */
 export async function bootHost(options: HostOptions): Promise<Context> {
   quietSqliteWarning();
-  const ctx = new Context();
-  try {
-    await ctx.plugin(SessionStore);
-    await ctx.plugin(AgentRegistry);
-    // The headers the listing keeps persist beside the content index, one file per root.
-    const headersFile = options.searchIndexFile === undefined ? undefined : `${options.searchIndexFile}.headers.json`;
-    const persistence = ListedJsonlPersistence.with({ watch: options.watchLogs ?? false, headersFile });
-    await ctx.plugin(persistence, { root: options.root, writeBatchMaxDelayMs: 1 });
-    await ctx.plugin(SqliteSessionQueryEngine, { path: ':memory:', openAt: 'never' });
-    await ctx.plugin(SessionTitleIndex, {
+  const watch = options.watchLogs ?? false;
+  // The headers the listing keeps persist beside the content index, one file per root.
+  const headersFile = options.searchIndexFile === undefined ? undefined : `${options.searchIndexFile}.headers.json`;
+  return bootLayers([
+    sessionServices,
+    checkedPersistence(options.root, { watch, headersFile }),
+    queryEngine(),
+    titleIndex({
       root: options.root,
       ...(options.indexFile === undefined ? { persist: false } : { indexFile: options.indexFile }),
       ...(options.searchIndexFile === undefined ? {} : { searchIndexFile: options.searchIndexFile }),
-      watch: options.watchLogs ?? false,
-    });
-    await ctx.plugin(SessionReferenceResolver, { contentSearch: true, ...options.resolver });
-    if (options.watchLogs) await ctx.plugin({ name: 'sessref-content-index', inject: ['sessionReferenceResolver'], apply: refreshInBackground });
-  } catch (error) {
-    await ctx.fiber.dispose();
-    throw error;
-  }
-  return ctx;
-}
-
-/**
- * Build (or catch up) the content index without holding up the host, so
- * that the first keystroke does not wait for a whole root to be indexed.
- * Stopped when the host stops. Not awaited: a refresh that fails or is
- * stopped only leaves the next search to do the work.
- */
-function refreshInBackground(ctx: Context): void {
-  const resolver = ctx.get('sessionReferenceResolver');
-  if (!resolver?.contentSearch) return;
-  const stop = new AbortController();
-  ctx.effect(() => () => stop.abort(new Error('the host stopped')), 'stop refreshing the content index');
-  resolver.refreshContentIndex(stop.signal).catch(() => undefined);
+      watch,
+    }),
+    referencePlugin({ contentSearch: true, ...options.resolver }),
+    ...(watch ? [contentIndexRefresh] : []),
+  ]);
 }
 
 let quieted = false;

@@ -7,6 +7,17 @@
  * @module @sessref/host
  */
 export { bootHost, type HostOptions } from './host.js';
+export {
+  bootLayers,
+  checkedPersistence,
+  dshPersistence,
+  pluginLayer,
+  queryEngine,
+  referencePlugin,
+  sessionServices,
+  titleIndex,
+  type HostLayer,
+} from './layers.js';
 export { CheckedJsonlPersistence, SessionLogError } from './storage.js';
 export { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type LogProbeCode, type LogProblem, type ProbeCounters } from './log-probe.js';
 export { readSessionLog, type SessionLogRead } from './generations/read-session-log.js';

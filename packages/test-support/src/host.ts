@@ -6,14 +6,14 @@
  * invariant companions. Only the agent loop (`dsh-agent-loop`, not installed)
  * is replaced, by `@sessref/host`'s loop-less `StepAgent` (see agent.ts).
  */
-import { Context } from '@deepseek-ai/cordis';
+import type { Context } from '@deepseek-ai/cordis';
 import InvariantRegistry from '@deepseek-ai/dsh-invariants';
 import * as AgentInvariant from '@deepseek-ai/dsh-agent/invariant';
 import * as CompactionInvariant from '@deepseek-ai/dsh-compaction/invariant';
 import * as ScopeInvariant from '@deepseek-ai/dsh-scope/invariant';
 import * as SessionInvariant from '@deepseek-ai/dsh-session/invariant';
 import * as SessionTitleInvariant from '@deepseek-ai/dsh-session-title/invariant';
-import { SessionStore, type Session } from '@deepseek-ai/dsh-session';
+import type { SessionStore, Session } from '@deepseek-ai/dsh-session';
 import { SessionQueryEngine, SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type {
   Config as SessionQueryConfig,
@@ -21,11 +21,19 @@ import type {
   SessionSearchHit,
   SessionSearchPage,
 } from '@deepseek-ai/dsh-session-query';
-import { JsonlSessionPersistence, type JsonlCompression } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { SqliteSessionQueryEngine, type Config as SqliteSessionQueryConfig } from '@deepseek-ai/dsh-session-query-sqlite';
+import type { JsonlCompression } from '@deepseek-ai/dsh-session-persistence-jsonl';
+import type { Config as SqliteSessionQueryConfig } from '@deepseek-ai/dsh-session-query-sqlite';
 import type { SessionPersistence } from '@deepseek-ai/dsh-session-persistence';
-import { AgentRegistry } from '@deepseek-ai/dsh-agent';
-import { createSession, type CreateSessionOptions } from '@sessref/host';
+import {
+  bootLayers,
+  createSession,
+  dshPersistence,
+  pluginLayer,
+  queryEngine,
+  sessionServices,
+  type CreateSessionOptions,
+  type HostLayer,
+} from '@sessref/host';
 
 /** Options for {@link createHost}. */
 export interface HostOptions {
@@ -80,50 +88,47 @@ class HarnessSessionQuery extends SessionQueryEngine {
   }
 }
 
-/** Invariant companions mounted by default; each injects `invariants`. */
-const INVARIANT_COMPANIONS = [
-  SessionInvariant,
-  SessionTitleInvariant,
-  CompactionInvariant,
-  AgentInvariant,
-  ScopeInvariant,
-] as const;
+/** `ctx.invariants` and the real invariant companions (each injects `invariants`), mounted by default. */
+const invariants: HostLayer = {
+  name: 'invariants',
+  async mount(ctx) {
+    await ctx.plugin(InvariantRegistry, { enabled: true });
+    for (const companion of [SessionInvariant, SessionTitleInvariant, CompactionInvariant, AgentInvariant, ScopeInvariant]) await ctx.plugin(companion);
+  },
+};
 
 /**
  * Boot a real host.
  *
- * Load order: `InvariantRegistry` + companions, `SessionStore` (`sessions`),
- * `AgentRegistry` (`agents`), optionally `JsonlSessionPersistence`
- * (`sessionPersistence`, injects `sessions`), then {@link HarnessSessionQuery}
- * (`sessionQuery`, injects `sessions`; it follows `sessionPersistence`
- * dynamically, so a persisted-only session is readable as soon as it exists).
+ * Layers, in order (`@sessref/host`'s, plus the invariants): `InvariantRegistry`
+ * + companions, `SessionStore` (`sessions`) and `AgentRegistry` (`agents`),
+ * optionally dsh's own `JsonlSessionPersistence` (`sessionPersistence`,
+ * injects `sessions`), then {@link HarnessSessionQuery} or dsh's
+ * `SqliteSessionQueryEngine` (`sessionQuery`, injects `sessions`; it follows
+ * `sessionPersistence` dynamically, so a persisted-only session is readable as
+ * soon as it exists).
  * @param options - persistence root and service switches.
  * @returns the booted host.
  */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
-  const ctx = new Context();
+  const ctx = await bootLayers([
+    ...(options.invariants === false ? [] : [invariants]),
+    sessionServices,
+    ...(options.root === undefined
+      ? []
+      : [
+          dshPersistence({
+            root: options.root,
+            ...(options.compression === undefined ? {} : { compression: options.compression }),
+            ...(options.writeBatchMaxDelayMs === undefined ? {} : { writeBatchMaxDelayMs: options.writeBatchMaxDelayMs }),
+          }),
+        ]),
+    options.search === undefined
+      ? pluginLayer('query engine', HarnessSessionQuery, options.sessionQuery ?? {})
+      : queryEngine({ ...options.sessionQuery, ...options.search }),
+  ]);
   let disposed: Promise<void> | undefined;
   const dispose = (): Promise<void> => (disposed ??= ctx.fiber.dispose());
-  try {
-    if (options.invariants !== false) {
-      await ctx.plugin(InvariantRegistry, { enabled: true });
-      for (const companion of INVARIANT_COMPANIONS) await ctx.plugin(companion);
-    }
-    await ctx.plugin(SessionStore);
-    await ctx.plugin(AgentRegistry);
-    if (options.root !== undefined) {
-      await ctx.plugin(JsonlSessionPersistence, {
-        root: options.root,
-        ...(options.compression === undefined ? {} : { compression: options.compression }),
-        ...(options.writeBatchMaxDelayMs === undefined ? {} : { writeBatchMaxDelayMs: options.writeBatchMaxDelayMs }),
-      });
-    }
-    if (options.search === undefined) await ctx.plugin(HarnessSessionQuery, options.sessionQuery ?? {});
-    else await ctx.plugin(SqliteSessionQueryEngine, { ...options.sessionQuery, ...options.search });
-  } catch (error) {
-    await dispose();
-    throw error;
-  }
   return {
     ctx,
     root: options.root,

@@ -166,6 +166,15 @@ export class Engine {
     });
   }
 
+  /**
+   * A stamp per session of the root that changes whenever the session may
+   * have (the title index's log revisions, from its walk or file-system
+   * events; no log opened): what the inspector's change stream compares.
+   */
+  async changeStamps(signal?: AbortSignal): Promise<ReadonlyMap<string, string>> {
+    return (await this.ctx.sessionReferenceCatalog?.changeStamps?.(signal)) ?? new Map();
+  }
+
   /** Where `sessionId` is read from: `dsh` for the root's own sessions, else the agent's name. */
   sourceOf(sessionId: string): string {
     return this.ctx.sessionReferenceResolver.sourceOf(sessionId);

@@ -131,6 +131,21 @@ export interface NewSessionResponse {
   sessionId: string;
 }
 
+/**
+ * `GET /api/events`: a stream of server-sent events (`data: <ChangeEvent>`),
+ * read with `fetch` and the token header. The first event comes at once with
+ * no ids; each later one names the sessions of the root that appeared,
+ * changed or went since the one before.
+ */
+export const EVENTS_PATH = '/api/events';
+
+export interface ChangeEvent {
+  /** Counts the changes this server has reported; 0 for the first event. */
+  revision: number;
+  /** Session ids, sorted. */
+  changed: string[];
+}
+
 /** Every route: its method, its JSON request body (none for a GET) and its answer. */
 export interface ApiRoutes {
   '/api/sessions': { method: 'GET'; request: RequestOf<'/api/sessions'>; response: SessionsResponse };

@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Engine } from '../engine/engine.js';
 import { API_ROUTES, parseRequest } from './api.js';
 import { HttpError, sendError, sendJson, toHttpError, withRelativePaths } from './http.js';
-import { API_METHODS, isApiPath, type ApiPath, type ApiResponse } from './protocol.js';
+import { ChangeFeed, type ChangeFeedOptions } from './events.js';
+import { API_METHODS, EVENTS_PATH, isApiPath, type ApiPath, type ApiResponse } from './protocol.js';
 import { DEFAULT_HOST, allowedHosts, displayHost, hostPort } from './address.js';
 import { SECURITY_HEADERS, checkCredentials, checkOrigin, newToken, pageCookie } from './security.js';
 import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, signInPage, type StaticFile } from './static.js';
@@ -28,6 +29,8 @@ export interface ServerOptions {
   headersTimeoutMs?: number;
   /** Time a client has to send its whole request, body included (default 30 s). */
   requestTimeoutMs?: number;
+  /** The change stream's pace and bounds (`GET /api/events`). */
+  events?: ChangeFeedOptions;
 }
 
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -55,6 +58,8 @@ interface State {
   webRoot: string;
   log: (line: string) => void;
   inflight: Set<AbortController>;
+  /** Tells open pages what changed under the root. */
+  feed: ChangeFeed;
 }
 
 export async function startServer(engine: Engine, options: ServerOptions = {}): Promise<RunningServer> {
@@ -65,6 +70,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
   const requestTimeout = Math.max(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const server = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) });
   const port = await listen(server, host, options.port ?? 0);
+  const log = options.log ?? (() => {});
   const state: State = {
     engine,
     token,
@@ -72,8 +78,9 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
     port,
     hosts: allowedHosts(host, port),
     webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
-    log: options.log ?? (() => {}),
+    log,
     inflight: new Set(),
+    feed: new ChangeFeed(engine, options.events, log),
   };
   const handlers = new Set<Promise<void>>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -88,6 +95,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
     port,
     async close() {
       for (const controller of state.inflight) controller.abort(new Error('server closing'));
+      state.feed.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await Promise.allSettled([...handlers]);
@@ -148,6 +156,10 @@ function methodNotAllowed(allow: string): HttpError {
 async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, state: State): Promise<void> {
   checkCredentials(req, url, state.port, { header: state.token });
   const path = url.pathname;
+  if (path === EVENTS_PATH) {
+    if (req.method !== 'GET') throw methodNotAllowed('GET');
+    return state.feed.stream(req, res);
+  }
   if (!isApiPath(path)) throw new HttpError(404, 'NOT_FOUND', 'no such endpoint');
   if (req.method !== API_METHODS[path]) throw methodNotAllowed(API_METHODS[path]);
   const controller = new AbortController();

@@ -5,6 +5,7 @@
  */
 import {
   API_METHODS,
+  EVENTS_PATH,
   TOKEN_HEADER,
   type ApiError,
   type ApiPath,
@@ -59,17 +60,21 @@ async function call<P extends ApiPath>(path: P, signal: AbortSignal | undefined,
   const init: RequestInit = { method: API_METHODS[path], headers, cache: 'no-store', credentials: 'same-origin' };
   if (body !== undefined) init.body = JSON.stringify(body);
   if (signal) init.signal = signal;
+  const response = await answered(path, init);
+  // The server's route table answers this path with exactly this type (api.ts), from the same map.
+  return (await response.json()) as ApiResponse<P>;
+}
+
+/** A successful response; a failure thrown as an {@link ApiFailure} with the server's code, or UNREACHABLE. */
+async function answered(path: string, init: RequestInit): Promise<Response> {
   const response = await fetch(path, init).catch((error: unknown) => {
     // fetch rejects with a TypeError when the server is gone; an abort stays an abort.
     throw error instanceof TypeError ? new ApiFailure(0, 'UNREACHABLE', UNREACHABLE) : error;
   });
+  if (response.ok) return response;
   const data = (await response.json().catch(() => undefined)) as unknown;
-  if (!response.ok) {
-    const error = isApiError(data) ? data.error : undefined;
-    throw new ApiFailure(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? response.statusText);
-  }
-  // The server's route table answers this path with exactly this type (api.ts), from the same map.
-  return data as ApiResponse<P>;
+  const error = isApiError(data) ? data.error : undefined;
+  throw new ApiFailure(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? response.statusText);
 }
 
 export const api = {
@@ -81,6 +86,16 @@ export const api = {
   send: (request: ComposeRequest, signal?: AbortSignal) => call('/api/send', signal, request),
   newSession: (request: NewSessionRequest) => call('/api/new', undefined, request),
 };
+
+/**
+ * The change stream's response (see `EVENTS_PATH`), its body unread; a
+ * refusal is thrown as the API's failures are.
+ */
+export async function openEvents(): Promise<ReadableStream<Uint8Array>> {
+  const response = await answered(EVENTS_PATH, { headers: { [TOKEN_HEADER]: token }, cache: 'no-store', credentials: 'same-origin' });
+  if (response.body === null) throw new ApiFailure(response.status, 'NO_STREAM', 'the change stream answered without a body');
+  return response.body;
+}
 
 /** A failure as a sentence a person can act on, never a bare code (see errors.ts). */
 export function describeError(error: unknown): string {

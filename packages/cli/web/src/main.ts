@@ -7,6 +7,7 @@ import { Composer } from './composer.js';
 import { byId, h } from './dom.js';
 import { quoted } from './format.js';
 import { keepTargetInAddress, targetInAddress } from './location.js';
+import { followChanges } from './follow.js';
 import { setUpNewSession } from './new-session.js';
 import { renderConversation } from './conversation.js';
 import { needsLaunchLink, showSignIn } from './sign-in.js';
@@ -197,7 +198,27 @@ byId('composer').addEventListener('submit', (event) => {
   void send();
 });
 
+/**
+ * Another program wrote under the root (a `sessref send`, dsh itself): the
+ * list follows, and so does the open conversation when it is among the
+ * changed sessions. The draft is the composer's and stays; the conversation
+ * view keeps its scroll for the same session.
+ */
+async function followed(changed: readonly string[] | 'all'): Promise<void> {
+  await loadSessions();
+  const target = state.target;
+  if (target === undefined || (changed !== 'all' && !changed.includes(target))) return;
+  try {
+    const conversation = await api.messages(target);
+    if (state.target === target) showConversation(conversation);
+  } catch {
+    // Left as shown: the next change, or picking the session again, reads it again and says why it cannot.
+  }
+}
+
 showConversation(undefined);
 updateButtons();
-if (hasToken()) void loadSessions();
-else showSignIn(elements.app);
+if (hasToken()) {
+  void loadSessions();
+  followChanges((changed) => void followed(changed));
+} else showSignIn(elements.app);

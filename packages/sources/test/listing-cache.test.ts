@@ -142,6 +142,18 @@ describe('the listing cache', () => {
     expect(reads).toEqual([uuid(1), uuid(1), uuid(1)]);
   });
 
+  it('labels what a listing just verified from that listing, and checks the file again once the event loop has turned', async () => {
+    const { home, project } = newHome();
+    writeFileSync(join(project, `${uuid(1)}.jsonl`), transcript(1, 'Before'));
+    const source = transcriptSource(claudeCodeFormat, { environment: { home, env: {} } });
+    const [header] = await source.listSessions();
+    appendFileSync(join(project, `${uuid(1)}.jsonl`), `${JSON.stringify({ type: 'custom-title', customTitle: 'After' })}\n`);
+    const label = async () => ((await source.readTitles([header!.id]))[0] as { title: string }).title;
+    expect(await label()).toBe('Claude Code · Before');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await label()).toBe('Claude Code · After');
+  });
+
   /** What may happen between two listings: to a session's file, or to the cache file. */
   type Step =
     | { kind: 'write'; session: number; title: string }

@@ -53,6 +53,8 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   /** Whether `known` differs from what the cache file holds. */
   let unsaved = false;
   let files = new Map<string, TranscriptFile>();
+  /** What the listing that ran in this turn of the event loop verified, by path; cleared when the loop turns. */
+  let justListed: Map<string, ListingFacts> | undefined;
   let titles: ReadonlyMap<string, string> = new Map();
 
   const knownFacts = (): Map<string, ListingEntry> => {
@@ -127,13 +129,20 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
 
     async listSessions(signal) {
       const headers: SessionHeaderLike[] = [];
+      const verified = new Map<string, ListingFacts>();
       for (const [sessionId, file] of discover()) {
         signal?.throwIfAborted();
         const facts = factsOf(file);
+        verified.set(file.path, facts);
         if (facts instanceof SourceReadError || facts.offered === false) continue;
         headers.push(sessionHeader(sessionId, facts));
       }
       save();
+      // Titles asked for before the event loop turns (a caller labelling what it just listed) come from this very listing, without a second stat of every file.
+      justListed = verified;
+      setImmediate(() => {
+        if (justListed === verified) justListed = undefined;
+      });
       return headers.sort(newestFirst);
     },
 
@@ -142,7 +151,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
         try {
           signal?.throwIfAborted();
           const file = fileOf(sessionId);
-          const facts = factsOf(file);
+          const facts = justListed?.get(file.path) ?? factsOf(file);
           if (facts instanceof SourceReadError) throw facts;
           return { sessionId, status: 'fulfilled', title: labelOf(file, facts.title) };
         } catch (reason) {

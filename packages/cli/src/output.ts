@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 
 export interface Io {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
 }
@@ -106,15 +106,101 @@ function toTerminal(safe: string): string {
   return safe.replace(MARKER, (_, code: string) => `\u001b[${code}m`);
 }
 
-/** Columns padded to their widest cell, measured in terminal columns; each cell made {@link terminalSafe} as a line. */
-export function table(rows: readonly (readonly string[])[]): string {
+/** How a column's long cells are cut: to at most `max` terminal columns, keeping their start (a title) or their end (a path). */
+interface ColumnCap {
+  readonly max: number;
+  readonly keep?: 'start' | 'end';
+}
+
+/** Which columns of a {@link table} may be cut, and the width its lines should fit (a terminal's), if any. */
+export interface TableFit {
+  readonly caps: Readonly<Record<number, ColumnCap>>;
+  readonly width?: number;
+}
+
+/**
+ * Off a terminal, the most columns a title or label keeps: room for any
+ * title a person writes, while one 5,000-character title can no longer pad
+ * every row to its length. Its full text is under `--json`.
+ */
+export const TITLE_COLUMNS = 60;
+/** ... and a path (its end, where the project's name is). */
+export const PATH_COLUMNS = 48;
+/** On a narrow terminal a cut column still keeps this many. */
+const MIN_CUT_COLUMNS = 16;
+
+/** A fit for `stream`: the caps, and on a terminal its width, which cut columns shrink further to meet. */
+export function fitFor(stream: Io['stdout'], caps: TableFit['caps']): TableFit {
+  return stream.isTTY === true && stream.columns !== undefined && stream.columns > 0 ? { caps, width: stream.columns } : { caps };
+}
+
+/**
+ * Columns padded to their widest cell, measured in terminal columns; each
+ * cell made {@link terminalSafe} as a line. Cells of a capped column wider
+ * than its cap are cut with an ellipsis; when the lines would still be wider
+ * than `fit.width`, the capped columns give up more, widest first, down to
+ * {@link MIN_CUT_COLUMNS}.
+ */
+export function table(rows: readonly (readonly string[])[], fit: TableFit = { caps: {} }): string {
   const safeRows = rows.map((row) => row.map((cell) => terminalSafe(cell)));
   const widths: number[] = [];
   for (const row of safeRows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell))));
-  return safeRows
+  const capped = Object.entries(fit.caps).map(([index, cap]) => [Number(index), cap] as const).filter(([index]) => index < widths.length);
+  for (const [index, cap] of capped) widths[index] = Math.min(widths[index]!, cap.max);
+  if (fit.width !== undefined) {
+    let over = widths.reduce((sum, width) => sum + width, 2 * (widths.length - 1)) - fit.width;
+    while (over > 0) {
+      const widest = capped.map(([index]) => index).filter((index) => widths[index]! > MIN_CUT_COLUMNS).sort((a, b) => widths[b]! - widths[a]!)[0];
+      if (widest === undefined) break;
+      widths[widest]!--;
+      over--;
+    }
+  }
+  const fitted = safeRows.map((row) => row.map((cell, index) => (fit.caps[index] === undefined ? cell : cut(cell, widths[index]!, fit.caps[index].keep))));
+  return fitted
     .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell + ' '.repeat(widths[index]! - displayWidth(cell)))).join('  '))
     .join('\n');
 }
+
+/**
+ * `text` in at most `max` terminal columns: cut with an ellipsis where it
+ * is wider, keeping its start or its end. Made {@link terminalSafe} first;
+ * cuts fall between graphemes (never inside an emoji sequence or before a
+ * combining mark), and colour markers are all kept, so a colour still ends.
+ */
+export function cut(text: string, max: number, keep: 'start' | 'end' = 'start'): string {
+  const safe = terminalSafe(text);
+  if (displayWidth(safe) <= max) return safe;
+  // The text as markers (kept whole, no width) and graphemes, in order.
+  const parts: { text: string; width: number }[] = [];
+  let from = 0;
+  const addText = (piece: string) => {
+    for (const { segment } of GRAPHEMES.segment(piece)) parts.push({ text: segment, width: displayWidth(segment) });
+  };
+  for (const match of safe.matchAll(MARKER)) {
+    addText(safe.slice(from, match.index));
+    parts.push({ text: match[0], width: 0 });
+    from = match.index + match[0].length;
+  }
+  addText(safe.slice(from));
+  const ordered = keep === 'start' ? parts : [...parts].reverse();
+  // The ellipsis takes one column.
+  let room = max - 1;
+  let full = false;
+  const kept = ordered.map((part) => {
+    if (MARKER_ONLY.test(part.text)) return part.text;
+    full ||= part.width > room;
+    if (full) return '';
+    room -= part.width;
+    return part.text;
+  });
+  if (keep === 'end') kept.reverse();
+  const joined = kept.join('');
+  return keep === 'start' ? `${joined}…` : `…${joined}`;
+}
+
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const MARKER_ONLY = new RegExp(`^${MARKER.source}$`);
 
 /** Styled text as a terminal shows it: colour markers become colour codes (for tests and callers that write on their own). */
 export function rendered(text: string): string {

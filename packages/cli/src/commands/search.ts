@@ -2,7 +2,7 @@ import { plainExcerpt, type PlainExcerpt, type SessionReferenceContentHit } from
 import { OWN_SOURCE, type RefreshProgress } from '@sessref/dsh';
 import type { Engine } from '../engine/engine.js';
 import { usageError } from '../errors.js';
-import { formatAge, progress, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
+import { TITLE_COLUMNS, fitFor, formatAge, progress, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
 import type { SourceSelection } from './sources.js';
 
 interface SearchOptions {
@@ -38,7 +38,7 @@ export async function searchCommand(engine: Engine, io: Io, options: SearchOptio
     table([
       ['SESSION', 'LABEL', 'MESSAGE', 'AGE', 'SNIPPET'].map(style.bold),
       ...hits.map((hit) => [hit.sessionId, hit.label, `#${hit.seq} ${hit.checkpoint ? 'checkpoint' : hit.role}`, formatAge(hit.createdAt), emphasize(shorten(hit), style.cyan)]),
-    ]),
+    ], fitFor(io.stdout, { 1: { max: TITLE_COLUMNS } })),
   );
 }
 

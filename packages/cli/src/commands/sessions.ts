@@ -1,6 +1,6 @@
 import { formatSessionReferenceMention } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh';
-import { table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
+import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
 import type { Engine } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';
 import { describeFailure, formatError, type CliReport } from '../errors.js';
@@ -61,7 +61,7 @@ export async function listCommand(engine: Engine, io: Io, options: ListOptions):
           row.summary.cwd ?? '-',
           row.summary.createdAt === undefined ? '-' : formatAge(row.summary.createdAt),
         ]),
-      ]),
+      ], fitFor(io.stdout, { 2: { max: TITLE_COLUMNS }, 3: { max: PATH_COLUMNS, keep: 'end' } })),
     );
     return;
   }
@@ -73,7 +73,8 @@ export async function listCommand(engine: Engine, io: Io, options: ListOptions):
     table([
       ['LABEL', 'CWD', 'AGE', 'MENTION'].map(style.bold),
       ...candidates.map((c) => [c.label, c.cwd ?? '-', formatAge(c.createdAt), style.cyan(c.mention)]),
-    ]),
+      // The mention stays whole, to be copied; the terminal's width is not fitted, as the mention alone may pass it.
+    ], { caps: { 0: { max: TITLE_COLUMNS }, 1: { max: PATH_COLUMNS, keep: 'end' } } }),
   );
 }
 
@@ -93,7 +94,8 @@ export async function showCommand(engine: Engine, io: Io, options: { id: string;
   }
   const style = styleFor(io.stdout, io.env);
   const { header } = view;
-  writeLine(io.stdout, style.bold(view.title ?? header.id));
+  // The heading is one line: as wide as the terminal, else as a title column (the full title is under --json).
+  writeLine(io.stdout, style.bold(cut(view.title ?? header.id, fitFor(io.stdout, {}).width ?? TITLE_COLUMNS)));
   writeLine(io.stdout, table([
     ['id', header.id],
     ['cwd', header.cwd ?? '-'],

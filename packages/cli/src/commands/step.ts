@@ -1,5 +1,5 @@
 import { stepSources, type Engine, type StepPreview } from '../engine/engine.js';
-import { formatBytes, styleFor, terminalSafe, writeJson, writeLine, type Io } from '../output.js';
+import { TITLE_COLUMNS, cut, formatBytes, styleFor, terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 import { printPlainMentionHints } from './hints.js';
 
 /** A previewed step, or a sent one with the seqs it was appended at. */
@@ -26,7 +26,7 @@ export async function stepCommand(
   for (const { entry: reference, bytes } of sources) {
     writeLine(
       io.stdout,
-      `${style.cyan(reference.label)} (${terminalSafe(reference.sessionId)}) seq ≤ ${reference.capturedThroughSeq}: ` +
+      `${style.cyan(cut(reference.label, TITLE_COLUMNS))} (${terminalSafe(reference.sessionId)}) seq ≤ ${reference.capturedThroughSeq}: ` +
         `${formatBytes(bytes)} of ${formatBytes(result.maxReferenceBytes)}, ` +
         `${reference.retainedMessages}/${reference.originalMessages} messages kept, ${reference.omittedMessages} dropped, ` +
         `${formatBytes(reference.omittedBytes)} omitted${reference.truncated ? ', truncated' : ''}${reference.compacted ? ', compacted' : ''}`,

@@ -1,4 +1,4 @@
-import { closeSync, constants, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errorCode } from '@sessref/core';
 
@@ -12,16 +12,20 @@ const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (
 /**
  * Replace `file` with `bytes` atomically, for the derived files sessref keeps
  * (saved indexes, kept headers): readers see the old file or the new one,
- * never half of one. The temporary file beside it is created new, so a link
- * planted at its name is removed rather than written through; the rename
- * then replaces whatever is at `file`. Returns false when it could not be
- * written (a derived file that cannot be saved only costs a later re-read),
- * leaving no temporary file.
+ * never half of one. Only in a directory of this user's that no one else
+ * can write into ({@link directoryProblem}; created private when missing):
+ * elsewhere another user could swap the temporary file between its write and
+ * the rename. The temporary file beside it is created new, so a link planted
+ * at its name is removed rather than written through; the rename then
+ * replaces whatever is at `file`. Returns false when it could not be written
+ * (a derived file that cannot be saved only costs a later re-read), leaving
+ * no temporary file.
  */
 export function replaceFileAtomically(file: string, bytes: Uint8Array): boolean {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    if (directoryProblem(dirname(file)) !== undefined) return false;
     const fd = createNew(temporary);
     try {
       for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
@@ -49,4 +53,20 @@ function createNew(path: string): number {
     unlinkSync(path);
     return openSync(path, CREATE_NEW, 0o600);
   }
+}
+
+/**
+ * Why `directory` cannot hold sessref's derived files safely, if it cannot:
+ * it is not a directory (or is missing), it belongs to another user, or
+ * others can write into it (and so plant or swap a file there). A file found
+ * in such a directory is not trusted, and none is written there.
+ */
+export function directoryProblem(directory: string): string | undefined {
+  const stats = statSync(directory, { throwIfNoEntry: false });
+  if (stats === undefined) return 'does not exist';
+  if (!stats.isDirectory()) return 'is not a directory';
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid) return 'belongs to another user';
+  if ((stats.mode & 0o022) !== 0) return 'is writable by other users';
+  return undefined;
 }

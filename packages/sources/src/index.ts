@@ -12,7 +12,7 @@ export { SourceReadError, type SourceReadCode } from './errors.js';
 export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
 export { AGENT_NAMES, isAgentName, localSources, type AgentName, type LocalSource } from './local.js';
-export { replaceFileAtomically } from './atomic-file.js';
+export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
 export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';
 export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type FileRevision } from './revision.js';

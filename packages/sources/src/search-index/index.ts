@@ -8,7 +8,7 @@
 import type { SessionSource } from '@sessref/core';
 import { refreshIndex, type RefreshProgress, type RefreshReport } from './refresh.js';
 import { searchIndex, type SearchRequest, type SearchResult } from './search.js';
-import { describe, identityOf, isDamage, openIndexDatabase, type IndexLocation, type OpenedDatabase } from './sqlite.js';
+import { bypassed, databaseClass, describe, identityOf, isBusy, isDamage, openIndexDatabase, type IndexLocation, type OpenedDatabase } from './sqlite.js';
 import { IndexTables } from './tables.js';
 
 export type { IndexLocation } from './sqlite.js';
@@ -73,22 +73,28 @@ export async function openSearchIndex(options: SearchIndexOptions): Promise<Sear
   /** The tables of the file now at the location: another process may have replaced a damaged one since. */
   const current = async (): Promise<IndexTables> => {
     if (closed) throw new Error('the search index is closed');
-    if ('file' in options.location && identityOf(options.location.file) !== opened.identity) {
+    // An index kept in memory instead of the file (identity undefined) stays there for this process.
+    if ('file' in options.location && opened.identity !== undefined && identityOf(options.location.file) !== opened.identity) {
       opened.db.close();
       adopt(await openIndexDatabase(options.location, busyTimeoutMs));
     }
     return tables;
   };
 
-  /** Run `work`; a damaged file is replaced by an empty index and `work` runs once more on it. */
+  /**
+   * Run `work`; a damaged file is replaced by an empty index, a file another
+   * process holds past the busy timeout is left to it for an index in memory,
+   * and `work` runs once more on that.
+   */
   const guarded = async <T>(work: (tables: IndexTables) => T | Promise<T>): Promise<T> => {
     const first = await current();
     try {
       return await work(first);
     } catch (error) {
-      if (!isDamage(error)) throw error;
+      const damaged = isDamage(error);
+      if ((!damaged && !isBusy(error)) || !('file' in options.location)) throw error;
       opened.db.close();
-      adopt(await openIndexDatabase(options.location, busyTimeoutMs, `damaged: ${describe(error)}`));
+      adopt(damaged ? await openIndexDatabase(options.location, busyTimeoutMs, `damaged: ${describe(error)}`) : bypassed(await databaseClass(), options.location.file, error));
       return work(tables);
     }
   };

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type * as NodeSqlite from 'node:sqlite';
 import type { DatabaseSync } from 'node:sqlite';
 import { SessionReferenceError, errorCode } from '@sessref/core';
+import { directoryProblem } from '../atomic-file.js';
 
 type Sqlite = typeof NodeSqlite;
 
@@ -83,8 +84,7 @@ export interface OpenedDatabase {
  */
 export async function openIndexDatabase(location: IndexLocation, busyTimeoutMs: number, damaged?: string): Promise<OpenedDatabase> {
   const { DatabaseSync } = await loadSqlite();
-  const inMemory = (notice: string | undefined): OpenedDatabase => ({ db: initialized(new DatabaseSync(':memory:')), identity: undefined, notice });
-  if (!('file' in location)) return inMemory(undefined);
+  if (!('file' in location)) return inMemory(DatabaseSync, undefined);
   const { file } = location;
   let problem = damaged;
   try {
@@ -92,15 +92,32 @@ export async function openIndexDatabase(location: IndexLocation, busyTimeoutMs: 
     clearPlanted(file);
     if (problem === undefined) return { db: checked(new DatabaseSync(file), busyTimeoutMs), identity: identityOf(file), notice: undefined };
   } catch (error) {
-    if (!isSqliteError(error)) return inMemory(`kept in memory: ${describe(error)}`);
+    // Another process's lock is no damage: its file is left to it, this process indexes in memory.
+    if (!isSqliteError(error) || isBusy(error)) return bypassed(DatabaseSync, file, error);
     problem = describe(error);
   }
   try {
     replaceWithEmpty(file, DatabaseSync);
-    return { db: checked(new DatabaseSync(file), busyTimeoutMs), identity: identityOf(file), notice: `rebuilt ${file}: ${problem}` };
+    return { db: checked(new DatabaseSync(file), busyTimeoutMs), identity: identityOf(file), notice: `search index ${file} rebuilt: ${problem}` };
   } catch (failure) {
-    return inMemory(`kept in memory: ${describe(failure)}`);
+    return bypassed(DatabaseSync, file, failure);
   }
+}
+
+/** An index in memory, for this process only. */
+function inMemory(Database: Sqlite['DatabaseSync'], notice: string | undefined): OpenedDatabase {
+  return { db: initialized(new Database(':memory:')), identity: undefined, notice };
+}
+
+/** The index in memory instead of `file`, with why, naming the file (never a session's log). */
+export function bypassed(Database: Sqlite['DatabaseSync'], file: string, reason: unknown): OpenedDatabase {
+  const why = isBusy(reason) ? `it is locked by another process (${describe(reason)})` : describe(reason);
+  return inMemory(Database, `search index ${file} not used, kept in memory for this process: ${why}`);
+}
+
+/** The DatabaseSync class, once `node:sqlite` is loaded (it is whenever an index is open). */
+export async function databaseClass(): Promise<Sqlite['DatabaseSync']> {
+  return (await loadSqlite()).DatabaseSync;
 }
 
 /** The identity of the file now at `file`, undefined when there is none. */
@@ -122,11 +139,8 @@ const COMPANIONS = ['-wal', '-shm', '-journal'];
  */
 function prepareDirectory(directory: string): void {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  const stats = statSync(directory);
-  if (!stats.isDirectory()) throw new Error(`${directory} is not a directory`);
-  const uid = process.getuid?.();
-  if (uid !== undefined && stats.uid !== uid) throw new Error(`${directory} belongs to another user`);
-  if ((stats.mode & 0o022) !== 0) throw new Error(`${directory} is writable by other users`);
+  const problem = directoryProblem(directory);
+  if (problem !== undefined) throw new Error(`${directory} ${problem}`);
 }
 
 /** Remove anything but a regular file at the index's path or its companions' (a link is removed, never followed). */
@@ -232,10 +246,22 @@ class IndexFileRefused extends Error {}
 /** SQLite's primary result codes for a damaged file: SQLITE_CORRUPT and SQLITE_NOTADB. */
 const DAMAGE = new Set([11, 26]);
 
+/** SQLite's primary result codes for a file another connection holds: SQLITE_BUSY and SQLITE_LOCKED. */
+const BUSY = new Set([5, 6]);
+
 /** Whether `error` says the database file is damaged (any extended code of the two). */
 export function isDamage(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null || !('errcode' in error)) return false;
-  return typeof error.errcode === 'number' && DAMAGE.has(error.errcode & 0xff);
+  return DAMAGE.has(primaryCode(error));
+}
+
+/** Whether `error` says another connection holds the file past the busy timeout. */
+export function isBusy(error: unknown): boolean {
+  return BUSY.has(primaryCode(error));
+}
+
+function primaryCode(error: unknown): number {
+  if (typeof error !== 'object' || error === null || !('errcode' in error) || typeof error.errcode !== 'number') return -1;
+  return error.errcode & 0xff;
 }
 
 export function describe(error: unknown): string {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core';
-import { replaceFileAtomically } from '../atomic-file.js';
+import { directoryProblem, replaceFileAtomically } from '../atomic-file.js';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
 import { readRegularFile } from '../regular-file.js';
 import type { FileRevision } from '../revision.js';
@@ -158,14 +158,13 @@ function listingEntry(value: unknown): ListingEntry | undefined {
  * yet: the save creates it private).
  */
 function privateDirectory(directory: string, absentIsFine = false): boolean {
-  const stats = statSync(directory, { throwIfNoEntry: false });
-  if (stats === undefined) return absentIsFine;
-  const uid = process.getuid?.();
-  return stats.isDirectory() && (uid === undefined || stats.uid === uid) && (stats.mode & 0o022) === 0;
+  if (absentIsFine && !existsSync(directory)) return true;
+  return directoryProblem(directory) === undefined;
 }
 
-/** Module files of this package that a stamp covers, at most: it has a few dozen. */
+/** Module files of this package that a stamp covers, at most: it has a few dozen, some hundred kilobytes. */
 const MAX_STAMPED_FILES = 1000;
+const MAX_STAMPED_BYTES = 16 * 1024 * 1024;
 
 let stamp: string | null | undefined;
 
@@ -184,7 +183,13 @@ function readerStamp(): string | undefined {
       .filter((name) => /\.[cm]?[jt]s$/.test(name) && !name.endsWith('.d.ts'))
       .sort()
       .slice(0, MAX_STAMPED_FILES);
-    for (const name of modules) hash.update(`${name}\0`).update(readFileSync(join(root, name))).update('\0');
+    let bytes = 0;
+    for (const name of modules) {
+      const content = readFileSync(join(root, name));
+      // Far more than this package's modules: the folder is not what it should be, and no stamp is better than a slow one.
+      if ((bytes += content.length) > MAX_STAMPED_BYTES) throw new Error('too much to stamp');
+      hash.update(`${name}\0`).update(content).update('\0');
+    }
     stamp = hash.digest('hex');
   } catch {
     // Modules that cannot be read (a bundle, a sandbox): no stamp, so no cache is trusted or written.

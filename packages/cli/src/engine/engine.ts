@@ -180,6 +180,13 @@ export class Engine {
     return this.ctx.sessionReferenceResolver.sourceOf(sessionId);
   }
 
+  /** The agent a session of another agent comes from, by its display name (`Claude Code`); `undefined` for the root's own (dsh) sessions. */
+  agentOf(sessionId: string): string | undefined {
+    const source = this.sourceOf(sessionId);
+    if (source === OWN_SOURCE) return undefined;
+    return this.foreignSources.find((found) => found.name === source)?.displayName ?? source;
+  }
+
   /** The other agents' sessions the last listing left out because they cannot be read, each with why. */
   foreignProblems(): { sessionId: string; source: string; error: Error }[] {
     return this.ctx.sessionReferenceResolver.foreignProblems();
@@ -330,9 +337,8 @@ export class Engine {
 
   /** A message is written in the root's own sessions only: another agent's session is read in place, never written. */
   private assertOwnSession(sessionId: string): void {
-    const source = this.sourceOf(sessionId);
-    if (source === OWN_SOURCE) return;
-    const agent = this.foreignSources.find((found) => found.name === source)?.displayName ?? source;
+    const agent = this.agentOf(sessionId);
+    if (agent === undefined) return;
     throw new SessionWriteError(
       sessionId,
       'SESSION_WRITE_UNSUPPORTED',

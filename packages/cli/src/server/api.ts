@@ -5,7 +5,7 @@ import type { Engine } from '../engine/engine.js';
 import { explainMissing, listSessions } from '../engine/listing.js';
 import { describeFailure } from '../errors.js';
 import { HttpError, readJsonObject } from './http.js';
-import type { ApiPath, ApiResponse, CandidatesResponse, MessagesResponse, ParsedRequest, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionsResponse } from './protocol.js';
+import type { ApiPath, ApiResponse, CandidatesResponse, MessagesResponse, ParsedRequest, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionSource, SessionsResponse } from './protocol.js';
 import { REQUEST_SCHEMAS } from './routes.js';
 import { formatSessionReferenceMention } from '@sessref/core';
 import { sessionsInUse } from '../engine/in-use.js';
@@ -47,10 +47,11 @@ async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promis
   const readable = summaries.filter((summary) => summary.readError === undefined).map((summary) => summary.sessionId);
   const inUse = sessionsInUse(await engine.logPaths(readable, signal));
   // Listing facts, and for a session whose log cannot be read its code and one-line reason (never a stack).
-  const items = summaries.map(({ sessionId, title, cwd, createdAt, live, persisted, readError }): SessionItem => {
+  const items = summaries.map(({ sessionId, source, title, cwd, createdAt, live, persisted, readError }): SessionItem => {
     const failure = readError === undefined ? undefined : describeFailure(readError, sessionId);
     return {
       sessionId,
+      ...sourceOf(engine, sessionId, source),
       ...(title === undefined ? {} : { title }),
       ...(cwd === undefined ? {} : { cwd }),
       ...(createdAt === undefined ? {} : { createdAt }),
@@ -65,13 +66,20 @@ async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promis
   return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, maxReferences: engine.maxReferences, sessions: items };
 }
 
+/** Where a session is read from, and the agent's name when it is another agent's (read-only) session. */
+function sourceOf(engine: Engine, sessionId: string, source = engine.sourceOf(sessionId)): SessionSource {
+  const agent = engine.agentOf(sessionId);
+  return agent === undefined ? { source } : { source, agent };
+}
+
 async function messages({ engine, body }: ApiRequest<'/api/messages'>): Promise<MessagesResponse> {
   return conversationView(engine, body.sessionId);
 }
 
 async function candidates({ engine, body: { target, query }, signal }: ApiRequest<'/api/candidates'>): Promise<CandidatesResponse> {
   // No limit: the configured candidate limit. Title matches only; content matches come from /api/search.
-  return { candidates: await engine.candidates(target, query, undefined, signal) };
+  const found = await engine.candidates(target, query, undefined, signal);
+  return { candidates: found.map((candidate) => ({ ...candidate, ...sourceOf(engine, candidate.sessionId) })) };
 }
 
 /** Content hits the `@` menu shows under its title matches. */
@@ -87,7 +95,7 @@ async function search({ engine, body: { target, query }, signal }: ApiRequest<'/
   try {
     const hits = await engine.search(query, { target, limit: MENU_SEARCH_LIMIT, signal: AbortSignal.any([signal, mine.signal]) });
     // The index says where the query is in each snippet, so the client marks it up without matching text itself.
-    return { hits: hits.map(({ ranges, ...hit }) => ({ ...hit, highlights: ranges })) };
+    return { hits: hits.map(({ ranges, ...hit }) => ({ ...hit, ...sourceOf(engine, hit.sessionId), highlights: ranges })) };
   } finally {
     if (searching.get(engine) === mine) searching.delete(engine);
   }

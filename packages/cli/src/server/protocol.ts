@@ -21,7 +21,19 @@ export interface ApiError {
   error: { code: string; message: string };
 }
 
-export interface SessionItem {
+/**
+ * Where a session is read from. Another agent's session (Claude Code, Codex,
+ * Gemini CLI, opencode) is read in place and read-only: the page never
+ * targets it with Send or Preview, and cites it from a dsh session instead.
+ */
+export interface SessionSource {
+  /** `dsh` for the root's own sessions, else the agent's name (`claude-code`, `codex`, `gemini-cli`, `opencode`). */
+  source: string;
+  /** Present only for another agent's session: that agent's name as people write it (`Claude Code`). */
+  agent?: string;
+}
+
+export interface SessionItem extends SessionSource {
   sessionId: string;
   title?: string;
   cwd?: string;
@@ -71,8 +83,8 @@ export interface MessagesResponse {
   messages: DisplayMessage[];
 }
 
-/** A title match for the `@` menu, as the plugin ranks it, with the canonical `@[label](dsh-session:…)` mention the composer inserts. */
-export type Candidate = SessionReferenceMentionCandidate;
+/** A title match for the `@` menu, as the plugin ranks it, with the canonical `@[label](dsh-session:…)` mention the composer inserts, and where it is read from. */
+export type Candidate = SessionReferenceMentionCandidate & SessionSource;
 
 export interface CandidatesResponse {
   candidates: Candidate[];
@@ -83,7 +95,8 @@ export interface CandidatesResponse {
  * `snippet` is bounded plain text: render it as text, never as HTML), its
  * ranges named for what the menu does with them.
  */
-export type SearchHit = Omit<SessionReferenceContentHit, 'ranges'> & {
+export type SearchHit = Omit<SessionReferenceContentHit, 'ranges'> &
+  SessionSource & {
   /** UTF-16 `[start, end)` spans of the query in `snippet`. */
   highlights: TextRange[];
 };

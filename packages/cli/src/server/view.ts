@@ -6,7 +6,7 @@ import type { MessageSource } from '@deepseek-ai/dsh-llm';
 import type { SurfaceEvent } from '@deepseek-ai/dsh-session';
 import { messageText, prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay, type MessageOrigin } from '@sessref/core';
 import { toSurfaceMessage } from '@sessref/dsh';
-import { stepSources, type Engine, type StepMessage, type StepPreview } from '../engine/engine.js';
+import { stepSources, type Engine, type SessionView, type StepMessage, type StepPreview } from '../engine/engine.js';
 import type { DisplayKind, DisplayMessage, MessagesResponse, ModelMessage, PreviewResponse, ReferenceMeta, ReferenceView } from './protocol.js';
 
 function referencesOf(source: MessageSource): ReferenceMeta[] {
@@ -43,8 +43,14 @@ function displayMessage(event: SurfaceEvent): DisplayMessage | undefined {
   return { seq: event.seq, role: 'user', kind, text, ...context };
 }
 
-/** A session's current surface as display messages, with its header and latest title. */
+/**
+ * A session's current surface as display messages, with its header and
+ * latest title. Another agent's session has no dsh surface: it is shown as
+ * its snapshot's whole projected conversation, what a reference to it
+ * carries before the budget (each message numbered by its position).
+ */
 export async function conversationView(engine: Engine, sessionId: string): Promise<MessagesResponse> {
+  if (engine.agentOf(sessionId) !== undefined) return snapshotView(sessionId, await engine.show(sessionId));
   const { surface, title } = await engine.conversation(sessionId);
   const cwd = surface.session.cwd;
   return {
@@ -53,5 +59,16 @@ export async function conversationView(engine: Engine, sessionId: string): Promi
     ...(cwd === undefined ? {} : { cwd }),
     capturedThroughSeq: surface.capturedThroughSeq,
     messages: surface.events.flatMap((event) => displayMessage(event) ?? []),
+  };
+}
+
+function snapshotView(sessionId: string, view: SessionView): MessagesResponse {
+  const { cwd } = view.header;
+  return {
+    sessionId,
+    ...(view.title === undefined ? {} : { title: view.title }),
+    ...(cwd === undefined ? {} : { cwd }),
+    capturedThroughSeq: view.capturedThroughSeq,
+    messages: view.items.map(({ role, text, checkpoint }, seq): DisplayMessage => ({ seq, role, kind: checkpoint ? 'checkpoint' : role, text })),
   };
 }

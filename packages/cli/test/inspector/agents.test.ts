@@ -1,0 +1,159 @@
+/**
+ * Every source in the inspector: with HOME holding one real transcript per
+ * agent at its default location (Claude Code, Codex and Gemini CLI samples
+ * from `../shared`, copied into a temporary home), the other agents' sessions
+ * are listed with their source and agent, offered by the `@` menu, shown as
+ * their snapshot carries them, and read-only: Send and Preview never target
+ * one and the API refuses to write into one; a dsh target cites one and the
+ * preview frames it exactly as a dsh source (Chromium against the real server).
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
+import type { ApiError, CandidatesResponse, MessagesResponse, SessionsResponse } from '../../src/server/protocol.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
+import { hashTree } from '../support.js';
+import { TARGET, buildWeb, cite, httpRequest, json, launchBrowser, openPage, removeDir, seedRoot, tempDir, type Browser, type Reply } from './fixture.js';
+
+const SAMPLES = fileURLToPath(new URL('../../../../../shared/cross-harness-samples/', import.meta.url));
+const CLAUDE_ID = 'claude-code:ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+const CODEX_ID = 'codex:019b2ea4-aaaa-bbbb-cccc-58208e1f0000';
+const GEMINI_ID = 'gemini-cli:session-2026-01-16T18-34-3739ef95';
+/** The agents' folder variables, which would send the readers elsewhere than the temporary HOME. */
+const AGENT_VARIABLES = ['HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_DATA_HOME'] as const;
+
+let root: string;
+let home: string;
+let webRoot: string;
+let engine: Engine;
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [root, home, webRoot] = await Promise.all([tempDir('agents-root'), tempDir('agents-home'), tempDir('agents-web')]);
+  const place = (sample: string, ...path: string[]) => {
+    mkdirSync(join(home, ...path.slice(0, -1)), { recursive: true });
+    copyFileSync(join(SAMPLES, sample), join(home, ...path));
+  };
+  place(`claude-code/spotter/${CLAUDE_ID.slice('claude-code:'.length)}.jsonl`, '.claude', 'projects', '-work-app', `${CLAUDE_ID.slice('claude-code:'.length)}.jsonl`);
+  place('codex/agent-sessions/large.jsonl', '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID.slice('codex:'.length)}.jsonl`);
+  place('gemini-cli/agent-sessions/small.json', '.gemini', 'tmp', 'app', 'chats', `${GEMINI_ID.slice('gemini-cli:'.length)}.json`);
+  await Promise.all([seedRoot(root), buildWeb(webRoot)]);
+  // The resolver finds the agents' homes from the environment when it boots: this temporary home only.
+  const saved = Object.fromEntries(AGENT_VARIABLES.map((name) => [name, process.env[name]]));
+  for (const name of AGENT_VARIABLES) delete process.env[name];
+  process.env.HOME = home;
+  try {
+    engine = await Engine.open({ root, sources: ['claude-code', 'codex', 'gemini-cli', 'opencode'] });
+  } finally {
+    for (const name of AGENT_VARIABLES) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  }
+  server = await startServer(engine, { webRoot });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await engine?.close();
+  await Promise.all([root, home, webRoot].map(removeDir));
+});
+
+const post = (path: string, body: unknown): Promise<Reply> =>
+  httpRequest(server.port, { path, method: 'POST', headers: { 'x-sessref-token': server.token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe("the API over other agents' sessions", () => {
+  it('lists each with its source and agent after the dsh sessions, which carry neither agent', async () => {
+    const reply = await httpRequest(server.port, { path: '/api/sessions', headers: { 'x-sessref-token': server.token } });
+    const { sessions } = json<SessionsResponse>(reply);
+    const foreign = sessions.filter((session) => session.source !== 'dsh');
+    expect(foreign.map(({ sessionId, source, agent }) => [sessionId, source, agent])).toEqual([
+      [CLAUDE_ID, 'claude-code', 'Claude Code'],
+      [CODEX_ID, 'codex', 'Codex'],
+      [GEMINI_ID, 'gemini-cli', 'Gemini CLI'],
+    ]);
+    expect(foreign.find((session) => session.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
+    expect(sessions.slice(0, sessions.length - foreign.length).every((session) => session.source === 'dsh' && session.agent === undefined)).toBe(true);
+  });
+
+  it("answers a session's conversation as its snapshot carries it, the same projection `show` gives", async () => {
+    for (const id of [CODEX_ID, GEMINI_ID, CLAUDE_ID]) {
+      const reply = await post('/api/messages', { sessionId: id });
+      expect(reply.status).toBe(200);
+      const { messages } = json<MessagesResponse>(reply);
+      const shown = (await engine.show(id)).items;
+      expect(messages.map(({ role, kind, text }) => ({ role, checkpoint: kind === 'checkpoint', text }))).toEqual(shown.map(({ role, checkpoint, text }) => ({ role, checkpoint, text })));
+    }
+    const codex = json<MessagesResponse>(await post('/api/messages', { sessionId: CODEX_ID }));
+    expect(codex.messages.slice(0, 3).map(({ role, text }) => [role, text])).toEqual([
+      ['user', 'Start'],
+      ['assistant', 'Acknowledged.'],
+      ['assistant', 'Captured multiline output.'],
+    ]);
+  });
+
+  it('offers them as candidates for a dsh target, agent named', async () => {
+    const { candidates } = json<CandidatesResponse>(await post('/api/candidates', { target: TARGET, query: 'Codex' }));
+    expect(candidates.map(({ sessionId, source, agent, label }) => ({ sessionId, source, agent, label }))).toEqual([{ sessionId: CODEX_ID, source: 'codex', agent: 'Codex', label: 'Codex · Start' }]);
+  });
+
+  it('refuses to send into one, and nothing in the home changes', async () => {
+    const before = await hashTree(home);
+    const reply = await post('/api/send', { target: CODEX_ID, text: 'hello' });
+    expect(json<ApiError>(reply).error.code).toBe('SESSION_WRITE_UNSUPPORTED');
+    expect(await hashTree(home)).toEqual(before);
+  });
+});
+
+const rowOf = (page: Page, id: string) => page.locator(`#sessions .session[data-session-id="${id}"]`);
+
+describe("the page over other agents' sessions", () => {
+  it('lists them read-only with their agent, shows their conversation, never sends into one, and cites one from a dsh target as a dsh source', async () => {
+    const { page, problems } = await openPage(browser, server.url);
+    // The landing target is a dsh session, never another agent's.
+    await expect.poll(() => page.evaluate(() => new URL(location.href).searchParams.get('session'))).not.toBeNull();
+    expect(new URL(page.url()).searchParams.get('session')).not.toMatch(/^(claude-code|codex|gemini-cli):/);
+
+    const codex = rowOf(page, CODEX_ID);
+    await expect.poll(() => codex.locator('.session-title').textContent()).toBe('Codex · Start');
+    await expect(codex.locator('.badge.read-only').textContent()).resolves.toBe('read-only');
+    await expect(codex.locator('.badge.read-only').getAttribute('title')).resolves.toContain('A Codex session, read in place');
+    expect(await rowOf(page, TARGET).locator('.badge.read-only').count()).toBe(0);
+
+    await codex.click();
+    await expect.poll(() => page.locator('#conversation').textContent()).toContain('Captured multiline output.');
+    await page.click('#draft');
+    await page.keyboard.type('hello');
+    expect(await page.locator('#send-button').isDisabled()).toBe(true);
+    expect(await page.locator('#preview-button').isDisabled()).toBe(true);
+    await expect(page.locator('#send-button').getAttribute('title')).resolves.toContain('A Codex session, read in place');
+
+    await rowOf(page, TARGET).click();
+    await page.click('#draft');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('see ');
+    await cite(page, 'Codex');
+    await expect(page.locator('#draft .chip').textContent()).resolves.toBe('@Codex · Start');
+    expect(await page.locator('#send-button').isDisabled()).toBe(false);
+    await page.click('#preview-button');
+    const messages = page.locator('#preview .model-message .model-text');
+    await expect.poll(() => messages.count()).toBe(2);
+    // The chip is followed by the space the composer adds after it.
+    expect((await messages.nth(0).textContent())?.trimEnd()).toBe('see @Codex · Start');
+    const context = (await messages.nth(1).textContent()) ?? '';
+    expect(context).toContain('## Referenced sessions');
+    expect(context).toContain(`"sessionId": "${CODEX_ID}"`);
+    expect(context).toContain('"label": "Codex · Start"');
+    expect(context).toContain('Captured multiline output.');
+    await expect(page.locator(`#preview .reference[data-session-id="${CODEX_ID}"]`).count()).resolves.toBe(1);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

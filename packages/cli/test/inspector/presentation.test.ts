@@ -6,8 +6,11 @@
  * mentions as chips, arrow keys in the sessions list, untitled sessions
  * named as the CLI names them, the root path cut at its start).
  */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatSessionReferenceMention } from '@sessref/core';
 import { DEMO_SESSIONS, appendExchange, bootHost, writeDemoSessions, type DemoSession } from '@sessref/host';
 import { Engine } from '../../src/engine/engine.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
@@ -26,6 +29,7 @@ const longTitle: DemoSession = {
   write: (session) => appendExchange(session, { user: 'Short question.', assistant: 'Short answer.' }, { provider: 'deepseek', model: 'deepseek-chat', stream: false }),
 };
 
+let base: string;
 let root: string;
 let webRoot: string;
 let engine: Engine;
@@ -33,7 +37,10 @@ let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  [root, webRoot] = await Promise.all([tempDir('presentation-root'), tempDir('presentation-web')]);
+  [base, webRoot] = await Promise.all([tempDir('presentation-root'), tempDir('presentation-web')]);
+  // A root deep enough that the footer must shorten it.
+  root = join(base, 'projects-with-a-rather-long-folder-name', 'dsh-home', 'sessions');
+  await mkdir(root, { recursive: true });
   const extra = DEMO_SESSIONS.filter((demo) => demo.id === LONG || demo.id === UNTITLED);
   const host = await bootHost({ root });
   try {
@@ -52,7 +59,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   await engine?.close();
-  await removeDir(root);
+  await removeDir(base);
   await removeDir(webRoot);
 });
 
@@ -211,6 +218,120 @@ describe('quiet notices', () => {
     const newest = (await engine.sessions()).find((session) => session.title !== undefined)?.sessionId;
     await expect.poll(() => new URL(page.url()).searchParams.get('session')).toBe(newest);
     await expect.poll(() => page.locator('#target .target-meta code').getAttribute('title')).toBe(newest);
+    await page.close();
+  });
+});
+
+describe('the page\'s conveniences', () => {
+  it('follows a dark system theme', async () => {
+    const { page } = await open();
+    const colors = () =>
+      page.evaluate(() => {
+        const luminance = (color: string) => {
+          const [r, g, b] = (color.match(/\d+(\.\d+)?/g) ?? []).map(Number);
+          return (0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (b ?? 0)) / 255;
+        };
+        const style = (selector: string) => getComputedStyle(document.querySelector(selector)!);
+        return { page: luminance(style('html').backgroundColor), text: luminance(style('html').color), panel: luminance(style('.sidebar').backgroundColor) };
+      });
+    const light = await colors();
+    expect(light.page).toBeGreaterThan(0.9);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await colors();
+    expect(dark.page).toBeLessThan(0.15);
+    expect(dark.panel).toBeLessThan(0.15);
+    expect(dark.text).toBeGreaterThan(0.8);
+    await page.close();
+  });
+
+  it('names an untitled session as the CLI does, and moves through the list with the arrow keys', async () => {
+    const { page } = await open();
+    const untitledRow = page.locator(`#sessions .session[data-session-id="${UNTITLED}"]`);
+    await expect.poll(() => untitledRow.locator('.session-title').textContent()).toBe(`Untitled ${UNTITLED.slice(0, 8)}`);
+    await target(page, UNTITLED);
+    await expect(page.locator('#target .target-title').textContent()).resolves.toBe(`Untitled ${UNTITLED.slice(0, 8)}`);
+
+    const ids = await page.locator('#sessions .session').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session-id')));
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-session-id'));
+    await page.locator('#sessions .session').first().focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await focused()).toBe(ids[1]);
+    await page.keyboard.press('End');
+    expect(await focused()).toBe(ids.at(-1));
+    await page.keyboard.press('ArrowUp');
+    expect(await focused()).toBe(ids.at(-2));
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#target .target-meta code').getAttribute('title')).toBe(ids[2]);
+    await page.close();
+  });
+
+  it('shortens the root in the footer at its start, keeping its end in view', async () => {
+    const { page } = await open();
+    const footer = page.locator('#root');
+    await expect.poll(() => footer.textContent()).toBe(root);
+    const seen = await footer.evaluate((element) => {
+      const text = element.firstChild!;
+      const box = element.getBoundingClientRect();
+      const padding = parseFloat(getComputedStyle(element).paddingLeft);
+      const charBox = (at: number) => {
+        const range = document.createRange();
+        range.setStart(text, at);
+        range.setEnd(text, at + 1);
+        return range.getBoundingClientRect();
+      };
+      const length = text.textContent!.length;
+      return { clipped: element.scrollWidth > element.clientWidth, first: charBox(0).left, last: charBox(length - 1).right, left: box.left + padding, right: box.right - padding };
+    });
+    expect(seen.clipped).toBe(true);
+    // The end is inside the box, the start cut off before it.
+    expect(seen.last).toBeLessThanOrEqual(seen.right + 1);
+    expect(seen.last).toBeGreaterThan(seen.left);
+    expect(seen.first).toBeLessThan(seen.left);
+    await page.close();
+  });
+
+  it('turns a pasted canonical mention into a chip', async () => {
+    const { page } = await open();
+    await target(page, TARGET);
+    const mention = formatSessionReferenceMention({ sessionId: 'flaky-ci', label: 'Fix flaky CI on main' });
+    await page.evaluate((text) => navigator.clipboard.writeText(text), `See ${mention} first.`);
+    await page.click('#draft');
+    await page.keyboard.press('Control+V');
+    const chip = page.locator('#draft .chip');
+    await expect.poll(() => chip.count()).toBe(1);
+    await expect(chip.getAttribute('data-mention')).resolves.toBe(mention);
+    await expect(page.locator('#draft').textContent()).resolves.toBe('See @Fix flaky CI on main first.');
+    // What the server receives is the canonical mention again.
+    await page.click('#preview-button');
+    await expect.poll(() => page.locator('#preview .reference').getAttribute('data-session-id')).toBe('flaky-ci');
+    await page.close();
+  });
+
+  it('keeps the draft of each target across a reload, chips included, until it is sent', async () => {
+    const { page } = await open();
+    await target(page, TARGET);
+    await page.click('#draft');
+    await page.keyboard.type('Keep ');
+    await cite(page, 'flaky');
+    await page.keyboard.type('in mind.');
+    await page.reload();
+    await expect.poll(() => page.locator('#target .target-meta code').getAttribute('title')).toBe(TARGET);
+    await expect.poll(() => page.locator('#draft').textContent()).toBe('Keep @Fix flaky CI on main in mind.');
+    await expect(page.locator('#draft .chip').getAttribute('data-session-id')).resolves.toBe('flaky-ci');
+    // Another target has its own (empty) draft; back on this one, the draft is there.
+    await target(page, 'release-notes');
+    await expect.poll(() => page.locator('#draft').textContent()).toBe('');
+    await target(page, TARGET);
+    await expect.poll(() => page.locator('#draft').textContent()).toBe('Keep @Fix flaky CI on main in mind.');
+    // Sent, it is gone, reload or not.
+    await page.click('#send-button');
+    await expect.poll(() => page.locator('#preview .sent-note').count()).toBe(1);
+    await page.reload();
+    await expect.poll(() => page.locator('#target .target-meta code').getAttribute('title')).toBe(TARGET);
+    await expect(page.locator('#draft').textContent()).resolves.toBe('');
     await page.close();
   });
 });

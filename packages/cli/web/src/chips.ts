@@ -4,11 +4,17 @@
  * dsh Web. Backspace or Delete next to it removes it whole, and one space
  * separates it from what follows, never two.
  */
-import type { Candidate } from '../../src/server/protocol.js';
 import { h } from './dom.js';
 
+/** What a chip stands for: a session, the label it shows, and its canonical mention. */
+interface ChipReference {
+  sessionId: string;
+  label: string;
+  mention: string;
+}
+
 /** The chip for `candidate`; its small copy mark puts the mention on the clipboard (`copy`). */
-export function chip(candidate: Candidate, copy: (mention: string, label: string) => void): HTMLElement {
+export function chip(candidate: ChipReference, copy: (mention: string, label: string) => void): HTMLElement {
   // Not a button: a focusable control inside the combobox would be nested interaction. Keyboard users copy a
   // selected chip with Ctrl+C instead (the composer's copy handler writes mentions).
   const copyMark = h('span', { class: 'chip-copy', title: `Copy the mention of ${candidate.label} (to paste into dsh)`, 'aria-hidden': 'true' });
@@ -84,4 +90,46 @@ export function insertChip(range: Range, element: HTMLElement): void {
   if (text !== next) element.after(text);
   if (!text.data.startsWith(' ')) text.insertData(0, ' ');
   window.getSelection()?.collapse(text, 1);
+}
+
+/** A canonical mention in text: `@[label](dsh-session:…)`, `\\` and `]` escaped in the label. */
+const MENTION = /@\[((?:[^\\\]]|\\.)*)\]\((dsh-session:[A-Za-z0-9_-]+)\)/g;
+
+/**
+ * `text` as the draft's nodes: each canonical mention a chip, one space after
+ * it as a picked one has, the rest as text. Pasted text and a draft kept
+ * across a reload both come back this way. A mention whose URI does not
+ * decode to a session id stays text (the server would refuse it in words).
+ */
+export function draftNodes(text: string, makeChip: (reference: ChipReference) => HTMLElement): Node[] {
+  const nodes: Node[] = [];
+  let afterChip = false;
+  const addText = (part: string) => {
+    const spaced = afterChip && !part.startsWith(' ') ? ` ${part}` : part;
+    if (spaced !== '') nodes.push(document.createTextNode(spaced));
+    afterChip = false;
+  };
+  let from = 0;
+  for (const match of text.matchAll(MENTION)) {
+    const sessionId = sessionIdOfUri(match[2]!);
+    if (sessionId === undefined) continue;
+    addText(text.slice(from, match.index));
+    nodes.push(makeChip({ sessionId, label: match[1]!.replace(/\\(.)/g, '$1'), mention: match[0] }));
+    afterChip = true;
+    from = match.index + match[0].length;
+  }
+  addText(text.slice(from));
+  return nodes;
+}
+
+/** The id a `dsh-session:` URI carries: base64url of the id's JSON string, exactly as it encodes back. */
+function sessionIdOfUri(uri: string): string | undefined {
+  try {
+    const binary = atob(uri.slice('dsh-session:'.length).replaceAll('-', '+').replaceAll('_', '/'));
+    const json = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (character) => character.charCodeAt(0)));
+    const id: unknown = JSON.parse(json);
+    return typeof id === 'string' && JSON.stringify(id) === json ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -6,7 +6,7 @@
  */
 import type { Candidate, SearchHit } from '../../src/server/protocol.js';
 import { describeError } from './api.js';
-import { caretAfterChipGap, chip, citedSessions, insertChip, removeChipBesideCaret } from './chips.js';
+import { caretAfterChipGap, chip, citedSessions, draftNodes, insertChip, removeChipBesideCaret } from './chips.js';
 import { MentionMenu } from './menu.js';
 
 export interface ComposerHooks {
@@ -39,6 +39,8 @@ export class Composer {
   private dismissed: { node: Text; start: number } | undefined;
   private pending: AbortController | undefined;
   private readonly menu: MentionMenu;
+  /** Where this tab keeps the current target's draft, so a reload does not lose it. */
+  private draftKey: string | undefined;
 
   constructor(
     private readonly draft: HTMLElement,
@@ -48,6 +50,7 @@ export class Composer {
     this.menu = new MentionMenu(menu, (candidate) => this.pick(candidate), draft);
     draft.addEventListener('input', () => this.onInput());
     draft.addEventListener('copy', (event) => this.onCopy(event));
+    draft.addEventListener('paste', (event) => this.onPaste(event));
     draft.addEventListener('keydown', (event) => this.onKeyDown(event));
     draft.addEventListener('blur', () => this.close());
     document.addEventListener('selectionchange', () => {
@@ -63,7 +66,34 @@ export class Composer {
   clear(): void {
     this.draft.replaceChildren();
     this.close();
-    this.hooks.changed('');
+    this.changed();
+  }
+
+  /**
+   * Keep the draft for `target` in this tab's sessionStorage (a reload keeps
+   * it, closing the tab forgets it), and show the draft kept for it: each
+   * target has its own.
+   */
+  keepDraftFor(target: string): void {
+    const key = `sessref-draft:${target}`;
+    if (key === this.draftKey) return;
+    this.draftKey = key;
+    this.close();
+    this.draft.replaceChildren(...this.nodesOf(sessionStorage.getItem(key) ?? ''));
+    this.hooks.changed(this.text);
+  }
+
+  private changed(): void {
+    const text = this.text;
+    if (this.draftKey !== undefined) {
+      if (text === '') sessionStorage.removeItem(this.draftKey);
+      else sessionStorage.setItem(this.draftKey, text);
+    }
+    this.hooks.changed(text);
+  }
+
+  private nodesOf(text: string): Node[] {
+    return draftNodes(text, (reference) => chip(reference, this.hooks.copy));
   }
 
   focus(): void {
@@ -80,7 +110,7 @@ export class Composer {
     // An emptied box may keep a stray <br>; drop it so the placeholder shows.
     if (this.draft.textContent === '' && !this.draft.querySelector('.chip')) this.draft.replaceChildren();
     this.refresh();
-    this.hooks.changed(this.text);
+    this.changed();
   }
 
   private onKeyDown(event: KeyboardEvent): void {
@@ -113,6 +143,23 @@ export class Composer {
     holder.append(selection.getRangeAt(0).cloneContents());
     event.clipboardData.setData('text/plain', serialize(holder).replaceAll('\u00a0', ' '));
     event.preventDefault();
+  }
+
+  /** Pasted canonical mentions become chips, as if picked from the menu; other text pastes as it is. */
+  private onPaste(event: ClipboardEvent): void {
+    const nodes = this.nodesOf(event.clipboardData?.getData('text/plain') ?? '');
+    const selection = window.getSelection();
+    const last = nodes.at(-1);
+    if (!nodes.some((node) => node instanceof HTMLElement) || !selection || selection.rangeCount === 0 || !last) return;
+    event.preventDefault();
+    const range = selection.getRangeAt(0);
+    range.deleteContents();
+    const fragment = document.createDocumentFragment();
+    fragment.append(...nodes);
+    range.insertNode(fragment);
+    // The last node is text: a chip is always followed by its space.
+    selection.collapse(last, last.textContent?.length ?? 0);
+    this.onInput();
   }
 
   /** Arrows move, Enter/Tab pick, Escape closes until the next `@`. Returns whether the key was used. */
@@ -208,7 +255,7 @@ export class Composer {
     range.setEnd(trigger.node, trigger.end);
     insertChip(range, chip(candidate, this.hooks.copy));
     this.close();
-    this.hooks.changed(this.text);
+    this.changed();
   }
 
   private close(): void {

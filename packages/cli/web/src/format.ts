@@ -1,4 +1,6 @@
 export { formatAge, formatBytes } from '../../src/format.js';
+// A session without a title is named as the CLI names it.
+export { untitled } from '../../../core/src/session-input.js';
 
 export function shortId(id: string): string {
   return id.length > 14 ? `${id.slice(0, 12)}…` : id;

@@ -1,7 +1,7 @@
 /** Rendering of the sessions list, the target's header and the model preview (the conversation is conversation.ts). */
 import type { MessagesResponse, PreviewResponse, ReferenceView, SessionItem } from '../../src/server/protocol.js';
 import { h } from './dom.js';
-import { formatAge, formatBytes, plural, quoted, shortId } from './format.js';
+import { formatAge, formatBytes, plural, quoted, shortId, untitled } from './format.js';
 
 export interface SessionActions {
   select(id: string): void;
@@ -14,6 +14,7 @@ export function renderSessions(list: HTMLElement, sessions: readonly SessionItem
     list.replaceChildren(h('li', { class: 'empty-note' }, 'No sessions in this root yet: create one with New session.'));
     return;
   }
+  moveWithArrows(list);
   // In the server's order: newest first, the unreadable last.
   list.replaceChildren(...sessions.map((session) => sessionRow(session, session.sessionId === target, actions)));
 }
@@ -22,7 +23,7 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
   // A session whose log cannot be read is listed with its code; the full reason is its tooltip.
   const unreadable = session.readError ? h('span', { class: 'badge unreadable', title: session.readError.message }, `unreadable: ${session.readError.code}`) : null;
   const inUse = session.inUse ? h('span', { class: 'badge in-use', title: inUseExplanation(session.inUse) }, 'in use') : null;
-  const title = session.title ?? session.sessionId;
+  const title = session.title ?? untitled(session.sessionId);
   const button = h(
     'button',
     {
@@ -39,6 +40,22 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
   );
   button.addEventListener('click', () => actions.select(session.sessionId));
   return h('li', { class: 'session-item' }, button, session.mention === undefined ? null : copyButton(`Copy the mention of ${title}`, () => actions.copy(session)));
+}
+
+const arrowLists = new WeakSet<HTMLElement>();
+
+/** ↑/↓ move the focus through the list's sessions, Home and End to its ends; Enter or Space picks, as for any button. */
+function moveWithArrows(list: HTMLElement): void {
+  if (arrowLists.has(list)) return;
+  arrowLists.add(list);
+  list.addEventListener('keydown', (event) => {
+    const rows = [...list.querySelectorAll<HTMLElement>('.session')];
+    const at = rows.indexOf(document.activeElement as HTMLElement);
+    const next = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[event.key];
+    if (next === undefined || at < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    rows[Math.max(0, Math.min(rows.length - 1, next))]?.focus();
+  });
 }
 
 /** The in-use badge's tooltip: who holds the session, and what that means for Send. */
@@ -66,7 +83,7 @@ export function renderTargetHead(head: HTMLElement, conversation: MessagesRespon
   const seq = conversation.capturedThroughSeq === null ? 'empty log' : `through seq ${conversation.capturedThroughSeq}`;
   head.replaceChildren(
     h('div', { class: 'target-label' }, 'Target'),
-    h('div', { class: 'target-title', title: conversation.title ?? conversation.sessionId }, conversation.title ?? conversation.sessionId),
+    h('div', { class: 'target-title', title: conversation.title ?? untitled(conversation.sessionId) }, conversation.title ?? untitled(conversation.sessionId)),
     h(
       'div',
       { class: 'target-meta' },

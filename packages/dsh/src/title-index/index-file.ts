@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
-import { readRegularFile, replaceFileAtomically } from '@sessref/sources';
+import { directoryProblem, readRegularFile, replaceFileAtomically } from '@sessref/sources';
 import { isJsonObject } from '@sessref/core';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
@@ -59,23 +59,32 @@ function rootKey(root: string): string {
 
 /**
  * The entries saved for `root`; none when the file is absent, unreadable, of
- * another version or another root, over {@link MAX_INDEX_BYTES}, or not a
+ * another version or another root, over {@link MAX_INDEX_BYTES}, not a
  * regular file (a FIFO, a socket or a device there is never opened in a way
- * that waits).
+ * that waits), or in a directory another user owns or may write into (anyone
+ * could plant titles there). Why a file that is there was not used goes to
+ * `notices`, naming the file: the index is rebuilt from the logs.
  */
-export function loadIndex(file: string, root: string): Map<string, IndexEntry> {
+export function loadIndex(file: string, root: string, notices: string[] = []): Map<string, IndexEntry> {
+  const refuse = (why: string): Map<string, IndexEntry> => {
+    notices.push(`title index ${file} not used, rebuilt from the session logs: ${why}`);
+    return new Map();
+  };
   try {
     const bytes = readRegularFile(file, MAX_INDEX_BYTES);
     if (bytes === undefined) return new Map();
+    const directory = directoryProblem(dirname(file));
+    if (directory !== undefined) return refuse(`its directory ${directory}`);
     const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    if (!isJsonObject(parsed) || parsed['version'] !== INDEX_VERSION || parsed['root'] !== root || !isJsonObject(parsed['entries'])) return new Map();
+    if (!isJsonObject(parsed) || !isJsonObject(parsed['entries'])) return refuse('it is not a saved title index');
+    if (parsed['version'] !== INDEX_VERSION) return refuse(`it is of version ${JSON.stringify(parsed['version'])}, not ${INDEX_VERSION}`);
+    if (parsed['root'] !== root) return refuse('it is the index of another root');
     // An entry of another shape is left out: that session is read again from its log.
     return new Map(Object.entries(parsed['entries']).filter((entry): entry is [string, IndexEntry] => isIndexEntry(entry[0], entry[1])));
-  } catch {
-    return new Map(); // rebuilt from the logs
+  } catch (error) {
+    return refuse(error instanceof Error ? error.message : String(error));
   }
 }
-
 
 /** An entry as {@link saveIndex} writes it, for session `id`. */
 function isIndexEntry(id: string, value: unknown): value is IndexEntry {
@@ -94,9 +103,9 @@ function isIndexEntry(id: string, value: unknown): value is IndexEntry {
  * Replace the saved index atomically: readers never see half an index, and a
  * link planted at the temporary name is never written through (see
  * `replaceFileAtomically`). A cache that cannot be written only costs the
- * next process a re-read.
+ * next process a re-read; false then.
  */
-export function saveIndex(file: string, root: string, entries: ReadonlyMap<string, IndexEntry>): void {
+export function saveIndex(file: string, root: string, entries: ReadonlyMap<string, IndexEntry>): boolean {
   const index: IndexFile = { version: INDEX_VERSION, root, entries: Object.fromEntries(entries) };
-  replaceFileAtomically(file, Buffer.from(JSON.stringify(index)));
+  return replaceFileAtomically(file, Buffer.from(JSON.stringify(index)));
 }

@@ -57,6 +57,9 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   private readonly logs: LogFileTracker;
   private readonly indexFile: string | undefined;
   readonly searchIndexFile: string | undefined;
+  /** Why the saved index file was not used as found, or could not be saved, naming it: never a failure, a re-read. */
+  readonly notices: string[] = [];
+  private unsaved = false;
 
   constructor(
     ctx: Context,
@@ -103,7 +106,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
 
   /** Bring the index up to date with the files under the root; read only changed logs. */
   private async refresh(signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
-    const entries = (this.entries ??= this.indexFile === undefined ? new Map() : loadIndex(this.indexFile, this.config.root));
+    const entries = (this.entries ??= this.indexFile === undefined ? new Map() : loadIndex(this.indexFile, this.config.root, this.notices));
     const files = await this.logs.revisions();
     let changed = false;
     for (const id of entries.keys()) {
@@ -116,7 +119,10 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
       await this.reindex(entries, new Map(stale), signal);
       changed = true;
     }
-    if (changed && this.indexFile !== undefined) saveIndex(this.indexFile, this.config.root, entries);
+    if (changed && this.indexFile !== undefined && !saveIndex(this.indexFile, this.config.root, entries) && !this.unsaved) {
+      this.unsaved = true;
+      this.notices.push(`title index ${this.indexFile} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);
+    }
     return entries;
   }
 

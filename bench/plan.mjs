@@ -109,3 +109,9 @@ export const SEARCH_INDEX = {
   targetSize: 10000,
   largeSize: 100000,
 };
+
+/**
+ * Suite 6 (`--only foreign-list`): listing other agents' sessions with and without the persisted
+ * listing cache. `runs` per warm figure; the baselines re-read every transcript and run a fifth as often.
+ */
+export const FOREIGN_LIST = { count: 10_000, runs: 15 };

@@ -12,11 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { CACHE_DIR as CACHE } from './lib/cache.mjs';
 import { machineInfo } from './lib/machine.mjs';
 import { progress, runSuite } from './lib/child.mjs';
-import { DISCOVERY, PREPARE, SCALING, SEARCH, SEARCH_INDEX } from './plan.mjs';
+import { DISCOVERY, FOREIGN_LIST, PREPARE, SCALING, SEARCH, SEARCH_INDEX } from './plan.mjs';
 import { renderMarkdown, renderTables } from './report/markdown.mjs';
 import { prepareChart } from './report/chart.mjs';
 import { searchSection, searchTables, spliceSearchSection } from './report/search.mjs';
 import { searchIndexSection, spliceSearchIndexSection } from './report/search-index.mjs';
+import { foreignListSection, spliceForeignListSection } from './report/foreign-list.mjs';
 
 const DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
 
@@ -115,13 +116,36 @@ async function runSearchIndex() {
   return { sizes, dsh };
 }
 
-/** `--only search` or `--only search-index`: run suite 4 or 5 alone and splice its section into the existing docs/benchmarks.md. */
+/**
+ * Suite 6: other agents' sessions listed in one process (baseline without a usable listing cache,
+ * cold, warm, in memory), then as whole `sessref list` processes, over one generated HOME.
+ */
+async function runForeignList() {
+  const directory = join(CACHE, 'foreign');
+  const home = join(directory, `home-${FOREIGN_LIST.count}`);
+  const corpus = await runSuite('foreign-list', ['--mode', 'corpus', '--home', home, '--count', FOREIGN_LIST.count]);
+  const inProcess = await runSuite('foreign-list', ['--mode', 'in-process', '--home', home, '--cache', join(directory, 'cache'), '--runs', FOREIGN_LIST.runs]);
+  const whole = await runSuite('foreign-list', ['--mode', 'process', '--home', home, '--cache', join(directory, 'cache'), '--root', join(directory, 'empty-root'), '--runs', FOREIGN_LIST.runs]);
+  return { corpus, inProcess, whole };
+}
+
+/** `--only search`, `--only search-index` or `--only foreign-list`: run suite 4, 5 or 6 alone and splice its section into the existing docs/benchmarks.md. */
 if (process.argv.includes('--only')) {
   const only = process.argv[process.argv.indexOf('--only') + 1];
-  if (only !== 'search' && only !== 'search-index') throw new Error(`--only accepts "search" or "search-index", got ${only}`);
+  if (only !== 'search' && only !== 'search-index' && only !== 'foreign-list') throw new Error(`--only accepts "search", "search-index" or "foreign-list", got ${only}`);
   const started = Date.now();
   const machine = { ...machineInfo(), startedAt: new Date(started).toISOString() };
   const file = join(DOCS, 'benchmarks.md');
+  if (only === 'foreign-list') {
+    progress("suite 6 only: listing other agents' sessions");
+    const foreignList = await runForeignList();
+    writeFileSync(join(CACHE, 'last-foreign-list-results.json'), `${JSON.stringify({ machine, foreignList, durationMs: Date.now() - started }, null, 2)}\n`);
+    const section = foreignListSection(foreignList, machine);
+    writeFileSync(file, spliceForeignListSection(readFileSync(file, 'utf8'), section));
+    process.stdout.write(`${section}\n`);
+    progress(`spliced section 6 into docs/benchmarks.md (raw results: ${join(CACHE, 'last-foreign-list-results.json')}), ${((Date.now() - started) / 60000).toFixed(1)} min`);
+    process.exit(0);
+  }
   if (only === 'search-index') {
     progress('suite 5 only: search index');
     const searchIndex = await runSearchIndex();

@@ -27,6 +27,7 @@
  *       warm cache against an unusable one, beside `node -e ''` and the same
  *       command with `--sources dsh` (an empty root: the CLI's own floor).
  */
+import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -23,6 +23,7 @@ import type {
   SearchHit,
   SearchResponse,
   SendResponse,
+  SessionSource,
   SessionsResponse,
 } from '../src/server/protocol.js';
 import type { RequestSchemas } from '../src/server/routes.js';
@@ -63,7 +64,7 @@ expectTypeOf(api.newSession).returns.resolves.toEqualTypeOf<ApiResponse<'/api/ne
 expectTypeOf(api.preview).parameter(0).toEqualTypeOf<ApiRequestBody<'/api/preview'>>();
 expectTypeOf(api.newSession).parameter(0).toEqualTypeOf<ApiRequestBody<'/api/new'>>();
 
-// Candidates and hits are the core's, not restated: a field the core adds reaches the page.
-expectTypeOf<Candidate>().toEqualTypeOf<SessionReferenceMentionCandidate>();
-expectTypeOf<Omit<SearchHit, 'highlights'>>().toEqualTypeOf<Omit<SessionReferenceContentHit, 'ranges'>>();
+// Candidates and hits are the core's, not restated (a field the core adds reaches the page), plus where each is read from.
+expectTypeOf<Candidate>().toEqualTypeOf<SessionReferenceMentionCandidate & SessionSource>();
+expectTypeOf<Omit<SearchHit, 'highlights'>>().toEqualTypeOf<Omit<SessionReferenceContentHit & SessionSource, 'ranges'>>();
 expectTypeOf<SearchHit['highlights']>().toEqualTypeOf<TextRange[]>();

@@ -73,8 +73,9 @@ async function listen(target: RunningServer): Promise<{ status: number; events: 
     let buffered = '';
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body) {
-        buffered += decoder.decode(chunk, { stream: true });
+      const reader = response.body.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        buffered += decoder.decode(read.value, { stream: true });
         const blocks = buffered.split('\n\n');
         buffered = blocks.pop() ?? '';
         for (const block of blocks) if (block.startsWith('data: ')) events.push(JSON.parse(block.slice(6)) as ChangeEvent);

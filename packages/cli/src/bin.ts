@@ -19,4 +19,4 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 const { main } = await import('./cli.js');
-process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin });

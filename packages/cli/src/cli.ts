@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { Command, ParsedFlags } from './commands/command.js';
 import { parseCommandLine } from './commands/parse.js';
 import { describeFailure, formatError, type CliReport } from './errors.js';
 import { CliError } from './failure.js';
 import { commandHelp, mainHelp } from './help.js';
-import { styleFor, writeLine, type Io } from './output.js';
+import { styleFor, writeJson, writeLine, type Io } from './output.js';
 import { resolveRoot } from './root.js';
 
 /** Run one command line; resolves to the process exit code. */
@@ -16,6 +17,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const { command, operands, flags } = parseCommandLine(argv);
     debug = flags.debug === true;
     json = flags.json === true;
+    if (flags.version === true) {
+      if (json) writeJson(io.stdout, { version: version() });
+      else writeLine(io.stdout, `sessref ${version()}`);
+      return 0;
+    }
     if (command === undefined) {
       writeLine(io.stdout, `${mainHelp()}\n${helpRoot(undefined, flags, io)}`);
       // A bare `sessref` is a usage error that shows the help; `sessref --help` is not.
@@ -34,6 +40,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     printReport(io, report, debug ? stackOf(thrown) : undefined, json);
     return report.exitCode;
   }
+}
+
+/** The CLI package's version, read from its package.json (one level above both src/ and dist/). */
+function version(): string {
+  const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return (manifest as { version: string }).version;
 }
 
 /** The help's last line: the root a command would use now, and why (for `seed`, the root it would write, never dsh's). */

@@ -31,7 +31,7 @@ export function commandHelp(command: Command): string {
     usageLine(command),
     ...wrap(command.description, WIDTH - 2).map((line) => `  ${line}`),
     ...(rows.length === 0 ? [] : ['  Options:', ...columns(rows, '    ')]),
-    '  Global options: --root DIR, --json, --debug, -h/--help (see sessref --help)',
+    '  Global options: --root DIR, --json, --debug, -h/--help, -V/--version (see sessref --help)',
     `  ${command.examples.length === 1 ? 'Example' : 'Examples'}:`,
     ...command.examples.map((example) => `    ${example}`),
   ].join('\n');

@@ -21,6 +21,8 @@ export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+  /** Where a MESSAGE of `-` is read from; a caller without one has no stdin to give. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 export interface Style {

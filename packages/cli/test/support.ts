@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
@@ -39,6 +39,8 @@ export interface RunOptions {
   cwd?: string;
   /** Kills the command (SIGKILL, which no handler can delay) when it aborts: a test that gives up stops what it started. */
   signal?: AbortSignal;
+  /** Written to the command's stdin, which is then closed; without it stdin is /dev/null. */
+  input?: string | Buffer;
 }
 
 /** Caches the binary keeps outside the root stay out of the user's home. */
@@ -74,7 +76,7 @@ export async function serveInChild(args: readonly string[], options: RunOptions 
 }
 
 /** Start `sessref ...args` in the tests' environment, stdout and stderr piped. */
-function start(args: readonly string[], options: RunOptions): ChildProcessByStdio<null, Readable, Readable> {
+function start(args: readonly string[], options: RunOptions): ChildProcessByStdio<Writable | null, Readable, Readable> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     NO_COLOR: '1',
@@ -92,11 +94,16 @@ function start(args: readonly string[], options: RunOptions): ChildProcessByStdi
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   const kill = options.signal === undefined ? {} : { signal: options.signal, killSignal: 'SIGKILL' as const };
-  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...kill });
+  if (options.input === undefined) return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...kill });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'], ...kill });
+  // A command that stops reading early (a refused, oversized input) closes the pipe: that is its answer, not the test's failure.
+  child.stdin.on('error', () => {});
+  child.stdin.end(options.input);
+  return child;
 }
 
 /** Wait for a child with piped stdout and stderr to close: its output, its exit code and the signal that ended it. */
-export function finished(child: ChildProcessByStdio<null, Readable, Readable>): Promise<RunResult & { signal: NodeJS.Signals | null }> {
+export function finished(child: ChildProcessByStdio<Writable | null, Readable, Readable>): Promise<RunResult & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];

@@ -30,6 +30,7 @@ export const OPTIONS = {
   json: { value: 'flag' },
   debug: { value: 'flag' },
   help: { value: 'flag', short: 'h' },
+  version: { value: 'flag', short: 'V' },
   target: { value: 'string', placeholder: 'ID' },
   limit: { value: POSITIVE_INTEGER, placeholder: 'N' },
   'max-bytes': { value: POSITIVE_INTEGER, placeholder: 'N' },
@@ -52,6 +53,7 @@ export const GLOBAL_OPTIONS = {
   json: 'machine-readable output (errors too, as JSON on stderr)',
   debug: 'print stack traces on errors',
   help: 'help for a command (sessref <command> --help)',
+  version: "print sessref's version",
 } as const satisfies { readonly [K in OptionName]?: string };
 
 export type GlobalOptionName = keyof typeof GLOBAL_OPTIONS;

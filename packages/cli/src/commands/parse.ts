@@ -22,7 +22,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const { values, positionals, tokens } = read(argv);
   const [name, ...operands] = positionals;
   const command = name === undefined ? undefined : COMMANDS.find((candidate) => candidate.name === name);
-  if (name !== undefined && command === undefined) throw usageError(`unknown command "${name}"`);
+  if (name !== undefined && command === undefined) throw usageError(`unknown command "${name}"${suggestion(name)}`);
   if (command !== undefined && values.help !== true) {
     for (const token of tokens) if (token.kind === 'option') checkTaken(command, token.name);
   }
@@ -31,11 +31,64 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
 
 function read(argv: readonly string[]) {
   try {
-    return parseArgs({ args: [...argv], options: PARSE_CONFIG, allowPositionals: true, strict: true, tokens: true });
+    return parseArgs({ args: withDashValues(argv), options: PARSE_CONFIG, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     // Node's advice on positionals that start with '-' never applies here.
     throw usageError(String(error instanceof Error ? error.message : error).replace(/\. To specify a positional argument .*$/s, ''));
   }
+}
+
+/** Every way a flag can be spelled alone: `--json`, `-h`. */
+const FLAG_SPELLINGS = new Set(Object.entries(OPTIONS).flatMap(([name, spec]) => [`--${name}`, ...('short' in spec ? [`-${spec.short}`] : [])]));
+
+/**
+ * `--limit -1` as `--limit=-1`: node:util refuses a value that starts with a
+ * dash as ambiguous, which would hide the flag's own refusal ("--limit must
+ * be a positive integer"). A word after a flag that takes a value is its
+ * value unless it is `--something` or one of our short flags; nothing after
+ * `--` is touched.
+ */
+function withDashValues(argv: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const word = argv[index]!;
+    if (word === '--') return [...args, ...argv.slice(index)];
+    const next = argv[index + 1];
+    const name = word.slice(2);
+    if (word.startsWith('--') && isOptionName(name) && OPTIONS[name].value !== 'flag' && next !== undefined && /^-[^-]/.test(next) && !FLAG_SPELLINGS.has(next)) {
+      args.push(`${word}=${next}`);
+      index++;
+    } else args.push(word);
+  }
+  return args;
+}
+
+/** `; did you mean "list"?` for a mistyped command: the commands within two edits of it, the closest first. */
+function suggestion(name: string): string {
+  // Every command is shorter than this, so a longer word is more than two edits from each (and is not measured).
+  if (name.length > 16) return '';
+  const scored = COMMANDS.map((command) => ({ name: command.name, distance: editDistance(name.toLowerCase(), command.name) }));
+  const best = Math.min(...scored.map(({ distance }) => distance));
+  // Two edits turn any short word into another; a suggestion must keep at least half of what was typed.
+  if (best > 2 || best * 2 > name.length) return '';
+  return `; did you mean ${scored.filter(({ distance }) => distance === best).map((command) => `"${command.name}"`).join(' or ')}?`;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours each cost one. */
+function editDistance(a: string, b: string): number {
+  const x = Array.from(a);
+  const y = Array.from(b);
+  // rows[i][j]: the distance between the first i characters of x and the first j of y.
+  const rows = Array.from({ length: x.length + 1 }, (_, i) => Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= x.length; i++) {
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
+      let distance = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) distance = Math.min(distance, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = distance;
+    }
+  }
+  return rows[x.length]![y.length]!;
 }
 
 /** A flag some other command takes is still no flag of this one. */

@@ -2,6 +2,7 @@
 import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from '@sessref/core';
 import { defineCommand, type Command } from './command.js';
 import { mentionCommand } from './mention.js';
+import { MAX_STDIN_BYTES, messageText } from './message.js';
 import { newCommand } from './new.js';
 import { uriCommand } from './uri.js';
 import { searchCommand } from './search.js';
@@ -24,6 +25,9 @@ const STEP_OPTIONS = {
   'max-bytes': { description: "the UTF-8 budget of one cited session's snapshot", default: String(DEFAULT_MAX_REFERENCE_BYTES) },
   ...SOURCES_OPTION,
 } as const;
+
+/** How prepare's and send's help say MESSAGE may come from stdin. */
+const STDIN_MESSAGE = `A MESSAGE of - is read from stdin (at most ${MAX_STDIN_BYTES / 1024 / 1024} MiB, trailing line breaks dropped), so a long one meets no shell argument limit.`;
 
 export const COMMANDS: readonly Command[] = [
   defineCommand({
@@ -86,29 +90,34 @@ export const COMMANDS: readonly Command[] = [
   defineCommand({
     name: 'prepare',
     summary: 'preview the model-facing messages for a message with mentions',
-    description: 'Run MESSAGE through the real agent/pre-step path for the target and print the two model-facing messages and the retention facts. Writes nothing.',
+    description:
+      'Run MESSAGE through the real agent/pre-step path for the target and print the two model-facing messages and the retention facts. Writes nothing. ' +
+      STDIN_MESSAGE,
     operands: [{ name: 'MESSAGE', needs: 'a MESSAGE' }],
     options: STEP_OPTIONS,
     json: 'the messages as they would enter history, the references and their sizes',
     examples: [
       'sessref prepare --target scratchpad "Summarize @[Fix flaky CI on main](dsh-session:ImZsYWt5LWNpIg)"',
       'sessref prepare --target scratchpad "$(sessref mention billing-schema) vs this" --max-bytes 2000',
+      'sessref prepare --target scratchpad - < notes.md',
     ],
     needs: 'engine',
     engine: (flags) => ({ ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }),
-    run: ({ operands, flags, io, engine }) => stepCommand(engine, io, { target: sessionIdOf(flags.target), message: operands.MESSAGE, json: flags.json, send: false }),
+    run: async ({ operands, flags, io, engine }) =>
+      stepCommand(engine, io, { target: sessionIdOf(flags.target), message: await messageText(operands.MESSAGE, io), json: flags.json, send: false }),
   }),
   defineCommand({
     name: 'send',
     summary: "prepare, then append to the target's log",
-    description: "Like prepare, then append both messages durably to the target's log. Source sessions are only read, never written.",
+    description: `Like prepare, then append both messages durably to the target's log. Source sessions are only read, never written. ${STDIN_MESSAGE}`,
     operands: [{ name: 'MESSAGE', needs: 'a MESSAGE' }],
     options: STEP_OPTIONS,
     json: "prepare's, and the seqs appended at",
-    examples: ['sessref send --target scratchpad "Recap $(sessref mention oauth-migration)"'],
+    examples: ['sessref send --target scratchpad "Recap $(sessref mention oauth-migration)"', 'git log -5 | sessref send --target scratchpad -'],
     needs: 'engine',
     engine: (flags, env) => ({ ...budget(flags['max-bytes']), ...lockWait(env), ...sourcesRead(flags.sources) }),
-    run: ({ operands, flags, io, engine }) => stepCommand(engine, io, { target: sessionIdOf(flags.target), message: operands.MESSAGE, json: flags.json, send: true }),
+    run: async ({ operands, flags, io, engine }) =>
+      stepCommand(engine, io, { target: sessionIdOf(flags.target), message: await messageText(operands.MESSAGE, io), json: flags.json, send: true }),
   }),
   defineCommand({
     name: 'new',

@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { isJsonObject } from '@sessref/core';
 import { LogFileTracker, fileToken, listSubdirectories, readRegularFile, revisionToken, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
-import { replaceFileAtomically } from '@sessref/sources';
+import { directoryProblem, replaceFileAtomically } from '@sessref/sources';
 import { CheckedJsonlPersistence } from './storage.js';
 
 interface KnownHeader {
@@ -162,6 +162,8 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   private loadHeaders(): void {
     if (this.loaded || this.headersFile === undefined) return;
     this.loaded = true;
+    // In a directory another user owns or may write into, anyone could plant headers: read the logs instead.
+    if (directoryProblem(dirname(this.headersFile)) !== undefined) return;
     try {
       // A regular file of at most 512 MiB: a FIFO or a device at the name is never waited on.
       const bytes = readRegularFile(this.headersFile, 512 * 1024 * 1024);

@@ -1,0 +1,115 @@
+/**
+ * Class 4 of #25 for the headers a listing keeps between processes
+ * (`<search index>.headers.json`, beside the content index): whatever is at
+ * that path (damaged, truncated, of another version or root, a directory, a
+ * FIFO, in a directory others can write), a new host lists every session
+ * exactly as its logs say, never failing; a kept header edited to claim
+ * another creation time or cwd is not trusted for a file it was not read
+ * from.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import SessionReferenceResolver from '@sessref/dsh';
+import { bootHost } from '@sessref/host';
+import { appendExchange, createHost, createSession, setTitle } from '@sessref/test-support';
+
+const temps: string[] = [];
+afterAll(() => temps.forEach((path) => (chmodSync(path, 0o700), rmSync(path, { recursive: true, force: true }))));
+function temp(prefix: string): string {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(path);
+  return path;
+}
+
+const SESSIONS = [
+  { id: 'first', cwd: '/work/a', createdAt: 1_700_000_000_001 },
+  { id: 'second', cwd: '/work/b', createdAt: 1_700_000_000_002 },
+  { id: 'third', cwd: '/work/a', createdAt: 1_700_000_000_003 },
+];
+const EXPECTED = [...SESSIONS].reverse().map(({ id, cwd, createdAt }) => ({ id, cwd, createdAt }));
+
+let root: string;
+beforeAll(async () => {
+  root = join(temp('sessref-headers-'), 'sessions');
+  const writer = await createHost({ root, invariants: false });
+  try {
+    for (const { id, cwd, createdAt } of SESSIONS) {
+      const session = createSession(writer, { id, cwd, createdAt });
+      appendExchange(session, { user: `question of ${id}`, assistant: `answer of ${id}` });
+      setTitle(session, `Title of ${id}`);
+      await writer.flush(session);
+    }
+  } finally {
+    await writer.dispose();
+  }
+});
+
+/** The sessions a fresh host over `root` lists, with the search index (and so the kept headers) in `cache`. */
+async function listed(cache: string): Promise<{ id: string; cwd?: string; createdAt: number }[]> {
+  const ctx = await bootHost({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'content.sqlite') });
+  try {
+    const resolver: unknown = ctx.get('sessionReferenceResolver');
+    if (!(resolver instanceof SessionReferenceResolver)) throw new Error('the host did not mount @sessref/dsh');
+    return (await resolver.listSessions()).map(({ id, cwd, createdAt }) => ({ id, ...(cwd === undefined ? {} : { cwd }), createdAt }));
+  } finally {
+    await ctx.fiber.dispose();
+  }
+}
+
+/** A cache directory whose kept headers a first host wrote. */
+async function keptHeaders(): Promise<{ cache: string; file: string }> {
+  const cache = temp('sessref-headers-cache-');
+  expect(await listed(cache)).toEqual(EXPECTED);
+  const file = join(cache, 'content.sqlite.headers.json');
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ version: 2 });
+  return { cache, file };
+}
+
+describe('kept headers that cannot be used as found (#25, class 4)', () => {
+  it.each([
+    ['random bytes', (file: string) => writeFileSync(file, Buffer.from(Array.from({ length: 700 }, (_, at) => (at * 37) % 256)))],
+    ['truncated to half', (file: string) => truncateSync(file, Math.floor(readFileSync(file).length / 2))],
+    ['emptied', (file: string) => truncateSync(file, 0)],
+    ['of another version', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace('"version":2', '"version":1'))],
+    ['of another root', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(root), JSON.stringify('/elsewhere')))],
+    ['a directory', (file: string) => (rmSync(file), mkdirSync(file))],
+    ['a FIFO', (file: string) => (rmSync(file), execFileSync('mkfifo', [file]))],
+  ])('%s: every session listed as its log says', async (_what, damage) => {
+    const { cache, file } = await keptHeaders();
+    damage(file);
+    expect(await listed(cache)).toEqual(EXPECTED);
+  });
+
+  it('in a directory others can write: a planted header is not trusted', async () => {
+    const { cache, file } = await keptHeaders();
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"createdAt":1700000000002', '"createdAt":1'));
+    chmodSync(cache, 0o777);
+    expect(await listed(cache)).toEqual(EXPECTED);
+  });
+});
+
+describe('an edited kept header is not trusted for a file it was not read from (#25, class 4)', () => {
+  it('another creation time or cwd claimed under another file identity (generated)', async () => {
+    const { cache, file } = await keptHeaders();
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { headers: Record<string, { file: string; header: Record<string, unknown> }> };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...SESSIONS.map((session) => session.id)),
+        fc.record({ createdAt: fc.integer({ min: 1, max: 1_600_000_000_000 }), cwd: fc.constantFrom('/elsewhere', '/work/z') }),
+        fc.oneof(fc.constant('0:0'), fc.nat().map((ino) => `1:${ino}`)),
+        async (id, claim, token) => {
+          const kept = saved.headers[id]!;
+          fc.pre(token !== kept.file);
+          const edited = { ...saved, headers: { ...saved.headers, [id]: { file: token, header: { ...kept.header, ...claim } } } };
+          writeFileSync(file, JSON.stringify(edited));
+          expect(await listed(cache)).toEqual(EXPECTED);
+        },
+      ),
+      { numRuns: 6, seed: 25 },
+    );
+  });
+});

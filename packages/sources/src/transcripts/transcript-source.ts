@@ -7,6 +7,9 @@ import { readRevision, sameRevision, revisionToken } from '../revision.js';
 import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './format.js';
 import { listingCache, persists, type ListingEntry, type ListingFacts } from './listing-cache.js';
 
+/** The shortest time between two writes of one source's listing cache: the first listing of a process writes at once, later ones at most this often. */
+const MIN_SAVE_INTERVAL_MS = 10_000;
+
 /** The largest transcript sessref reads by default: far above any real session, far below the process's memory. */
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
 
@@ -65,8 +68,13 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     return (known = loaded.entries);
   };
 
+  let savedAt = Number.NEGATIVE_INFINITY;
   const save = (): void => {
-    if (unsaved && known !== undefined) cache?.save(known);
+    if (!unsaved || known === undefined || cache === undefined) return;
+    // A long-lived process listing while an agent writes would otherwise rewrite the whole file at every listing; it has the facts in memory anyway.
+    if (performance.now() - savedAt < MIN_SAVE_INTERVAL_MS) return;
+    cache.save(known);
+    savedAt = performance.now();
     unsaved = false;
   };
 

@@ -16,16 +16,24 @@
  * is opened from the sidebar, shows the message and its recall row, and
  * takes a plain turn; its log must still decode and load in sessref.
  *
+ * Last, the foreign phase: sessref's bundle with a Claude Code session the
+ * real Claude Code CLI wrote (made once by lib/claude-session.mjs) in the user
+ * HOME; the `@` menu lists it after every dsh session, and citing it puts its
+ * snapshot in the target's log. The first two phases run with an empty HOME,
+ * so no agent's sessions of the machine reach their comparison.
+ *
  * Flags: --install-only, --no-build (use the existing builds and tarball), --official-only,
+ * --no-agents (skip the foreign phase),
  * --require-sessref (a missing tarball fails instead of skipping phase 2),
  * --tarball=<path> (phase 2 with another tarball), --keep (keep the temporary homes).
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { clearTimeout, setTimeout } from 'node:timers';
 import zlib from 'node:zlib';
+import { claudeScript, ensureClaudeSession } from './lib/claude-session.mjs';
 import { bootDshWeb, callRemote, dshEnv, dumpConfig, pluginAdd } from './lib/dsh.mjs';
 import { CACHE_DIR, childEnv, ensureInstall, REPO_ROOT } from './lib/install.mjs';
 import { killAllSync, lastLines, run, stopAll } from './lib/proc.mjs';
@@ -42,6 +50,7 @@ const FIRST_TEXT = 'what was decided there?';
 const SECOND_TEXT = 'Thanks. One plain follow-up without references.';
 const TITLE_ANSWER = 'Reference check session';
 const SHOTS = ['picker', 'sent', 'cli-session'];
+const FOREIGN_SHOTS = ['picker', 'sent'];
 const CLI_BIN = join(REPO_ROOT, 'packages/cli/dist/bin.js');
 const CLI_TITLE = 'Written by sessref';
 const CLI_QUESTION = (mention) => `What did we decide in ${mention}?`;
@@ -140,7 +149,8 @@ function turnShape(events) {
   });
 }
 
-function checkReferenceTurn(events, phase) {
+/** Turn 1: the readable message citing `cited` (a session id and label), directly followed by its snapshot. */
+function checkReferenceTurn(events, phase, cited = SOURCE) {
   const turn = turnEvents(events, 1);
   check(turn !== undefined, `${phase}: the target log has no complete turn 1`);
   const end = turn.at(-1);
@@ -150,7 +160,7 @@ function checkReferenceTurn(events, phase) {
   check(readableIndex >= 0, `${phase}: turn 1 has no user-authored message`);
   const readable = users[readableIndex];
   const readableText = messageText(readable.data);
-  const expectedText = `@${SOURCE.label} ${FIRST_TEXT}`;
+  const expectedText = `@${cited.label} ${FIRST_TEXT}`;
   check(readableText === expectedText, `${phase}: the readable message is ${JSON.stringify(readableText)}, expected ${JSON.stringify(expectedText)}`);
   const snapshot = users[readableIndex + 1];
   check(snapshot?.data?.source?.kind === 'session-reference',
@@ -161,7 +171,7 @@ function checkReferenceTurn(events, phase) {
     `${phase}: the snapshot source is ${JSON.stringify(source).slice(0, 200)}`);
   const reference = source.references[0];
   check(isDeepStrictEqual(Object.keys(reference), REFERENCE_KEYS), `${phase}: reference keys are ${Object.keys(reference).join(',')}`);
-  check(reference.sessionId === SOURCE.id && reference.label === SOURCE.label && reference.inputIndex === 0,
+  check(reference.sessionId === cited.id && reference.label === cited.label && reference.inputIndex === 0,
     `${phase}: the reference names ${reference.sessionId} / ${reference.label}`);
   const text = messageText(snapshot.data);
   check(text.startsWith('## Referenced sessions'), `${phase}: the snapshot text does not start with "## Referenced sessions"`);
@@ -174,9 +184,9 @@ function checkReferenceTurn(events, phase) {
   try { data = JSON.parse(json); } catch (error) { fail(`${phase}: the snapshot JSON does not parse: ${error.message}`); }
   check(Array.isArray(data) && data.length === 1 && isDeepStrictEqual(Object.keys(data[0]), SNAPSHOT_KEYS),
     `${phase}: the snapshot data is not one object with keys ${SNAPSHOT_KEYS.join(',')}`);
-  check(data[0].sessionId === SOURCE.id && data[0].capturedThroughSeq === reference.capturedThroughSeq,
+  check(data[0].sessionId === cited.id && data[0].label === cited.label && data[0].capturedThroughSeq === reference.capturedThroughSeq,
     `${phase}: snapshot data and source disagree on the session or capturedThroughSeq`);
-  return { shape: turnShape(turn), readableText, source, data, text, messages: data[0].conversation.length };
+  return { shape: turnShape(turn), readableText, source, data, text, messages: data[0].conversation.length, framing: [text.slice(0, open), text.slice(close)] };
 }
 
 function checkPlainTurn(events, phase) {
@@ -191,14 +201,14 @@ function checkPlainTurn(events, phase) {
   return turnShape(turn);
 }
 
-/** What the model was sent for the reference turn: the readable message, then the snapshot. */
-function checkModelRequest(requests, phase) {
+/** What the model was sent for the reference turn: the readable message citing `label`, then the snapshot. */
+function checkModelRequest(requests, phase, label = SOURCE.label) {
   const request = requests.find((body) => !isTitleRequest(body));
   check(request !== undefined, `${phase}: the stub model received no chat request`);
   const texts = request.messages.map((message) => (typeof message.content === 'string' ? message.content
     : (message.content ?? []).map((part) => part.text ?? '').join('')));
-  const readable = texts.findIndex((text) => text === `@${SOURCE.label} ${FIRST_TEXT}`);
-  check(readable >= 0, `${phase}: the model request has no readable message "@${SOURCE.label} ${FIRST_TEXT}"`);
+  const readable = texts.findIndex((text) => text === `@${label} ${FIRST_TEXT}`);
+  check(readable >= 0, `${phase}: the model request has no readable message "@${label} ${FIRST_TEXT}"`);
   check(texts[readable + 1]?.includes('<referenced-sessions>') && request.messages[readable + 1].role === 'user',
     `${phase}: the model request's message after the readable one is not the snapshot`);
   return { roles: request.messages.map((message) => message.role), snapshot: texts[readable + 1] };
@@ -227,13 +237,21 @@ async function gatewayChecks(url, agentId, phase) {
 }
 
 // ── one phase ────────────────────────────────────────────────────────────────
-async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
-  const phaseStarted = Date.now();
+/**
+ * A phase's dsh home: seeded by `sessref seed`, the tarball added when there
+ * is one, and `--dump-config` showing the expected rows. dsh runs with
+ * `HOME` = `userHome`, which holds no other agent's sessions unless the phase
+ * put some there (only `dsh plugin add` keeps the real HOME, for pnpm's own
+ * settings).
+ */
+async function prepareHome(name, { runRoot, stub, tarball, userHome }) {
   const record = { name, timings: {} };
   const home = join(runRoot, name, 'home');
   mkdirSync(join(runRoot, name, 'agents'), { recursive: true });
   mkdirSync(home, { recursive: true });
-  const env = dshEnv({ home, modelUrl: stub.url, agentsHome: join(runRoot, name, 'agents') });
+  mkdirSync(userHome, { recursive: true });
+  const base = { home, modelUrl: stub.url, agentsHome: join(runRoot, name, 'agents') };
+  const env = dshEnv({ ...base, userHome });
   const cwd = join(runRoot, name);
 
   log(`${name}: seed ${home}/sessions`);
@@ -251,7 +269,7 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
       `${name}: ${pkg.name} declares no "dsh": { "bundle": { "patch": … } }, so dsh plugin add would install it as a plain dependency`);
     log(`${name}: dsh plugin --profile web add ${tarball}`);
     const addStarted = Date.now();
-    await stage(`${name}: dsh plugin add`, () => pluginAdd({ env, cwd, spec: tarball }));
+    await stage(`${name}: dsh plugin add`, () => pluginAdd({ env: dshEnv(base), cwd, spec: tarball }));
     record.timings.pluginAdd = Date.now() - addStarted;
     const installed = join(home, 'profiles/web/node_modules', pkg.name);
     for (const file of ['package.json', pkg.dsh.bundle.patch, pkg.main ?? 'dist/index.js']) {
@@ -278,6 +296,14 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
     check(ours.every((row) => row.disabled !== true), `${name}: a row of ${pkg.name} is disabled`);
     record.rows = ['session-reference disabled', `${ours.map((row) => row.id).join(', ')} active`];
   }
+  return { record, home, env, cwd, pkg };
+}
+
+async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
+  const phaseStarted = Date.now();
+  // An empty HOME: the official-vs-sessref comparison is over dsh's sessions only.
+  const userHome = join(runRoot, name, 'user-home');
+  const { record, home, env, cwd, pkg } = await prepareHome(name, { runRoot, stub, tarball, userHome });
 
   log(`${name}: boot dsh web`);
   const web = await stage(`${name}: booting dsh web`, () => bootDshWeb({ env, cwd, label: `${name}: dsh web` }));
@@ -354,7 +380,97 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
     await context.close().catch(() => {});
     await web.handle.stop();
   }
-  record.cli = await cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd });
+  record.cli = await cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd, userHome });
+  record.timings.total = Date.now() - phaseStarted;
+  log(`${name}: passed in ${seconds(record.timings.total)}`);
+  return record;
+}
+
+// ── another agent's session, cited in dsh web ────────────────────────────────
+/**
+ * sessref's bundle on a fresh home whose user HOME holds the Claude Code
+ * session the real CLI wrote (copied from the cache to `~/.claude/projects`,
+ * its default place); the workspace is that session's own cwd, so a ranking
+ * by cwd alone would list it first. The `@` menu must list it after every dsh
+ * session, labelled with its agent; picked and sent, the target's log must
+ * gain its snapshot framed exactly as the dsh source's of the sessref phase,
+ * holding what Claude Code kept after its compaction and nothing it dropped
+ * or injected.
+ */
+async function foreignPhase(name, { runRoot, stub, browser, tarball, claude, dshFraming }) {
+  const phaseStarted = Date.now();
+  const userHome = join(runRoot, name, 'user-home');
+  cpSync(claude.projects, join(userHome, '.claude', 'projects'), { recursive: true });
+  const { record, home, env, cwd } = await prepareHome(name, { runRoot, stub, tarball, userHome });
+  const workspace = claude.cwd;
+  const cited = { id: `claude-code:${claude.nativeId}`, label: `Claude Code · ${claude.nativeId.slice(0, 8)}` };
+  record.cited = { ...cited, cwd: claude.cwd, version: claude.version, made: claude.made };
+
+  log(`${name}: boot dsh web (HOME holds a Claude Code ${claude.version} session)`);
+  const web = await stage(`${name}: booting dsh web`, () => bootDshWeb({ env, cwd, label: `${name}: dsh web` }));
+  record.timings.boot = web.ms;
+  replies.count = 0;
+  const firstRequest = stub.requests.length;
+  let opened;
+  try {
+    opened = await stage(`${name}: opening the Web UI`, () => openApp(browser, { url: web.url, workspace }));
+  } catch (error) {
+    await web.handle.stop();
+    throw error;
+  }
+  const { page, context, problems } = opened;
+  try {
+    log(`${name}: @ menu`);
+    const picked = await stage(`${name}: @ menu`, () => pickReference(page, {
+      filter: claude.nativeId.slice(0, 8), expectId: cited.id, expectLabel: cited.label, shot: join(runRoot, `dsh-app-${name}-picker.png`), showLast: true,
+    }));
+    const rows = picked.allRows.map((row) => row.name);
+    const at = rows.findIndex((row) => row.includes(` ${cited.id} `));
+    check(at >= 0, `${name}: the @ menu does not list the Claude Code session ${cited.id} (rows: ${JSON.stringify(rows)})`);
+    check(rows[at].startsWith(`Session · ${cited.label} `), `${name}: the Claude Code row reads ${JSON.stringify(rows[at])}, not labelled ${JSON.stringify(cited.label)}`);
+    check(at === rows.length - 1 && rows.length > 1, `${name}: the Claude Code session is row ${at + 1} of ${rows.length}, not after every dsh session`);
+    record.picker = { rows: rows.length, at: at + 1, row: rows[at] };
+
+    log(`${name}: send, wait for the reply`);
+    const prompt = await stage(`${name}: send`, () => sendAndWaitForReply(page, { text: FIRST_TEXT, reply: 'Stub reply 1: noted.' }));
+    record.promptText = prompt.content?.map((part) => part.text).join('');
+    check(record.promptText?.startsWith(`@[${cited.label}](dsh-session:`) && record.promptText.endsWith(`) ${FIRST_TEXT}`),
+      `${name}: the page sent ${JSON.stringify(record.promptText)} instead of the Claude Code session's mention plus the text`);
+    let target;
+    await waitFor(() => {
+      target = targetLog(home, workspace);
+      return turnEvents(target.log.events, 1) !== undefined;
+    }, 30_000, () => `${name}: turn 1 did not end in the target log within 30 s`);
+    await page.getByRole('button', { name: `Session recall ${cited.label}` }).waitFor({ timeout: 15_000 }).catch(() => {
+      fail(`${name}: the conversation shows no "Session recall ${cited.label}" row`);
+    });
+    await page.screenshot({ path: join(runRoot, `dsh-app-${name}-sent.png`) });
+    const turn = checkReferenceTurn(target.log.events, name, cited);
+    check(isDeepStrictEqual(turn.framing, dshFraming), `${name}: the snapshot's framing (heading, untrusted-data warning, tags) differs from the dsh source's`);
+    const conversation = turn.data[0].conversation;
+    const { kept, dropped } = claudeScript();
+    const brief = (items) => JSON.stringify(items.map((item) => `${item.role}: ${(item.text ?? item.contains).slice(0, 50)}`));
+    check(conversation.length === kept.length && kept.every((want, i) => conversation[i].role === want.role
+      && (want.text === undefined ? conversation[i].text.includes(want.contains) : conversation[i].text === want.text)),
+    `${name}: the snapshot's conversation is ${brief(conversation)}, not what Claude Code keeps: ${brief(kept)}`);
+    for (const phrase of dropped) {
+      check(!conversation.some((item) => item.text.includes(phrase)), `${name}: the snapshot carries ${JSON.stringify(phrase)}, which Claude Code compacted away or ran as a command`);
+    }
+    check(turn.data[0].cwd === workspace, `${name}: the snapshot's cwd is ${JSON.stringify(turn.data[0].cwd)}`);
+    record.turn1 = turn;
+    record.model = checkModelRequest(stub.requests.slice(firstRequest), name, cited.label);
+    const problemsInLog = logProblems(target.log);
+    check(problemsInLog.length === 0, `${name}: the target log is not clean: ${problemsInLog.join('; ')}`);
+    check(problems.pageErrors.length === 0, `${name}: the page threw: ${problems.pageErrors[0]}`);
+    record.consoleErrors = problems.consoleErrors.length;
+  } catch (error) {
+    await page.screenshot({ path: join(runRoot, `${name}-failure.png`) }).catch(() => {});
+    log(`${name}: failure screenshot ${join(runRoot, `${name}-failure.png`)}`);
+    throw error;
+  } finally {
+    await context.close().catch(() => {});
+    await web.handle.stop();
+  }
   record.timings.total = Date.now() - phaseStarted;
   log(`${name}: passed in ${seconds(record.timings.total)}`);
   return record;
@@ -380,12 +496,12 @@ const requestTexts = (request) => request.messages.map((message) => (typeof mess
  * turn, contiguous seqs, every frame decoding) and that `sessref show` still
  * loads it.
  */
-async function cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd }) {
+async function cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd, userHome }) {
   const started = Date.now();
   const phase = `${name}: CLI session`;
   const out = { timings: {} };
   const root = join(home, 'sessions');
-  const cliEnv = childEnv({ NO_COLOR: '1', SESSREF_CACHE_DIR: join(runRoot, name, 'sessref-cache') });
+  const cliEnv = childEnv({ NO_COLOR: '1', SESSREF_CACHE_DIR: join(runRoot, name, 'sessref-cache'), HOME: userHome });
   const sessref = async (args) => {
     const result = await run(process.execPath, [CLI_BIN, ...args, '--root', root, '--json'], {
       cwd, env: cliEnv, timeoutMs: 60_000, label: `sessref ${args[0]}`,
@@ -610,6 +726,22 @@ function summary(phases, comparison, install, skipped) {
   return lines.join('\n');
 }
 
+/** The foreign phase's lines: where the Claude Code session was listed, and what reached the target. */
+function foreignSummary(phase) {
+  const rows = [
+    ['', phase.name],
+    ['--dump-config rows', phase.rows.join('; ')],
+    ['cited', `${phase.cited.id} (Claude Code ${phase.cited.version}, ${phase.cited.made ? 'written by the CLI in this run' : 'cached from an earlier run of the CLI'}), cwd = the workspace`],
+    ['@ menu (empty query)', `row ${phase.picker.at} of ${phase.picker.rows}, after every dsh session: "${phase.picker.row}"`],
+    ['sent', JSON.stringify(phase.promptText)],
+    ['snapshot', `${phase.turn1.messages} messages as Claude Code keeps them (its summary, the preserved reply, turn 3), capturedThroughSeq ${phase.turn1.source.references[0].capturedThroughSeq}, framing as the dsh source's`],
+    ['model request', `readable, then snapshot (${phase.model.roles.join(',')})`],
+    ['browser console errors', String(phase.consoleErrors)],
+    ['timings', `boot ${seconds(phase.timings.boot)}, plugin add ${seconds(phase.timings.pluginAdd)}, phase ${seconds(phase.timings.total)}`],
+  ];
+  return `\n${table(rows)}\nscreenshots: ${FOREIGN_SHOTS.map((shot) => `docs/dsh-app-${phase.name}-${shot}.png`).join(', ')}`;
+}
+
 // ── main ─────────────────────────────────────────────────────────────────────
 async function main() {
   const major = Number(process.versions.node.split('.')[0]);
@@ -621,6 +753,11 @@ async function main() {
     process.stdout.write(`dsh-app: install ${install.installed ? `made in ${seconds(install.ms)}` : 'already current'} (${CACHE_DIR})\n`);
     return;
   }
+  // The foreign phase's session, made once by the real Claude Code (test:agents' install, driver, fake model and
+  // namespace), then cached; like the installs, outside the run's time bound.
+  let claude = FLAGS.has('--official-only') || FLAGS.has('--no-agents') ? undefined
+    : await stage('the Claude Code session', () => ensureClaudeSession({ log }));
+  if (claude?.made) log(`Claude Code ${claude.version} wrote session ${claude.nativeId} in ${seconds(claude.ms)} (${claude.isolation})`);
   const deadline = Date.now() + HARD_TIMEOUT_MS;
   const hardTimer = setTimeout(() => {
     process.stdout.write(`dsh-app: FAIL hard timeout: the run took longer than ${HARD_TIMEOUT_MS / 60_000} minutes (install excluded)\n`);
@@ -643,6 +780,7 @@ async function main() {
       skipped = built.why;
     }
     if (FLAGS.has('--official-only')) skipped = '--official-only';
+    if (skipped !== undefined) claude = undefined;
     stub = await startStubModel({ answer: stubAnswer });
     browser = await launchBrowser();
     const context = { runRoot, workspace, stub, browser };
@@ -652,11 +790,14 @@ async function main() {
     process.stdout.write(`\n${summary(phases, comparison, install, skipped)}\n`);
     const different = comparison?.results.filter((result) => !result.equal) ?? [];
     check(different.length === 0, `sessref differs from the official plugin in: ${different.map((result) => result.what).join('; ')}`);
+    const foreign = claude === undefined ? undefined
+      : await foreignPhase('foreign', { ...context, tarball: built.tarball, claude, dshFraming: phases[1].turn1.framing });
+    process.stdout.write(`${foreign === undefined ? `\nforeign phase SKIPPED: ${skipped ?? '--no-agents'}` : foreignSummary(foreign)}\n`);
     check(Date.now() < deadline, 'hard timeout');
     // Screenshots reach docs/ only from a passing run.
-    for (const phase of phases) {
-      for (const shot of SHOTS) copyFileSync(join(runRoot, `dsh-app-${phase.name}-${shot}.png`), join(DOCS, `dsh-app-${phase.name}-${shot}.png`));
-    }
+    const shots = [...phases.flatMap((phase) => SHOTS.map((shot) => `dsh-app-${phase.name}-${shot}.png`)),
+      ...(foreign === undefined ? [] : FOREIGN_SHOTS.map((shot) => `dsh-app-${foreign.name}-${shot}.png`))];
+    for (const shot of shots) copyFileSync(join(runRoot, shot), join(DOCS, shot));
     process.stdout.write(`dsh-app: PASS${skipped === undefined ? '' : ' (official phase only)'}\n`);
     ok = true;
   } finally {

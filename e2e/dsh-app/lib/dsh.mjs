@@ -18,9 +18,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { binDir, CACHE_DIR, childEnv } from './install.mjs';
 import { lastLines, run, spawnTracked } from './proc.mjs';
 
-/** The environment every dsh child gets: the cache's .bin first (node 22, pnpm, dsh). */
-export function dshEnv({ home, modelUrl, agentsHome }) {
-  return childEnv({
+/** Where other agents keep their sessions when these are unset (under `HOME`); see `@sessref/sources`. */
+const AGENT_HOME_OVERRIDES = ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB'];
+
+/**
+ * The environment every dsh child gets: the cache's .bin first (node 22,
+ * pnpm, dsh). With `userHome`, `HOME` is that folder and no agent's home
+ * override is passed on, so the only other agents' sessions `dsh web` can
+ * see are those under it (sessref's bundle offers every agent home it finds
+ * at start; the machine's own `~/.claude` and the like must not leak in).
+ */
+export function dshEnv({ home, modelUrl, agentsHome, userHome }) {
+  const env = childEnv({
+    ...(userHome !== undefined && { HOME: userHome }),
     PATH: `${binDir()}:${process.env.PATH ?? ''}`,
     DSH_HOME: home,
     DSH_AGENTS_HOME: agentsHome,
@@ -29,6 +39,8 @@ export function dshEnv({ home, modelUrl, agentsHome }) {
     DEEPSEEK_BASE_URL: modelUrl,
     NO_COLOR: '1',
   });
+  if (userHome !== undefined) for (const name of AGENT_HOME_OVERRIDES) delete env[name];
+  return env;
 }
 
 const dshBin = () => join(binDir(), 'dsh');

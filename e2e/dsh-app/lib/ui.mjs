@@ -92,15 +92,17 @@ async function settledSessionOptions(page, { what, accept = () => true, timeoutM
 }
 
 /**
- * Type `@` into the composer and read the menu; then narrow it with
- * `filter`, check the selected option is `expectId`, and insert it with Enter.
+ * Type `@` into the composer and read the menu (its screenshot `shot` shows
+ * the last rows with `showLast`); then narrow it with `filter`, check the
+ * selected option is `expectId`, and insert it with Enter.
  */
-export async function pickReference(page, { filter, expectId, expectLabel, shot }) {
+export async function pickReference(page, { filter, expectId, expectLabel, shot, showLast = false }) {
   const input = composer(page);
   await input.click();
   await input.fill('@');
   await menu(page).waitFor({ timeout: 20_000 });
   const allRows = await settledSessionOptions(page, { what: 'empty query' });
+  if (showLast) await menu(page).getByRole('option').last().scrollIntoViewIfNeeded();
   if (shot !== undefined) await page.screenshot({ path: shot });
   await input.fill(`@${filter}`);
   const filteredRows = await settledSessionOptions(page, {

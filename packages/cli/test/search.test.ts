@@ -11,12 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention, type SessionReferenceContentHit } from '@sessref/core';
 import {
-  appendAssistant,
+  MARKERS,
+  UNCARRIED_MARKERS,
+  appendCompactedTurns,
   appendExchange,
   appendInjected,
-  appendToolResult,
-  appendUser,
-  compact,
+  appendInjectedNote,
+  appendToolTurn,
   createHost,
   createSession,
   endTurn,
@@ -32,26 +33,18 @@ async function writeRoot(directory: string): Promise<void> {
   const host = await createHost({ root: directory, invariants: false });
   try {
     const notes = createSession(host, { id: 'notes', cwd: '/work/app', createdAt: 1_000 });
-    appendExchange(notes, { user: 'Why does the zebracrossing test flake?', assistant: 'The quokkafactor retry races the timer.' });
+    appendExchange(notes, { user: `Why does the ${MARKERS.userText} test flake?`, assistant: `The ${MARKERS.assistantText} retry races the timer.` });
     setTitle(notes, 'Flaky test notes');
 
     const tools = createSession(host, { id: 'tools', cwd: '/work/app', createdAt: 2_000 });
-    appendUser(tools, 'Search the repository.');
-    const { callIds } = appendAssistant(tools, {
-      reasoning: 'I should look for reasonmarker.',
-      text: 'Searching now.',
-      toolCalls: [{ name: 'grep', arguments: { pattern: 'argumentmarker' } }],
-    });
-    appendToolResult(tools, callIds[0]!, 'tooloutputmarker found in 3 files');
-    endTurn(tools);
-    appendInjected(tools, 'Plugin note: injectmarker.');
-    appendInjected(tools, '## Referenced sessions\n<referenced-sessions>\n[{"conversation":[{"role":"user","text":"snapmarker"}]}]\n</referenced-sessions>');
+    appendToolTurn(tools, { user: 'Search the repository.', assistant: 'Searching now.' });
+    appendInjectedNote(tools);
+    // A referenced snapshot pasted as injected context, with no session it was taken from.
+    appendInjected(tools, `## Referenced sessions\n<referenced-sessions>\n[{"conversation":[{"role":"user","text":"${MARKERS.referencedSnapshot}"}]}]\n</referenced-sessions>`);
     endTurn(tools);
 
     const compacted = createSession(host, { id: 'compacted', createdAt: 3_000 });
-    appendExchange(compacted, { user: 'Old shadowmarker idea.', assistant: 'Dropping it.' });
-    compact(compacted, 'Summary: the narwhalplan replaces the old idea.');
-    appendExchange(compacted, { user: 'Go on.', assistant: 'Going on.' });
+    appendCompactedTurns(compacted);
 
     const scratch = createSession(host, { id: 'scratch', cwd: '/work/app', createdAt: 4_000 });
     appendExchange(scratch, { user: 'Scratch space.', assistant: 'Ready.' });
@@ -77,7 +70,7 @@ const ids = (hits: readonly { sessionId: string }[]) => hits.map((hit) => hit.se
 
 describe('sessref search', () => {
   it('finds user, assistant and checkpoint text, with label, message and snippet', async () => {
-    const user = await json<SessionReferenceContentHit[]>(['search', 'zebracrossing', '--root', root], env());
+    const user = await json<SessionReferenceContentHit[]>(['search', MARKERS.userText, '--root', root], env());
     expect(user).toEqual([
       {
         mention: formatSessionReferenceMention({ sessionId: 'notes', label: 'Flaky test notes' }),
@@ -95,7 +88,7 @@ describe('sessref search', () => {
     expect(await json<SessionReferenceContentHit[]>(['search', 'Quokkafactor', '--root', root], env())).toEqual([
       expect.objectContaining({ sessionId: 'notes', role: 'assistant', snippet: 'The quokkafactor retry races the timer.' }),
     ]);
-    expect(await json<SessionReferenceContentHit[]>(['search', 'narwhalplan', '--root', root], env())).toEqual([
+    expect(await json<SessionReferenceContentHit[]>(['search', MARKERS.checkpoint, '--root', root], env())).toEqual([
       expect.objectContaining({ sessionId: 'compacted', label: 'compacted', role: 'user', checkpoint: true }),
     ]);
     // The derived index is in the cache directory, never in the root.
@@ -103,19 +96,19 @@ describe('sessref search', () => {
     expect(readdirSync(root, { recursive: true }).map(String).filter((name) => /sqlite|\.owner$/.test(name))).toEqual([]);
   });
 
-  it.each(['tooloutputmarker', 'reasonmarker', 'argumentmarker', 'injectmarker', 'snapmarker', 'shadowmarker'])('never finds %s', async (word) => {
+  it.each([...UNCARRIED_MARKERS, ['a referenced snapshot', MARKERS.referencedSnapshot] as const])('never finds %s', async (_what, word) => {
     expect(await json<unknown[]>(['search', word, '--root', root], env())).toEqual([]);
   });
 
   it('keeps --json output clean: the hits on stdout, nothing on stderr when it is not a terminal', async () => {
-    const result = await sessref(['search', 'zebracrossing', '--json', '--root', root], env());
+    const result = await sessref(['search', MARKERS.userText, '--json', '--root', root], env());
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(ids(JSON.parse(result.stdout) as SessionReferenceContentHit[])).toEqual(['notes']);
   });
 
   it('prints a table: session, label, message, age and the snippet', async () => {
-    const out = await ok(['search', 'zebracrossing', '--root', root], env());
+    const out = await ok(['search', MARKERS.userText, '--root', root], env());
     const [head, row, end] = out.split('\n');
     expect(head).toMatch(/^SESSION +LABEL +MESSAGE +AGE +SNIPPET$/);
     expect(row).toMatch(/^notes +Flaky test notes +#\d+ user +.+ago +Why does the zebracrossing test flake\?$/);
@@ -169,11 +162,11 @@ describe('a long-lived engine (as `sessref serve` runs)', () => {
     const file = join(cache, 'shared.sqlite');
     const engine = await openEngineOnHost({ root, indexFile: join(cache, 'shared-titles.json'), searchIndexFile: file });
     try {
-      expect(ids(await engine.search('zebracrossing'))).toEqual(['notes']);
+      expect(ids(await engine.search(MARKERS.userText))).toEqual(['notes']);
       const second = await openEngineOnHost({ root, indexFile: join(cache, 'shared-titles-2.json'), searchIndexFile: file });
       try {
-        expect(ids(await second.search('quokkafactor'))).toEqual(['notes']);
-        expect(ids(await engine.search('narwhalplan'))).toEqual(['compacted']);
+        expect(ids(await second.search(MARKERS.assistantText))).toEqual(['notes']);
+        expect(ids(await engine.search(MARKERS.checkpoint))).toEqual(['compacted']);
       } finally {
         await second.close();
       }
@@ -187,11 +180,11 @@ describe('a long-lived engine (as `sessref serve` runs)', () => {
   it('keeps title candidates free of content matches (the inspector asks for both separately)', async () => {
     const engine = await openEngineOnHost({ root, indexFile: join(cache, 'cand-titles.json'), searchIndexFile: join(cache, 'cand.sqlite') });
     try {
-      expect(await engine.candidates('scratch', 'zebracrossing')).toEqual([]);
-      expect(ids(await engine.search('zebracrossing', { target: 'scratch' }))).toEqual(['notes']);
+      expect(await engine.candidates('scratch', MARKERS.userText)).toEqual([]);
+      expect(ids(await engine.search(MARKERS.userText, { target: 'scratch' }))).toEqual(['notes']);
       // The plugin's own Remote face, as the dsh Web picker calls it, appends them.
       const agent = { id: 'scratch', session: { header: { cwd: '/work/app' } } } as never;
-      expect(ids(await hostOf(engine).sessionReferenceResolver.remoteExportCandidates(agent, 'zebracrossing', new AbortController().signal))).toEqual(['notes']);
+      expect(ids(await hostOf(engine).sessionReferenceResolver.remoteExportCandidates(agent, MARKERS.userText, new AbortController().signal))).toEqual(['notes']);
     } finally {
       await engine.close();
     }
@@ -249,7 +242,7 @@ describe('the listing the search backend reconciles with', () => {
     engine = await open();
     try {
       expect(Object.fromEntries((await hostOf(engine).get('sessionPersistence')!.list()).map((header) => [header.id, header]))).toEqual(await dshListing(copy));
-      expect(ids(await engine.search('zebracrossing'))).toEqual(['notes']);
+      expect(ids(await engine.search(MARKERS.userText))).toEqual(['notes']);
     } finally {
       await engine.close();
     }

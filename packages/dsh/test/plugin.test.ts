@@ -19,26 +19,16 @@ import {
   runPreStep,
   setTitle,
   userPrompt,
-  type StepAgent,
   type Host,
   type HostOptions,
 } from '@sessref/test-support';
-import { expectReferenceError, loadOurs, never, snapshotJson, stall, textOf, useScratch } from './support';
+import { expectReferenceError, loadOurs, never, snapshotJson, stall, textOf, useScratch, worldOf, type World } from './support';
 
 const scratch = useScratch();
 
-interface World {
-  host: Host;
-  resolver: SessionReferenceResolver;
-  agent: StepAgent;
-}
-
 /** A host with our plugin loaded and a live target agent (`target`, cwd `/proj`). */
 async function world(config: Config = {}, options: HostOptions = {}): Promise<World> {
-  const host = await scratch.host(options);
-  const resolver = await loadOurs(host, config);
-  const agent = makeAgent(host, createSession(host, { id: 'target', cwd: '/proj', createdAt: 100 }));
-  return { host, resolver, agent };
+  return worldOf(await scratch.host(options), config);
 }
 
 /** A source with one exchange per text pair, optionally titled. */

@@ -9,8 +9,8 @@ import { afterEach, expect, vi } from 'vitest';
 import type { Message, UserMessage } from '@deepseek-ai/dsh-llm';
 import { SessionReferenceError, type SessionReferenceErrorCode } from '@sessref/core';
 import SessionReferenceResolver, { type Config } from '@sessref/dsh';
-import { createHost } from '@sessref/test-support';
-import type { Host, HostOptions } from '@sessref/test-support';
+import { createHost, createSession, makeAgent } from '@sessref/test-support';
+import type { Host, HostOptions, StepAgent } from '@sessref/test-support';
 
 /** Hosts and temporary JSONL roots that are disposed after each test. */
 export interface Scratch {
@@ -48,6 +48,20 @@ export function useScratch(): Scratch {
 export async function loadOurs(host: Host, config: Config = {}): Promise<SessionReferenceResolver> {
   await host.ctx.plugin(SessionReferenceResolver, config);
   return host.ctx.sessionReferenceResolver;
+}
+
+/** A host with our plugin loaded, and the live agent a test searches for (`target`, cwd `/proj`). */
+export interface World {
+  host: Host;
+  resolver: SessionReferenceResolver;
+  agent: StepAgent;
+}
+
+/** Load our plugin into `host` and start the target agent of a {@link World}. */
+export async function worldOf(host: Host, config: Config = {}): Promise<World> {
+  const resolver = await loadOurs(host, config);
+  const agent = makeAgent(host, createSession(host, { id: 'target', cwd: '/proj', createdAt: 100 }));
+  return { host, resolver, agent };
 }
 
 /** A message's text blocks, joined with "\n". */

@@ -21,4 +21,5 @@ export {
   userPrompt,
 } from '@sessref/host';
 export { deviceSupport } from './special-files.js';
+export { MARKERS, UNCARRIED_MARKERS, appendCompactedTurns, appendInjectedNote, appendToolTurn } from './markers.js';
 export { expectedSnapshot, framePerRecord, writeGeneration, type GeneratedSession, type Step } from './generation-writer.js';

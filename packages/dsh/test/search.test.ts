@@ -488,16 +488,18 @@ describe('the dsh bundle patch', () => {
     const bundle = rows('cordis.patch.yml', home);
     expect(bundle.find((row) => row.id === 'session-query-sqlite')).toBeUndefined();
     const resolverRow = bundle.find((row) => row.name === '@sessref/dsh')!;
-    expect(resolverRow.config).toEqual({ contentSearch: true });
+    expect(resolverRow.config).toMatchObject({ contentSearch: true });
+    // The row's other agents (its `sources`) are test/foreign.test.ts's: here dsh's sessions alone, whatever this machine's HOME holds.
+    const config = { ...resolverRow.config, sources: [] };
     expect(bundle.find((row) => row.name === '@sessref/dsh/title-index')?.config).toEqual({ root: join(home, 'sessions') });
     // dsh web's own row: an in-memory dsh index that never opens. sessref's index answers all the same.
     const root = await scratch.tempRoot();
     await writeCorpus(root);
-    const { resolver, agent } = await searcher(root, resolverRow.config, { path: ':memory:', openAt: 'never' });
+    const { resolver, agent } = await searcher(root, config, { path: ':memory:', openAt: 'never' });
     expect(ids(await resolver.remoteExportCandidates(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
     expect(ids(await resolver.remoteExportSearch(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
     // The documented line that turns it off: the official plugin's candidates again.
-    const off = await searcher(root, { ...resolverRow.config, contentSearch: false });
+    const off = await searcher(root, { ...config, contentSearch: false });
     expect(await off.resolver.remoteExportCandidates(off.agent, 'zebracrossing', signal())).toEqual([]);
     expect(readFileSync(join(PACKAGE, 'cordis.patch.yml'), 'utf8')).toContain('      contentSearch: false\n');
   });

@@ -17,3 +17,9 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
+
+/** How far a build of the content index has come (sessions indexed of those to read, the time left once known), as the CLI's stderr and the inspector's `@` menu say it. */
+export function formatIndexProgress({ indexed, total, remainingMs }: { indexed: number; total?: number | undefined; remainingMs?: number | undefined }): string {
+  const left = remainingMs === undefined ? '' : `, about ${Math.ceil(remainingMs / 1000)} s left`;
+  return total === undefined ? 'indexing conversations…' : `indexing conversations: ${indexed} of ${total} sessions${left}`;
+}

@@ -16,6 +16,7 @@ import type {
   ApiResponse,
   Candidate,
   CandidatesResponse,
+  IndexStatus,
   MessagesResponse,
   NewSessionResponse,
   ParsedRequest,
@@ -51,6 +52,8 @@ expectTypeOf<(typeof API_ROUTES)['/api/search']>().returns.resolves.toEqualTypeO
 expectTypeOf<(typeof API_ROUTES)['/api/preview']>().returns.resolves.toEqualTypeOf<PreviewResponse>();
 expectTypeOf<(typeof API_ROUTES)['/api/send']>().returns.resolves.toEqualTypeOf<SendResponse>();
 expectTypeOf<(typeof API_ROUTES)['/api/new']>().returns.resolves.toEqualTypeOf<NewSessionResponse>();
+expectTypeOf<(typeof API_ROUTES)['/api/index']>().returns.resolves.toEqualTypeOf<IndexStatus>();
+expectTypeOf<ApiRequestBody<'/api/index'>>().toEqualTypeOf<undefined>();
 
 // The browser's client: each call's answer is the route's response.
 expectTypeOf(api.sessions).returns.resolves.toEqualTypeOf<ApiResponse<'/api/sessions'>>();
@@ -60,6 +63,7 @@ expectTypeOf(api.search).returns.resolves.toEqualTypeOf<ApiResponse<'/api/search
 expectTypeOf(api.preview).returns.resolves.toEqualTypeOf<ApiResponse<'/api/preview'>>();
 expectTypeOf(api.send).returns.resolves.toEqualTypeOf<ApiResponse<'/api/send'>>();
 expectTypeOf(api.newSession).returns.resolves.toEqualTypeOf<ApiResponse<'/api/new'>>();
+expectTypeOf(api.indexStatus).returns.resolves.toEqualTypeOf<ApiResponse<'/api/index'>>();
 // ...and it takes the route's body.
 expectTypeOf(api.preview).parameter(0).toEqualTypeOf<ApiRequestBody<'/api/preview'>>();
 expectTypeOf(api.newSession).parameter(0).toEqualTypeOf<ApiRequestBody<'/api/new'>>();

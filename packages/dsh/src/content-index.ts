@@ -61,9 +61,15 @@ export class ContentIndex {
    */
   refresh(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport> {
     if (signal?.aborted) return Promise.reject(cancelled(signal));
-    const run = (this.running ??= this.start(onProgress));
+    const run = (this.running ??= this.start());
     run.waiters += 1;
+    // A caller that joins a running refresh sees its progress too, from where it has come.
+    if (onProgress !== undefined) {
+      run.progress.listeners.add(onProgress);
+      if (run.progress.last !== undefined) onProgress(run.progress.last);
+    }
     return untilCancelled(run.work, signal).finally(() => {
+      if (onProgress !== undefined) run.progress.listeners.delete(onProgress);
       run.waiters -= 1;
       if (run.waiters === 0) this.stop(run);
     });
@@ -85,10 +91,15 @@ export class ContentIndex {
   }
 
   /** A refresh of the index, started once the previous one has settled (the index joins a running refresh, whose signal is not ours). */
-  private start(onProgress: ((progress: RefreshProgress) => void) | undefined): Refresh {
+  private start(): Refresh {
     const controller = new AbortController();
+    const progress: Refresh['progress'] = { listeners: new Set(), last: undefined };
+    const onProgress = (step: RefreshProgress) => {
+      progress.last = step;
+      for (const listener of progress.listeners) listener(step);
+    };
     const work = this.settled.then(() => this.open()).then((index) => index.refresh(controller.signal, onProgress));
-    const run: Refresh = { work, controller, waiters: 0 };
+    const run: Refresh = { work, controller, waiters: 0, progress };
     this.settled = work.then(
       () => this.forget(run),
       () => this.forget(run),
@@ -137,6 +148,12 @@ interface Refresh {
   work: Promise<RefreshReport>;
   controller: AbortController;
   waiters: number;
+  progress: {
+    /** The waiters' progress callbacks: every one hears each step, whoever started the refresh. */
+    listeners: Set<(progress: RefreshProgress) => void>;
+    /** The latest step, for a waiter that joins midway. */
+    last: RefreshProgress | undefined;
+  };
 }
 
 /** Index hits as content hits: listed sessions only, with their cwd and the label discovery gives them (latest title, else id). */

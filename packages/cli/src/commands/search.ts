@@ -1,7 +1,8 @@
 import { plainExcerpt, type PlainExcerpt, type SessionReferenceContentHit } from '@sessref/core';
-import { OWN_SOURCE, type RefreshProgress } from '@sessref/dsh';
+import { OWN_SOURCE } from '@sessref/dsh';
 import type { Engine } from '../engine/engine.js';
 import { usageError } from '../errors.js';
+import { formatIndexProgress } from '../format.js';
 import { TITLE_COLUMNS, fitFor, formatAge, progress, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
 import type { SourceSelection } from './sources.js';
 
@@ -46,16 +47,12 @@ export async function searchCommand(engine: Engine, io: Io, options: SearchOptio
 async function refreshShowingProgress(engine: Engine, io: Io): Promise<void> {
   const spinner = progress(io, 'indexing conversations');
   try {
-    await engine.refreshSearchIndex((done) => spinner.update(progressLine(done)));
+    await engine.refreshSearchIndex((done) => spinner.update(formatIndexProgress(done)));
   } finally {
     spinner.stop();
   }
 }
 
-function progressLine({ indexed, total, remainingMs }: RefreshProgress): string {
-  const left = remainingMs === undefined ? '' : `, about ${Math.ceil(remainingMs / 1000)} s left`;
-  return `indexing conversations: ${indexed} of ${total} sessions${left}`;
-}
 
 /** Table cells stay readable: the snippet cut to {@link TABLE_SNIPPET} characters around its first match. */
 const TABLE_SNIPPET = 100;

@@ -9,6 +9,7 @@ import type { ApiPath, ApiResponse, CandidatesResponse, MessagesResponse, Parsed
 import { REQUEST_SCHEMAS } from './routes.js';
 import { formatSessionReferenceMention } from '@sessref/core';
 import { sessionsInUse } from '../engine/in-use.js';
+import { indexStatus } from './index-status.js';
 import { newSession } from './new-session.js';
 import { conversationView, previewView } from './view.js';
 
@@ -40,7 +41,7 @@ export async function parseRequest<P extends ApiPath>(path: P, req: IncomingMess
 const SCHEMAS: { readonly [P in ApiPath]: z.ZodType<ParsedRequest<P>> } = REQUEST_SCHEMAS;
 
 /** The routes whose method is GET: they take no body. */
-const API_BODILESS: ReadonlySet<ApiPath> = new Set(['/api/sessions']);
+const API_BODILESS: ReadonlySet<ApiPath> = new Set(['/api/sessions', '/api/index']);
 
 async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promise<SessionsResponse> {
   const summaries = await listSessions(engine, signal);
@@ -130,4 +131,5 @@ export const API_ROUTES: { readonly [P in ApiPath]: Handler<P> } = {
   '/api/preview': explained(preview),
   '/api/send': explained(send),
   '/api/new': newSession,
+  '/api/index': indexStatus,
 };

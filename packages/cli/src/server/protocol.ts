@@ -159,6 +159,17 @@ export interface ChangeEvent {
   changed: string[];
 }
 
+/**
+ * sessref's content index, which "Found in conversation" searches: while a
+ * first build runs, how far it has come (sessions indexed of those to read,
+ * and the time left once the pace is known).
+ */
+export type IndexStatus =
+  | { state: 'ready' }
+  | { state: 'building'; indexed: number; total?: number; remainingMs?: number }
+  /** Content search is off or its index cannot be built: conversations are not searched. */
+  | { state: 'unavailable'; code: string };
+
 /** Every route: its method, its JSON request body (none for a GET) and its answer. */
 export interface ApiRoutes {
   '/api/sessions': { method: 'GET'; request: RequestOf<'/api/sessions'>; response: SessionsResponse };
@@ -168,6 +179,7 @@ export interface ApiRoutes {
   '/api/preview': { method: 'POST'; request: ComposeRequest; response: PreviewResponse };
   '/api/send': { method: 'POST'; request: ComposeRequest; response: SendResponse };
   '/api/new': { method: 'POST'; request: NewSessionRequest; response: NewSessionResponse };
+  '/api/index': { method: 'GET'; request: RequestOf<'/api/index'>; response: IndexStatus };
 }
 
 export type ApiPath = keyof ApiRoutes;
@@ -185,6 +197,7 @@ export const API_METHODS: { readonly [P in ApiPath]: ApiRoutes[P]['method'] } = 
   '/api/preview': 'POST',
   '/api/send': 'POST',
   '/api/new': 'POST',
+  '/api/index': 'GET',
 };
 
 export function isApiPath(path: string): path is ApiPath {

@@ -22,6 +22,8 @@ const compose = z.object({ target: sessionId, text: z.string().transform(checkMe
 export const REQUEST_SCHEMAS = {
   /** A GET: no body. */
   '/api/sessions': z.undefined(),
+  /** A GET: no body. */
+  '/api/index': z.undefined(),
   '/api/messages': z.object({ sessionId }),
   '/api/candidates': menuQuery,
   /** Content search for the `@` menu: sessions other than `target` whose conversation contains `query`. */

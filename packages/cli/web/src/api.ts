@@ -85,6 +85,7 @@ export const api = {
   preview: (request: ComposeRequest, signal?: AbortSignal) => call('/api/preview', signal, request),
   send: (request: ComposeRequest, signal?: AbortSignal) => call('/api/send', signal, request),
   newSession: (request: NewSessionRequest) => call('/api/new', undefined, request),
+  indexStatus: (signal?: AbortSignal) => call('/api/index', signal),
 };
 
 /**

@@ -5,8 +5,13 @@
  * rendering, the active row, and mouse picking.
  */
 import type { Candidate, SearchHit } from '../../src/server/protocol.js';
+import { formatIndexProgress } from '../../src/format.js';
+import { api } from './api.js';
 import { h, highlighted } from './dom.js';
 import { formatAge } from './format.js';
+
+/** How often a pending content search asks how far the content index has come. */
+const INDEX_POLL_MS = 500;
 
 /** A row of the menu: a title match, or a content hit. */
 export type MenuEntry = { kind: 'title'; candidate: Candidate } | { kind: 'content'; candidate: SearchHit };
@@ -23,6 +28,9 @@ export class MentionMenu {
   private query = '';
   /** Why fewer sessions are offered than match (the reference limit): one line under the heading, the whole reason its tooltip. */
   private notice: { line: string; reason: string } | undefined;
+  /** How far a first build of the content index has come, while a content search waits for it. */
+  private indexing: string | undefined;
+  private polling = false;
 
   /**
    * `combobox` is the composer: it owns the menu (`aria-controls`), says
@@ -166,9 +174,36 @@ export class MentionMenu {
     if (status === 'idle') return [];
     if (status === 'done' && rows.length === 0) return [];
     const head = h('div', { class: 'menu-group', role: 'presentation' }, 'Found in conversation');
-    if (status === 'searching') return [head, h('div', { class: 'menu-status menu-searching' }, 'Searching conversations…')];
+    if (status === 'searching') {
+      this.followIndex();
+      const building = this.indexing === undefined ? [] : [h('div', { class: 'menu-status menu-indexing', role: 'status' }, this.indexing)];
+      return [head, h('div', { class: 'menu-status menu-searching' }, 'Searching conversations…'), ...building];
+    }
     if (status === 'failed') return [head, h('div', { class: 'menu-error' }, `Conversation search failed: ${this.content.status === 'failed' ? this.content.message : ''}`)];
     return [h('div', { class: 'menu-group-box', role: 'group', 'aria-label': 'Found in conversation' }, head, ...rows)];
+  }
+
+  /**
+   * While a content search is pending, ask how far the content index has
+   * come every {@link INDEX_POLL_MS} and show it under the group's heading: a
+   * first build can take a while. Stops when the search is answered or the
+   * index is ready.
+   */
+  private followIndex(): void {
+    if (this.polling) return;
+    this.polling = true;
+    const poll = async (): Promise<void> => {
+      const status = await api.indexStatus().catch(() => undefined);
+      const searching = this.content.status === 'searching';
+      const line = status?.state === 'building' && searching ? formatIndexProgress(status) : undefined;
+      if (line !== this.indexing) {
+        this.indexing = line;
+        if (this.open) this.render();
+      }
+      if (searching && status?.state === 'building') setTimeout(() => void poll(), INDEX_POLL_MS);
+      else this.polling = false;
+    };
+    void poll();
   }
 
   private row(entry: MenuEntry, index: number): HTMLElement {

@@ -1,0 +1,90 @@
+/**
+ * The inspector shows how far a first build of sessref's content index has
+ * come while "Found in conversation" waits for it: `GET /api/index` answers
+ * the build's progress (sessions indexed of total, time left), and the `@`
+ * menu shows it under the group's heading until the search is answered
+ * (Chromium against the real server). The build is held midway by holding
+ * the host's own session reads after the first batch, so the test sees it
+ * mid-build however fast the machine is.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { appendExchange, createHost, createSession, setTitle } from '@sessref/test-support';
+import type { Engine } from '../../src/engine/engine.js';
+import type { IndexStatus } from '../../src/server/protocol.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
+import { hostOf, openEngineOnHost } from '../support.js';
+import { buildWeb, httpRequest, json, launchBrowser, openPage, removeDir, tempDir, type Browser } from './fixture.js';
+
+/** Two batches of the index's 64 and some. */
+const SESSIONS = 130;
+const BATCH = 64;
+
+let root: string;
+let cache: string;
+let webRoot: string;
+let engine: Engine;
+let server: RunningServer;
+let browser: Browser;
+/** Set once the page has loaded: from then on, reads past the first batch wait for {@link release}. */
+let holding = false;
+let release: () => void = () => {};
+
+beforeAll(async () => {
+  [root, cache, webRoot] = await Promise.all([tempDir('progress-root'), tempDir('progress-cache'), tempDir('progress-web')]);
+  const writer = await createHost({ root, invariants: false });
+  try {
+    for (let index = 0; index < SESSIONS; index += 1) {
+      const session = createSession(writer, { id: `s${index}`, cwd: '/work/app', createdAt: 1_000 + index });
+      appendExchange(session, { user: `Topic ${index}: the heron plan.`, assistant: `Noted topic ${index}.` });
+      setTitle(session, `Session ${index}`);
+      await writer.flush(session);
+    }
+  } finally {
+    await writer.dispose();
+  }
+  await buildWeb(webRoot);
+  engine = await openEngineOnHost({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'search.sqlite') });
+  const query = hostOf(engine).get('sessionQuery')!;
+  const read = query.readSurface.bind(query);
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let reads = 0;
+  vi.spyOn(query, 'readSurface').mockImplementation(async (...args) => {
+    if (holding && ++reads > BATCH) await gate;
+    return read(...args);
+  });
+  server = await startServer(engine, { webRoot });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  release();
+  await browser?.close();
+  await server?.close();
+  await engine?.close();
+  await Promise.all([root, cache, webRoot].map(removeDir));
+});
+
+const status = async () => json<IndexStatus>(await httpRequest(server.port, { path: '/api/index', headers: { 'x-sessref-token': server.token } }));
+
+describe('a first build of the content index', () => {
+  it('is shown in the @ menu under "Found in conversation" with sessions indexed of total and the time left, then gives way to the hits', async () => {
+    const { page, problems } = await openPage(browser, server.url);
+    await expect.poll(() => page.locator('#conversation .message').count()).toBeGreaterThan(0);
+    holding = true;
+
+    await page.click('#draft');
+    await page.keyboard.type('@heron');
+    const indexing = page.locator('#menu .menu-indexing');
+    await expect.poll(() => indexing.textContent(), { timeout: 30_000 }).toMatch(new RegExp(`^indexing conversations: ${BATCH} of ${SESSIONS} sessions, about \\d+ s left$`));
+    await expect(page.locator('#menu .menu-searching').textContent()).resolves.toBe('Searching conversations…');
+    expect(await status()).toMatchObject({ state: 'building', indexed: BATCH, total: SESSIONS, remainingMs: expect.any(Number) });
+
+    release();
+    await expect.poll(() => page.locator('#menu .menu-hit').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await indexing.count()).toBe(0);
+    await expect.poll(() => status()).toEqual({ state: 'ready' });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

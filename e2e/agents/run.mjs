@@ -8,12 +8,19 @@
  * turns (for Codex also the user prompts its compaction retains), never tool
  * output or injected context.
  *
+ * Then the real Gemini CLI (headless) and Claude Code (its TUI) cite
+ * sessions through `sessref mcp`, set up with the README's commands: a dsh
+ * session and another agent's session from this run must reach the fake
+ * model in the user's turn as the exact snapshot `sessref prepare` builds,
+ * with no session-reading tool offered to the model (lib/mcp.mjs).
+ *
  * The run re-executes itself inside a loopback-only network namespace when
  * the machine allows it (lib/isolation.mjs); otherwise it says so and relies
  * on the env vars and flags alone.
  *
  * Flags: --no-build (use the existing packages/cli/dist), --install-only,
- * --only=claude-code,codex,gemini-cli, --no-netns, --keep (keep the temp homes).
+ * --only=claude-code,codex,gemini-cli, --no-mcp (skip the MCP clients), --no-netns,
+ * --keep (keep the temp homes).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,17 +32,24 @@ import { childEnv, REPO_ROOT } from '../dsh-app/lib/install.mjs';
 import { killAllSync, lastLines, run, spawnTracked, stopAll } from '../dsh-app/lib/proc.mjs';
 import { DRIVERS, script } from './lib/agents.mjs';
 import { startFakeModel } from './lib/fake-model.mjs';
-import { CACHE_DIR, ensureInstall } from './lib/install.mjs';
+import { AGENTS, CACHE_DIR, ensureInstall } from './lib/install.mjs';
 import { detectIsolation, startDnsLogger, wrapped } from './lib/isolation.mjs';
+import { foreignSessionFor, McpFailure, mcpClaude, mcpGemini } from './lib/mcp.mjs';
 
 const ARGS = process.argv.slice(2);
 const FLAGS = new Set(ARGS.filter((arg) => !arg.includes('=')));
 const option = (name) => ARGS.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const INSIDE = option('inside');
 const ONLY = option('only')?.split(',') ?? Object.keys(DRIVERS);
+/** The clients that cite sessions through `sessref mcp` (lib/mcp.mjs), each after the agents' own runs. */
+const MCP_CLIENTS = {
+  'gemini-cli': { drive: mcpGemini, api: 'gemini', label: `Gemini CLI ${AGENTS['gemini-cli'].version} -p "/ref --session=<id>"` },
+  'claude-code': { drive: (ctx, foreign) => mcpClaude(ctx, foreign, AGENTS['claude-code'].version), api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version} TUI /mcp__sessref__ref <id>` },
+};
+const MCP_REPLY = 'Fake model: the cited snapshot arrived.';
 const CLI_BIN = join(REPO_ROOT, 'packages/cli/dist/bin.js');
 const FINDINGS = '/tmp/agents-findings';
-const HARD_TIMEOUT_MS = 10 * 60_000;
+const HARD_TIMEOUT_MS = 15 * 60_000;
 const AGENT_TIMEOUT_MS = 4 * 60_000;
 const started = Date.now();
 
@@ -88,6 +102,8 @@ async function outside() {
 /** Which agent a request belongs to, by the API it speaks. */
 const AGENT_OF_API = Object.fromEntries(Object.entries(DRIVERS).map(([name, driver]) => [driver.api, name]));
 const compactingNow = new Set();
+/** While the MCP clients run, every turn gets one fixed reply: they cite sessions, they follow no script. */
+let mcpPhase = false;
 
 function summaryText(name) {
   const { summary } = script(name);
@@ -107,6 +123,7 @@ function answer(request) {
   if (request.api === 'gemini' && request.body.generationConfig?.responseMimeType === 'application/json') {
     return { text: JSON.stringify({ reasoning: 'The fake model routes every turn.', next_speaker: 'user', model_choice: 'flash' }) };
   }
+  if (mcpPhase) return { text: MCP_REPLY };
   if (isCompaction(name, request)) return { text: summaryText(name), compaction: true };
   const index = script(name).turns.findIndex((t) => request.text.includes(t.prompt));
   return index < 0 ? { text: 'Fake model: nothing to add.' } : { text: script(name).turns[index].reply, turn: index + 1 };
@@ -215,6 +232,7 @@ async function runAgent(name, context) {
     checkModelView(name, requests);
     record.sessref = await Promise.race([checkSessref(name, { ...result, home: ctx.home }, dir), timeout]);
     record.status = 'PASS';
+    context.sessions[name] = { id: `${name}:${result.nativeId}`, transcript: result.transcript, home: ctx.home };
   } catch (error) {
     record.status = error instanceof Skip ? 'SKIP' : 'FAIL';
     record.reason = error instanceof Failure || error instanceof Skip ? error.message : `${error?.message ?? error}`;
@@ -229,8 +247,46 @@ async function runAgent(name, context) {
   return record;
 }
 
+/** One MCP client citing a dsh session and another agent's through `sessref mcp`, as the README sets it up. */
+async function runMcpClient(client, context) {
+  const mcp = MCP_CLIENTS[client];
+  const dir = join(context.runRoot, `mcp-${client}`);
+  mkdirSync(dir, { recursive: true });
+  const ctx = {
+    name: `mcp ${client}`, dir, log, steps: [], cleanups: [], modelUrl: context.model.url, requests: context.model.requests,
+    onCleanup: (fn) => ctx.cleanups.push(fn),
+  };
+  const record = { name: `mcp ${client}`, label: mcp.label, steps: ctx.steps };
+  const clientStarted = Date.now();
+  const firstRequest = context.model.requests.length;
+  const firstLookup = context.dns?.lookups.length ?? 0;
+  let timer;
+  mcpPhase = true;
+  try {
+    const uninstalled = context.uninstalled[client];
+    if (uninstalled !== undefined) throw new Skip(`not installed: ${uninstalled}`);
+    const foreign = foreignSessionFor(client, context.sessions);
+    check(foreign !== undefined, `no agent session of this run to cite (every agent run failed or was skipped)`);
+    const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Failure(`timed out after ${seconds(AGENT_TIMEOUT_MS)}`)), AGENT_TIMEOUT_MS); });
+    record.mcp = await Promise.race([mcp.drive(ctx, foreign), timeout]);
+    record.requests = context.model.requests.slice(firstRequest).filter((r) => r.api === mcp.api).length;
+    record.status = 'PASS';
+  } catch (error) {
+    record.status = error instanceof Skip ? 'SKIP' : 'FAIL';
+    record.reason = error instanceof Failure || error instanceof Skip || error instanceof McpFailure ? error.message : `${error?.message ?? error}`;
+  } finally {
+    mcpPhase = false;
+    clearTimeout(timer);
+    for (const cleanup of ctx.cleanups) await cleanup();
+    record.ms = Date.now() - clientStarted;
+    writeFileSync(join(dir, 'model-requests.json'), JSON.stringify(context.model.requests.slice(firstRequest), null, 1));
+    record.lookups = context.dns?.lookups.slice(firstLookup).map((lookup) => lookup.name);
+  }
+  return record;
+}
+
 async function inside() {
-  const context = { uninstalled: {} };
+  const context = { uninstalled: {}, sessions: {} };
   for (const arg of ARGS.filter((a) => a.startsWith('--uninstalled='))) {
     const [name, ...why] = arg.slice('--uninstalled='.length).split(':');
     context.uninstalled[name] = why.join(':');
@@ -246,6 +302,9 @@ async function inside() {
   const records = [];
   try {
     for (const name of ONLY) records.push(await runAgent(name, context));
+    if (!FLAGS.has('--no-mcp')) {
+      for (const client of Object.keys(MCP_CLIENTS).filter((name) => ONLY.includes(name))) records.push(await runMcpClient(client, context));
+    }
   } finally {
     await context.model.close();
     await stopAll();
@@ -257,8 +316,15 @@ async function inside() {
     const steps = record.steps.map((s) => `${s.label} ${seconds(s.ms)}`).join(', ');
     out(`${record.status}  ${record.name} (${record.label}) in ${seconds(record.ms)}${record.status === 'SKIP' ? `: ${record.reason}` : ''}`);
     if (steps) out(`      steps: ${steps}`);
-    if (record.requests !== undefined) out(`      fake model: ${record.requests} requests, ${record.compactionRequests} for the compaction`);
+    if (record.requests !== undefined) out(`      fake model: ${record.requests} requests${record.compactionRequests === undefined ? '' : `, ${record.compactionRequests} for the compaction`}`);
     if (record.sessref) out(`      sessref: listed with its source, show gave the ${record.sessref.items} expected items (title ${JSON.stringify(record.sessref.title)})`);
+    if (record.mcp) {
+      out(`      set up with the README's: ${record.mcp.setup}`);
+      for (const cited of record.mcp.cited) {
+        out(`      cited ${cited.kind} ${cited.id}: its exact snapshot (${cited.text.length} chars) in the user's turn of ${cited.carrying} request(s); ${cited.tools} tools offered, none reads sessions, resources or prompts`);
+      }
+      if (record.mcp.control) out(`      control: with sessref mcp --resources the same check flags ${record.mcp.control.join(', ')}`);
+    }
     if (record.lookups !== undefined) out(`      DNS lookups: ${record.lookups.length === 0 ? 'none' : [...new Set(record.lookups)].join(', ')}`);
     if (record.status === 'FAIL') out(`      ${record.reason}`);
   }

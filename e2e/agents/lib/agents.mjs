@@ -31,12 +31,16 @@ const list = (dir) => (existsSync(dir) ? readdirSync(dir, { recursive: true }).m
 
 /** The base environment of every agent child: a temp HOME and nothing of ours. */
 function baseEnv(home) {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, USER: 'sessref', TERM: 'xterm-256color', LANG: 'C.UTF-8', TMPDIR: join(home, 'tmp'), NO_COLOR: '1' };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, USER: 'sessref', TERM: 'xterm-256color', LANG: 'C.UTF-8', TMPDIR: join(home, 'tmp'), NO_COLOR: '1',
+    // npx, which starts `sessref mcp` for the MCP clients as the README sets them up, would otherwise ask the registry for a newer npm.
+    npm_config_update_notifier: 'false',
+  };
   mkdirSync(env.TMPDIR, { recursive: true });
   return env;
 }
 
-async function step(ctx, label, command, args, env) {
+export async function step(ctx, label, command, args, env) {
   ctx.log(`${ctx.name}: ${label}`);
   const started = Date.now();
   const result = await run(command, args, { cwd: ctx.work, env, timeoutMs: STEP_TIMEOUT_MS, label: `${ctx.name} ${label}` });
@@ -46,17 +50,17 @@ async function step(ctx, label, command, args, env) {
   return result;
 }
 
-function expectStdout(result, text, label) {
+export function expectStdout(result, text, label) {
   if (!result.stdout.includes(text)) throw new Error(`${label}: the CLI printed ${JSON.stringify(lastLines(result.stdout, 2))}, not the fake's reply ${JSON.stringify(text.slice(0, 60))}`);
 }
 
 // ── Claude Code ──────────────────────────────────────────────────────────────
-async function driveClaude(ctx) {
-  const { turns } = script(ctx.name);
-  const env = {
-    ...baseEnv(ctx.home),
-    CLAUDE_CONFIG_DIR: join(ctx.home, '.claude'),
-    ANTHROPIC_BASE_URL: ctx.modelUrl,
+/** Claude Code on the fake model, with every switch against updates, telemetry, error reports and marketplace syncs. */
+export function claudeEnv(home, modelUrl) {
+  return {
+    ...baseEnv(home),
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: 'x',
     DISABLE_AUTOUPDATER: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -64,6 +68,11 @@ async function driveClaude(ctx) {
     DISABLE_ERROR_REPORTING: '1',
     CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
   };
+}
+
+async function driveClaude(ctx) {
+  const { turns } = script(ctx.name);
+  const env = claudeEnv(ctx.home, ctx.modelUrl);
   const claude = binPath('claude-code');
   const flags = ['--strict-mcp-config'];
   expectStdout(await step(ctx, 'claude -p (turn 1)', claude, ['-p', ...flags, turns[0].prompt], env), turns[0].reply, 'turn 1');
@@ -157,10 +166,10 @@ async function driveCodex(ctx) {
 }
 
 // ── Gemini CLI ───────────────────────────────────────────────────────────────
-async function driveGemini(ctx) {
-  const { turns } = script(ctx.name);
-  const settingsPath = join(ctx.home, '.gemini', 'settings.json');
-  mkdirSync(join(ctx.home, '.gemini'), { recursive: true });
+/** Gemini CLI on the fake model: the user settings (API-key auth, no usage statistics, updates or telemetry) written into `home`, and the env. */
+export function geminiEnv(home, modelUrl) {
+  const settingsPath = join(home, '.gemini', 'settings.json');
+  mkdirSync(join(home, '.gemini'), { recursive: true });
   const settings = {
     security: { auth: { selectedType: 'gemini-api-key' } },
     privacy: { usageStatisticsEnabled: false },
@@ -169,12 +178,18 @@ async function driveGemini(ctx) {
   };
   writeFileSync(settingsPath, JSON.stringify(settings, null, 2));
   const env = {
-    ...baseEnv(ctx.home),
-    GOOGLE_GEMINI_BASE_URL: ctx.modelUrl,
+    ...baseEnv(home),
+    GOOGLE_GEMINI_BASE_URL: modelUrl,
     GEMINI_API_KEY: 'x',
     GEMINI_CLI_TRUST_WORKSPACE: 'true',
     GEMINI_CLI_NO_RELAUNCH: '1',
   };
+  return { env, settings, settingsPath };
+}
+
+async function driveGemini(ctx) {
+  const { turns } = script(ctx.name);
+  const { env, settings, settingsPath } = geminiEnv(ctx.home, ctx.modelUrl);
   const gemini = [binPath('gemini-cli')];
   const node = process.execPath;
   expectStdout(await step(ctx, 'gemini -p (turn 1)', node, [...gemini, '-p', turns[0].prompt], env), turns[0].reply, 'turn 1');

@@ -15,8 +15,7 @@
  * the request's newest user-side text, flattened, for the caller to match.
  * Anything else is a 404 in the vendor's error shape.
  */
-import { Buffer } from 'node:buffer';
-import { createServer } from 'node:http';
+import { startLoopbackServer } from '../../lib/loopback-server.mjs';
 
 const MAX_BODY = 64 * 1024 * 1024;
 
@@ -30,6 +29,21 @@ function flatten(content) {
     if (part?.type === 'tool_result') return flatten(part.content);
     return '';
   }).join('\n');
+}
+
+/** The user turns of a request, oldest first, each as the text the user side put in it (tool results left out). */
+export function userTurns(api, body) {
+  const textOf = (parts) => (Array.isArray(parts) ? flatten(parts.filter((part) => part?.type !== 'tool_result' && part?.functionResponse === undefined)) : flatten(parts));
+  if (api === 'anthropic') return (body.messages ?? []).filter((m) => m.role === 'user').map((m) => textOf(m.content));
+  if (api === 'responses') return (Array.isArray(body.input) ? body.input : []).filter((item) => item?.role === 'user').map((item) => textOf(item.content));
+  return (body.contents ?? []).filter((c) => c.role === 'user').map((c) => textOf(c.parts));
+}
+
+/** The names of the tools a request offers the model, whatever the API. */
+export function offeredTools(api, body) {
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  if (api === 'gemini') return tools.flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name));
+  return tools.map((tool) => tool.name ?? tool.function?.name ?? tool.type);
 }
 
 /** The newest user-side text of a request, whatever the API. */
@@ -149,20 +163,14 @@ function geminiStream(res, body, reply) {
  */
 export async function startFakeModel({ answer }) {
   const requests = [];
-  const sockets = new Set();
-  const server = createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on('data', (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) chunks.push(chunk);
-    });
-    req.on('end', () => {
+  const server = await startLoopbackServer({
+    maxBody: MAX_BODY,
+    handle: (req, res, raw) => {
       const path = (req.url ?? '').split('?')[0];
       let body = {};
-      if (size > MAX_BODY) return json(res, 413, { error: { message: 'fake model: body too large' } });
-      if (chunks.length > 0) {
-        try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { return json(res, 400, { error: { message: 'fake model: bad JSON' } }); }
+      if (raw === undefined) return json(res, 413, { error: { message: 'fake model: body too large' } });
+      if (raw.length > 0) {
+        try { body = JSON.parse(raw.toString('utf8')); } catch { return json(res, 400, { error: { message: 'fake model: bad JSON' } }); }
       }
       const record = { n: requests.length + 1, at: Date.now(), method: req.method, url: req.url, path, api: undefined, body, reply: undefined };
       requests.push(record);
@@ -188,23 +196,7 @@ export async function startFakeModel({ answer }) {
       if (path.endsWith(':streamGenerateContent')) return geminiStream(res, body, reply('gemini'));
       if (path.endsWith(':generateContent')) return json(res, 200, geminiResponse(body, reply('gemini')));
       return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake model: no route POST ${path}` } });
-    });
+    },
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
-  };
+  return { url: server.url, requests, close: server.close };
 }

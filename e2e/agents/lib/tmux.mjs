@@ -34,7 +34,7 @@ export async function startTmux({ socket, cwd, env, command }) {
     serverPid,
     capture: async () => (await tmux(['capture-pane', '-p', '-t', 'agent'])).stdout,
     type: async (text) => { await tmux(['send-keys', '-t', 'agent', '-l', text]); },
-    key: async (name) => { await tmux(['send-keys', '-t', 'agent', name]); },
+    key: async (name, times = 1) => { await tmux(['send-keys', '-t', 'agent', ...Array.from({ length: times }, () => name)]); },
     alive: async () => (await tmux(['has-session', '-t', 'agent'])).code === 0,
     /** End the server and everything in it, by PID. */
     kill: async () => {

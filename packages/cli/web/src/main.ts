@@ -7,6 +7,7 @@ import { Composer } from './composer.js';
 import { byId, h } from './dom.js';
 import { quoted } from './format.js';
 import { keepTargetInAddress, targetInAddress } from './location.js';
+import { isWritable, markAgents, readOnlyNote } from './agents.js';
 import { followChanges } from './follow.js';
 import { setUpNewSession } from './new-session.js';
 import { renderConversation } from './conversation.js';
@@ -51,9 +52,19 @@ const composer = new Composer(byId('draft'), byId('menu'), {
 });
 
 function updateButtons(): void {
-  const ready = state.target !== undefined && composer.text.trim() !== '' && !state.busy;
+  const target = targetSession();
+  // Another agent's session is read-only: it is shown and cited, never sent or previewed into.
+  const ready = state.target !== undefined && (target === undefined || isWritable(target)) && composer.text.trim() !== '' && !state.busy;
   elements.previewButton.disabled = !ready;
   elements.sendButton.disabled = !ready;
+  const note = target?.agent === undefined ? '' : readOnlyNote(target.agent);
+  elements.previewButton.title = note;
+  elements.sendButton.title = note;
+}
+
+/** The listed session the page targets, if it is listed. */
+function targetSession(): SessionItem | undefined {
+  return state.sessions.find((session) => session.sessionId === state.target);
 }
 
 function setPreview(preview: PreviewState | undefined): void {
@@ -83,6 +94,7 @@ function showSessions(): void {
     select: (id) => void select(id),
     copy: (session) => void copyMention(session.mention ?? '', session.title ?? session.sessionId),
   });
+  markAgents(elements.sessions, state.sessions);
 }
 
 async function copyMention(mention: string, label: string): Promise<void> {
@@ -116,13 +128,13 @@ async function loadSessions(): Promise<void> {
   }
 }
 
-/** The target in the address when it is listed, else the newest readable session. */
+/** The target in the address when it is listed, else the newest readable dsh session (else the newest readable one). */
 function firstTarget(): string | undefined {
   const readable = state.sessions.filter((session) => !session.readError);
   const wanted = targetInAddress();
   if (wanted !== undefined && readable.some((session) => session.sessionId === wanted)) return wanted;
-  // The server lists the newest first.
-  return readable[0]?.sessionId;
+  // The server lists the newest first; a dsh session before another agent's, which cannot be written to.
+  return (readable.find(isWritable) ?? readable[0])?.sessionId;
 }
 
 async function select(id: string): Promise<void> {

@@ -20,6 +20,10 @@ export default defineConfig({
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     testTimeout: 60_000,
+    // Node 22 warns once per process that node:sqlite is experimental; the suites that load it (the
+    // search index, OpenCode's store) would print that into every run. Only the test workers are
+    // quieted: the CLI the suites spawn keeps its own filter, which they check by its empty stderr.
+    execArgv: ['--disable-warning=ExperimentalWarning'],
     // Browser suites poll the page; on a loaded 2-core machine a page can take seconds to settle.
     expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,

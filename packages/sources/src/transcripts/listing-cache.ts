@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core';
@@ -64,7 +64,8 @@ export function listingCache(file: string, identity: CacheIdentity): ListingCach
   return {
     load() {
       const entries = new Map<string, ListingEntry>();
-      if (!privateDirectory(dirname(file))) return { entries, current: false };
+      // A directory others may write into could hold a planted file: nothing there is believed.
+      if (directoryProblem(dirname(file)) !== undefined) return { entries, current: false };
       try {
         const bytes = readRegularFile(file, MAX_CACHE_BYTES);
         return bytes === undefined ? { entries, current: false } : parseCache(bytes.toString('utf8'), identity);
@@ -79,8 +80,8 @@ export function listingCache(file: string, identity: CacheIdentity): ListingCach
         if (stored !== undefined) saved[path] = stored;
       }
       const document: CacheDocument = { version: CACHE_VERSION, reader: readerStamp(), source: identity.source, home: identity.home, entries: saved };
-      // Only where the next load would trust it: a directory others may write into could hold a planted file.
-      if (document.reader !== undefined && privateDirectory(dirname(file), true)) replaceFileAtomically(file, Buffer.from(JSON.stringify(document)));
+      // replaceFileAtomically writes only where the next load would trust the file (a private directory of this user's).
+      if (document.reader !== undefined) replaceFileAtomically(file, Buffer.from(JSON.stringify(document)));
     },
   };
 }
@@ -150,16 +151,6 @@ function listingEntry(value: unknown): ListingEntry | undefined {
     ...known,
     facts: { createdAt, ...(sessionCwd === undefined ? {} : { cwd: sessionCwd }), ...(title === undefined ? {} : { title }), ...(offered === undefined ? {} : { offered }) },
   };
-}
-
-/**
- * Whether `directory` may hold a cache this process trusts: a directory of
- * this user's that no one else can write into (or, with `absentIsFine`, none
- * yet: the save creates it private).
- */
-function privateDirectory(directory: string, absentIsFine = false): boolean {
-  if (absentIsFine && !existsSync(directory)) return true;
-  return directoryProblem(directory) === undefined;
 }
 
 /** Module files of this package that a stamp covers, at most: it has a few dozen, some hundred kilobytes. */

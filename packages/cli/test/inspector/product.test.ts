@@ -228,6 +228,12 @@ describe('limits before errors', () => {
     await expect(notice.getAttribute('title')).resolves.toBe(
       'This message already references 3 sessions, the most one message may carry (maxReferences = 3). Remove a reference to add another session.',
     );
+    // A calm line, not an alarm: its own case, one line high, no coloured block.
+    const look = await notice.evaluate((node) => {
+      const style = getComputedStyle(node);
+      return { transform: style.textTransform, lines: node.getBoundingClientRect().height / parseFloat(style.lineHeight), background: style.backgroundColor };
+    });
+    expect(look).toEqual({ transform: 'none', lines: expect.closeTo(1, 0) as unknown, background: 'rgba(0, 0, 0, 0)' });
     // Only the three cited sessions remain on offer (citing one again adds no session).
     const offered = await page.locator('#menu .menu-item').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session-id')).sort());
     expect(offered).toEqual(['billing-schema', 'flaky-ci', 'release-notes']);

@@ -140,6 +140,7 @@ function firstTarget(): string | undefined {
 async function select(id: string): Promise<void> {
   state.target = id;
   keepTargetInAddress(id);
+  composer.keepDraftFor(id);
   showSessionsPanel(false);
   setPreview(undefined);
   showSessions();

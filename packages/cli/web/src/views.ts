@@ -15,8 +15,11 @@ export function renderSessions(list: HTMLElement, sessions: readonly SessionItem
     return;
   }
   moveWithArrows(list);
+  // Drawn again when the root changes: the keyboard stays on the session it was on.
+  const focused = list.contains(document.activeElement) ? document.activeElement?.closest('.session-item')?.querySelector('.session')?.getAttribute('data-session-id') : null;
   // In the server's order: newest first, the unreadable last.
   list.replaceChildren(...sessions.map((session) => sessionRow(session, session.sessionId === target, actions)));
+  if (focused) list.querySelector<HTMLElement>(`.session[data-session-id="${CSS.escape(focused)}"]`)?.focus();
 }
 
 function sessionRow(session: SessionItem, active: boolean, actions: SessionActions): HTMLElement {

@@ -43,11 +43,12 @@ class ConversationView {
   private readonly before = h('div', { class: 'conversation-spacer', 'aria-hidden': 'true' });
   private readonly after = h('div', { class: 'conversation-spacer', 'aria-hidden': 'true' });
   private scheduled = false;
-  /** A drawn message changed height (a details row opened, the window resized). */
+  /** A drawn message changed height (a details row opened, the window resized), or the view itself did (the preview's sheet). */
   private readonly resized = new ResizeObserver(() => this.schedule());
 
   constructor(private readonly section: HTMLElement) {
     section.addEventListener('scroll', () => this.schedule(), { passive: true });
+    this.resized.observe(section);
   }
 
   show(conversation: MessagesResponse | undefined): void {
@@ -75,7 +76,7 @@ class ConversationView {
   }
 
   private clear(): void {
-    this.resized.disconnect();
+    for (const element of this.drawn.values()) this.resized.unobserve(element);
     this.drawn.clear();
     this.messages = [];
     this.heights = [];

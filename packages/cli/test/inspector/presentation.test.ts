@@ -98,8 +98,9 @@ describe('a long session', () => {
     await expect(page.locator('#conversation .message').last().isVisible()).resolves.toBe(true);
     expect(await conversationElements(page)).toBeLessThan(600);
 
-    // Home: the first message, still a bounded window.
-    await page.locator('#conversation').evaluate((section) => (section.scrollTop = 0));
+    // Home, by keyboard: the first message, still a bounded window.
+    await page.locator('#conversation').focus();
+    await page.keyboard.press('Home');
     await expect.poll(async () => (await drawnSeqs(page))[0]).toBeLessThanOrEqual(2);
     await expect.poll(() => page.locator('#conversation .message.user').first().textContent()).toContain('Note 1: ');
     expect(await conversationElements(page)).toBeLessThan(600);

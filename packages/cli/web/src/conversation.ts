@@ -49,6 +49,17 @@ class ConversationView {
   constructor(private readonly section: HTMLElement) {
     section.addEventListener('scroll', () => this.schedule(), { passive: true });
     this.resized.observe(section);
+    // Home and End go to the true ends at once: the browser's own (animated) jump aims at a height the undrawn
+    // messages' estimates still make up, and would stop short of the end once they are measured on the way.
+    section.addEventListener('keydown', (event) => {
+      if (event.target !== section || this.messages.length === 0 || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      if (event.key === 'End') this.scrollToEnd();
+      else if (event.key === 'Home') {
+        section.scrollTop = 0;
+        this.update();
+      } else return;
+      event.preventDefault();
+    });
   }
 
   show(conversation: MessagesResponse | undefined): void {

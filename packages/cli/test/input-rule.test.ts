@@ -10,7 +10,7 @@ import { MAX_TITLE_LENGTH } from '@sessref/core';
 import { Engine } from '../src/engine/engine.js';
 import type { ApiError, NewSessionResponse } from '../src/server/protocol.js';
 import { startServer, type RunningServer } from '../src/server/server.js';
-import { httpRequest, json as replyJson, type Reply } from './inspector/fixture.js';
+import { json as replyJson, postJson, type Reply } from './inspector/fixture.js';
 import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, sessref } from './support.js';
 
 const TOO_LONG = 'x'.repeat(MAX_TITLE_LENGTH + 1);
@@ -75,8 +75,7 @@ describe('the inspector API', () => {
     await engine?.close();
   });
 
-  const post = (path: string, body: unknown): Promise<Reply> =>
-    httpRequest(server.port, { path, method: 'POST', headers: { 'x-sessref-token': server.token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown): Promise<Reply> => postJson(server, path, body);
   const code = (reply: Reply) => replyJson<ApiError>(reply).error.code;
 
   it('names a session created with a blank or no title untitled, as `sessref new` does', async () => {

@@ -121,7 +121,7 @@ export class ChangeFeed {
 }
 
 /** The ids whose stamp appeared, changed or went between two walks, sorted. */
-export function changedIds(before: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): string[] {
+function changedIds(before: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): string[] {
   const changed = new Set<string>();
   for (const [id, stamp] of now) if (before.get(id) !== stamp) changed.add(id);
   for (const id of before.keys()) if (!now.has(id)) changed.add(id);

@@ -8,15 +8,15 @@
  * preview frames it exactly as a dsh source (Chromium against the real server).
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.js';
 import type { ApiError, CandidatesResponse, MessagesResponse, SessionsResponse } from '../../src/server/protocol.js';
-import { startServer, type RunningServer } from '../../src/server/server.js';
+import type { RunningServer } from '../../src/server/server.js';
 import { hashTree } from '../support.js';
-import { TARGET, buildWeb, cite, httpRequest, json, launchBrowser, openPage, removeDir, seedRoot, tempDir, type Browser, type Reply } from './fixture.js';
+import { TARGET, cite, httpRequest, json, openPage, postJson, removeDir, startPageRig, tempDir, type Browser, type PageRig, type Reply } from './fixture.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../../../shared/cross-harness-samples/', import.meta.url));
 const CLAUDE_ID = 'claude-code:ae4a77f8-aedd-4bc1-888f-c94edc91af04';
@@ -25,48 +25,51 @@ const GEMINI_ID = 'gemini-cli:session-2026-01-16T18-34-3739ef95';
 /** The agents' folder variables, which would send the readers elsewhere than the temporary HOME. */
 const AGENT_VARIABLES = ['HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_DATA_HOME'] as const;
 
-let root: string;
+/** Where each sample goes in the home: the agent's default location. */
+const PLACES: readonly (readonly [sample: string, ...path: string[]])[] = [
+  [`claude-code/spotter/${CLAUDE_ID.slice('claude-code:'.length)}.jsonl`, '.claude', 'projects', '-work-app', `${CLAUDE_ID.slice('claude-code:'.length)}.jsonl`],
+  ['codex/agent-sessions/large.jsonl', '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID.slice('codex:'.length)}.jsonl`],
+  ['gemini-cli/agent-sessions/small.json', '.gemini', 'tmp', 'app', 'chats', `${GEMINI_ID.slice('gemini-cli:'.length)}.json`],
+];
+
 let home: string;
-let webRoot: string;
+let rig: PageRig;
 let engine: Engine;
 let server: RunningServer;
 let browser: Browser;
 
-beforeAll(async () => {
-  [root, home, webRoot] = await Promise.all([tempDir('agents-root'), tempDir('agents-home'), tempDir('agents-web')]);
-  const place = (sample: string, ...path: string[]) => {
-    mkdirSync(join(home, ...path.slice(0, -1)), { recursive: true });
-    copyFileSync(join(SAMPLES, sample), join(home, ...path));
-  };
-  place(`claude-code/spotter/${CLAUDE_ID.slice('claude-code:'.length)}.jsonl`, '.claude', 'projects', '-work-app', `${CLAUDE_ID.slice('claude-code:'.length)}.jsonl`);
-  place('codex/agent-sessions/large.jsonl', '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID.slice('codex:'.length)}.jsonl`);
-  place('gemini-cli/agent-sessions/small.json', '.gemini', 'tmp', 'app', 'chats', `${GEMINI_ID.slice('gemini-cli:'.length)}.json`);
-  await Promise.all([seedRoot(root), buildWeb(webRoot)]);
-  // The resolver finds the agents' homes from the environment when it boots: this temporary home only.
+/** An engine reading every agent's home, booted with HOME at the temporary home and none of the agents' own folder variables. */
+async function openWithAgents(root: string): Promise<Engine> {
   const saved = Object.fromEntries(AGENT_VARIABLES.map((name) => [name, process.env[name]]));
   for (const name of AGENT_VARIABLES) delete process.env[name];
   process.env.HOME = home;
   try {
-    engine = await Engine.open({ root, sources: ['claude-code', 'codex', 'gemini-cli', 'opencode'] });
+    return await Engine.open({ root, sources: ['claude-code', 'codex', 'gemini-cli', 'opencode'] });
   } finally {
     for (const name of AGENT_VARIABLES) {
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];
     }
   }
-  server = await startServer(engine, { webRoot });
-  browser = await launchBrowser();
+}
+
+beforeAll(async () => {
+  home = await tempDir('agents-home');
+  for (const [sample, ...path] of PLACES) {
+    const file = join(home, ...path);
+    mkdirSync(dirname(file), { recursive: true });
+    copyFileSync(join(SAMPLES, sample), file);
+  }
+  rig = await startPageRig('agents', openWithAgents);
+  ({ engine, server, browser } = rig);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await engine?.close();
-  await Promise.all([root, home, webRoot].map(removeDir));
+  await rig?.close();
+  await removeDir(home);
 });
 
-const post = (path: string, body: unknown): Promise<Reply> =>
-  httpRequest(server.port, { path, method: 'POST', headers: { 'x-sessref-token': server.token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown): Promise<Reply> => postJson(server, path, body);
 
 describe("the API over other agents' sessions", () => {
   it('lists each with its source and agent after the dsh sessions, which carry neither agent', async () => {

@@ -12,6 +12,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { expect } from 'vitest';
 import { DEMO_SESSIONS, bootHost, writeDemoSessions } from '@sessref/host';
+import type { Engine } from '../../src/engine/engine.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
 
 export const WEBAPP = '/home/dev/webapp';
 export const TARGET = 'checkout-redesign';
@@ -140,4 +142,40 @@ export function httpRequest(port: number, options: RequestOptions = {}): Promise
 
 export function json<T = unknown>(reply: Reply): T {
   return JSON.parse(reply.text) as T;
+}
+
+/** A page test's world: a seeded root, the built page, an engine over the root, the server over it, and Chromium. */
+export interface PageRig {
+  root: string;
+  engine: Engine;
+  server: RunningServer;
+  browser: Browser;
+  /** Close the browser, the server and the engine, and remove the root and the built page. */
+  close(): Promise<void>;
+}
+
+/** Seed a root, build the page, open an engine on the root with `open` and serve it to a fresh Chromium. */
+export async function startPageRig(prefix: string, open: (root: string) => Promise<Engine>): Promise<PageRig> {
+  const [root, webRoot] = await Promise.all([tempDir(`${prefix}-root`), tempDir(`${prefix}-web`)]);
+  await Promise.all([seedRoot(root), buildWeb(webRoot)]);
+  const engine = await open(root);
+  const server = await startServer(engine, { webRoot });
+  const browser = await launchBrowser();
+  return {
+    root,
+    engine,
+    server,
+    browser,
+    async close() {
+      await browser.close();
+      await server.close();
+      await engine.close();
+      await Promise.all([removeDir(root), removeDir(webRoot)]);
+    },
+  };
+}
+
+/** A JSON POST to one of `server`'s API routes, with its token. */
+export function postJson(server: RunningServer, path: string, body: unknown): Promise<Reply> {
+  return httpRequest(server.port, { path, method: 'POST', headers: { 'x-sessref-token': server.token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }

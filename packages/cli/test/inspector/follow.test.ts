@@ -12,31 +12,22 @@ import { Engine } from '../../src/engine/engine.js';
 import type { ChangeEvent } from '../../src/server/protocol.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { ok, requireBuild } from '../support.js';
-import { TARGET, buildWeb, launchBrowser, openPage, removeDir, seedRoot, tempDir, type Browser } from './fixture.js';
+import { TARGET, openPage, startPageRig, type Browser, type PageRig } from './fixture.js';
 
+let rig: PageRig;
 let root: string;
-let webRoot: string;
 let engine: Engine;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
   requireBuild();
-  [root, webRoot] = await Promise.all([tempDir('follow-root'), tempDir('follow-web')]);
-  await Promise.all([seedRoot(root), buildWeb(webRoot)]);
   // As `sessref serve` opens it: the title index follows the root through file-system events.
-  engine = await Engine.open({ root, watchLogs: true });
-  server = await startServer(engine, { webRoot });
-  browser = await launchBrowser();
+  rig = await startPageRig('follow', (at) => Engine.open({ root: at, watchLogs: true }));
+  ({ root, engine, server, browser } = rig);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await engine?.close();
-  await removeDir(root);
-  await removeDir(webRoot);
-});
+afterAll(() => rig?.close());
 
 const draftText = (page: Page) => page.locator('#draft').evaluate((draft) => draft.textContent);
 
@@ -89,7 +80,7 @@ async function listen(target: RunningServer): Promise<{ status: number; events: 
 
 describe('GET /api/events', () => {
   it('answers a first event at once, then the ids of each change; refuses a listener over the bound; ends every stream when the server closes', async () => {
-    const small = await startServer(engine, { webRoot, events: { pollMs: 50, maxListeners: 1 } });
+    const small = await startServer(engine, { events: { pollMs: 50, maxListeners: 1 } });
     try {
       const first = await listen(small);
       expect(first.status).toBe(200);

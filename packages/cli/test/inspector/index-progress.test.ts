@@ -32,17 +32,7 @@ let release: () => void = () => {};
 
 beforeAll(async () => {
   [root, cache, webRoot] = await Promise.all([tempDir('progress-root'), tempDir('progress-cache'), tempDir('progress-web')]);
-  const writer = await createHost({ root, invariants: false });
-  try {
-    for (let index = 0; index < SESSIONS; index += 1) {
-      const session = createSession(writer, { id: `s${index}`, cwd: '/work/app', createdAt: 1_000 + index });
-      appendExchange(session, { user: `Topic ${index}: the heron plan.`, assistant: `Noted topic ${index}.` });
-      setTitle(session, `Session ${index}`);
-      await writer.flush(session);
-    }
-  } finally {
-    await writer.dispose();
-  }
+  await writeTopics(root);
   await buildWeb(webRoot);
   engine = await openEngineOnHost({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'search.sqlite') });
   const query = hostOf(engine).get('sessionQuery')!;
@@ -64,6 +54,22 @@ afterAll(async () => {
   await engine?.close();
   await Promise.all([root, cache, webRoot].map(removeDir));
 });
+
+/** {@link SESSIONS} small sessions, each a titled exchange about a heron, through the real host. */
+async function writeTopics(at: string): Promise<void> {
+  const host = await createHost({ root: at, invariants: false });
+  const write = async (topic: number) => {
+    const session = createSession(host, { id: `topic-${topic}`, createdAt: 5_000 + topic });
+    appendExchange(session, { user: `Topic ${topic}: the heron plan.`, assistant: `Noted topic ${topic}.` });
+    setTitle(session, `Topic ${topic}`);
+    await host.flush(session);
+  };
+  try {
+    for (const topic of Array.from({ length: SESSIONS }, (_, index) => index)) await write(topic);
+  } finally {
+    await host.dispose();
+  }
+}
 
 const status = async () => json<IndexStatus>(await httpRequest(server.port, { path: '/api/index', headers: { 'x-sessref-token': server.token } }));
 

@@ -206,6 +206,16 @@ describe('quiet notices', () => {
     await page.close();
   });
 
+  it('a tab holding an earlier launch\'s token says how to get in, instead of an empty app', async () => {
+    const { page } = await open();
+    await page.evaluate(() => sessionStorage.setItem('sessref-token', '0'.repeat(64)));
+    await page.reload();
+    await expect.poll(() => page.locator('h1').textContent()).toContain('launch link');
+    await expect(page.locator('#sessions').count()).resolves.toBe(0);
+    await expect(page.locator('#toast').isHidden()).resolves.toBe(true);
+    await page.close();
+  });
+
   it('puts the target it lands on in the address', async () => {
     const { page } = await open();
     const newest = (await engine.sessions()).find((session) => session.title !== undefined)?.sessionId;

@@ -16,9 +16,17 @@
  * root). Transient `*.tmp` files dsh stages beside a log, and lock files, are
  * not logs and are ignored.
  */
-import { readdirSync, type Dirent } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, flatLogSessionId, logFileName, parseLogFileName } from '@sessref/dsh/jsonl-root';
+import {
+  DEFAULT_LOG_FILE_NAME,
+  decodeSessionDirectory,
+  flatLogSessionId,
+  logFileName,
+  parseLogFileName,
+  readEntries,
+  type ListDirectory,
+} from '@sessref/dsh/jsonl-root';
 
 /** What sessref reads, as the refusals say it. */
 const SUPPORTED_FORMAT = `dsh logs, <project>/<session>/${DEFAULT_LOG_FILE_NAME} to ${logFileName('zstd', 4)} (zstd, log formats v0-v4)`;
@@ -44,15 +52,18 @@ interface Findings {
   flat?: string;
 }
 
-/** Throw a {@link RootFormatError} when the root holds a shape sessref does not read. */
-export function assertSupportedRoot(root: string): void {
+/**
+ * Throw a {@link RootFormatError} when the root holds a shape sessref does not read.
+ * `list` lists a directory (a reader that checks often passes a cached one).
+ */
+export function assertSupportedRoot(root: string, list: ListDirectory = readEntries): void {
   const findings: Findings = {};
-  for (const project of entries(root)) {
+  for (const project of list(root)) {
     if (isLogFile(project)) findings.flat ??= project.name;
     if (!project.isDirectory()) continue;
-    for (const session of entries(join(root, project.name))) {
+    for (const session of list(join(root, project.name))) {
       if (isLogFile(session)) findings.flat ??= join(project.name, session.name);
-      if (session.isDirectory()) inspectSessionDirectory(root, join(project.name, session.name), findings);
+      if (session.isDirectory()) inspectSessionDirectory(join(root, project.name, session.name), join(project.name, session.name), findings, list);
     }
   }
   const error = refusal(findings);
@@ -60,13 +71,13 @@ export function assertSupportedRoot(root: string): void {
 }
 
 /** The same check for one session: cheap enough for every read of a long-lived process. */
-export function assertSupportedSession(root: string, sessionId: string): void {
+export function assertSupportedSession(root: string, sessionId: string, list: ListDirectory = readEntries): void {
   const findings: Findings = {};
-  for (const project of entries(root)) {
+  for (const project of list(root)) {
     if (!project.isDirectory()) continue;
-    for (const session of entries(join(root, project.name))) {
+    for (const session of list(join(root, project.name))) {
       if (session.isDirectory() && decodeSessionDirectory(session.name) === sessionId) {
-        inspectSessionDirectory(root, join(project.name, session.name), findings);
+        inspectSessionDirectory(join(root, project.name, session.name), join(project.name, session.name), findings, list);
       } else if (!session.isDirectory() && flatLogSessionId(session.name) === sessionId) {
         findings.flat ??= join(project.name, session.name);
       }
@@ -76,8 +87,9 @@ export function assertSupportedSession(root: string, sessionId: string): void {
   if (error !== undefined) throw error;
 }
 
-function inspectSessionDirectory(root: string, directory: string, findings: Findings): void {
-  for (const file of entries(join(root, directory))) {
+/** Look into the session directory at `path` (`directory` relative to the root, as a refusal names it). */
+function inspectSessionDirectory(path: string, directory: string, findings: Findings, list: ListDirectory): void {
+  for (const file of list(path)) {
     if (file.isDirectory()) continue;
     if (parseLogFileName(file.name)?.compression === 'none') findings.uncompressed ??= join(directory, file.name);
   }
@@ -105,13 +117,4 @@ function refusal(findings: Findings): RootFormatError | undefined {
 
 function isLogFile(entry: Dirent): boolean {
   return !entry.isDirectory() && flatLogSessionId(entry.name) !== undefined;
-}
-
-/** A directory's entries; none when it cannot be listed (the backend reports that in its own words). */
-function entries(path: string): Dirent[] {
-  try {
-    return readdirSync(path, { withFileTypes: true });
-  } catch {
-    return [];
-  }
 }

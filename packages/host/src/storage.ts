@@ -3,6 +3,7 @@ import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { SessionFormatUnsupportedError, SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { readRevision, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type Compression, type FileRevision, type SessionLog } from '@sessref/dsh/jsonl-root';
+import { DirectoryListings } from './directory-listings.js';
 import { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
 import { readSessionLog } from './generations/read-session-log.js';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
@@ -36,7 +37,7 @@ interface ListedEntry {
  * reads, and reading every log generation. dsh 0.1.0-rc.8 treats an
  * incomplete final frame as a crash to repair on resume, skips a log whose
  * header frame is incomplete when listing, stops listing at a damaged header
- * without naming its file, and reads only generation 0 (`session.jsonl.zstd`),
+ * without naming its file, and reads only generation 0 (the rc.8 log name),
  * even where a later dsh wrote a newer generation beside it. sessref reads
  * each session's current log (its highest generation, see
  * `@sessref/dsh/jsonl-root`): generation 0 through the backend, later ones
@@ -55,6 +56,12 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   private listed = new Map<string, { revision: FileRevision | undefined; entry: ListedEntry | null }>();
   /** The last probe of each log, valid while the log keeps the file revision it was probed at. */
   private probes = new Map<string, { revision: FileRevision | undefined; problem: LogProblem | undefined }>();
+  /**
+   * The root's directories as last listed, kept by their revisions: each read below checks the
+   * session's shape and finds its logs, and a listing of the root and of every project directory
+   * per read would cost a long-lived process more than the read.
+   */
+  protected readonly listings = new DirectoryListings();
 
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
     return this.listReadable(() => super.list(signal), (stored) => stored.meta, signal);
@@ -86,22 +93,22 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   // prepared sessions while their log's revision holds, and a newer generation written beside the
   // log changes nothing of it, so the superseded log would be served again.
   override async inspect(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['inspect']> {
-    assertSupportedSession(this.config.root, id);
+    this.assertSupported(id);
     return super.inspect(id, signal);
   }
 
   override async prepare(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['prepare']> {
-    assertSupportedSession(this.config.root, id);
+    this.assertSupported(id);
     return super.prepare(id, signal);
   }
 
   override async readFrom(id: SessionId, fromSeq: number, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readFrom']> {
-    assertSupportedSession(this.config.root, id);
+    this.assertSupported(id);
     return super.readFrom(id, fromSeq, signal);
   }
 
   override async readStoredRevision(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readStoredRevision']> {
-    assertSupportedSession(this.config.root, id);
+    this.assertSupported(id);
     const newer = this.newerGeneration(id);
     if (newer === undefined) return super.readStoredRevision(id, signal);
     const revision = readRevision(newer.path);
@@ -109,7 +116,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   }
 
   override async readRaw(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readRaw']> {
-    assertSupportedSession(this.config.root, id);
+    this.assertSupported(id);
     const newer = this.newerGeneration(id);
     if (newer !== undefined) {
       throw new SessionLogError(id, 'SESSION_LOG_UNSUPPORTED', `log ${this.relative(newer.path)} is generation v${newer.generation}: sessref reads its conversation, not its raw text`);
@@ -118,7 +125,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   }
 
   override async loadStored(id: SessionId, signal?: AbortSignal): Promise<Stored> {
-    assertSupportedSession(this.config.root, id);
+    this.assertSupported(id);
     // Every file the backend would open for this id (one per project directory it looks in).
     const logs = this.candidateLogs(id);
     if (logs.length > 1) throw this.duplicated(id, logs);
@@ -164,7 +171,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     fromStored: (stored: Pick<NonNullable<Stored>, 'meta' | 'revision'>) => T,
     signal?: AbortSignal,
   ): Promise<T[]> {
-    assertSupportedRoot(this.config.root);
+    assertSupportedRoot(this.config.root, this.listings.list);
     const files = this.logFiles();
     // The ids of the logs the backend must not open (see log-probe.ts): its lookup of such an id would open them.
     // An id with a log in two project directories too: dsh's listing fails whole on one (see duplicated()).
@@ -288,9 +295,14 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return new SessionLogError(id, problem.code, `log ${this.relative(path)} ${problem.reason}`);
   }
 
+  /** Refuse a session whose directory holds a shape sessref does not read (see root-shape.ts). */
+  private assertSupported(id: string): void {
+    assertSupportedSession(this.config.root, id, this.listings.list);
+  }
+
   /** The log of `id` in each project directory, where there is something at that path (the backend's lookup, without opening anything). */
   private candidateLogs(id: string): LogFile[] {
-    return sessionLogsOf(this.config.root, id, this.logCompression);
+    return sessionLogsOf(this.config.root, id, this.logCompression, this.listings.list);
   }
 
   private unsupported(id: string, error: SessionFormatUnsupportedError): SessionLogError {
@@ -311,7 +323,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   /** Every session's log under the root, in listing order. */
   private logFiles(): LogFile[] {
-    return sessionLogs(this.config.root, this.logCompression);
+    return sessionLogs(this.config.root, this.logCompression, this.listings.list);
   }
 
   protected get logCompression(): Compression {

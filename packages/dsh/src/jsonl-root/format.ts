@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -88,24 +88,32 @@ export function flatLogSessionId(name: string): string | undefined {
   return FLAT_LOG.test(name) ? decodeSessionDirectory(name.replace(FLAT_LOG, '')) : undefined;
 }
 
-/** Names of the subdirectories of `path` (symbolic links excluded); none when it cannot be listed. */
-export function listSubdirectories(path: string): string[] {
+/**
+ * How the lookups below list a directory: its entries, none when it cannot
+ * be listed. A long-lived reader passes one that answers from a cache kept
+ * by the directories' revisions (`@sessref/host`'s `DirectoryListings`).
+ */
+export type ListDirectory = (path: string) => readonly Dirent[];
+
+/** {@link ListDirectory} straight from the file system. */
+export function readEntries(path: string): Dirent[] {
   try {
-    return readdirSync(path, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
+    return readdirSync(path, { withFileTypes: true });
   } catch {
     return [];
   }
 }
 
+/** Names of the subdirectories of `path` (symbolic links excluded); none when it cannot be listed. */
+export function listSubdirectories(path: string, list: ListDirectory = readEntries): string[] {
+  return list(path)
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+}
+
 /** Names of the entries of `path`; none when it cannot be listed. */
-export function listNames(path: string): string[] {
-  try {
-    return readdirSync(path);
-  } catch {
-    return [];
-  }
+export function listNames(path: string, list: ListDirectory = readEntries): string[] {
+  return list(path).map((entry) => entry.name);
 }
 
 /** One session directory of a root and its current log. */
@@ -121,18 +129,18 @@ export interface SessionLog extends CurrentLog {
 }
 
 /** The session directory `<root>/<project>/<directory>` and its current log; `undefined` when it holds none. */
-export function sessionLogAt(root: string, project: string, directory: string, compression: Compression = 'zstd'): SessionLog | undefined {
+export function sessionLogAt(root: string, project: string, directory: string, compression: Compression = 'zstd', list: ListDirectory = readEntries): SessionLog | undefined {
   const path = join(root, project, directory);
-  const current = currentLogOf(listNames(path), compression);
+  const current = currentLogOf(listNames(path, list), compression);
   return current && { ...current, sessionId: decodeSessionDirectory(directory), project, directory, path: join(path, current.fileName) };
 }
 
 /** Every session directory under `root` that holds a log, in listing order. */
-export function sessionLogs(root: string, compression: Compression = 'zstd'): SessionLog[] {
+export function sessionLogs(root: string, compression: Compression = 'zstd', list: ListDirectory = readEntries): SessionLog[] {
   const logs: SessionLog[] = [];
-  for (const project of listSubdirectories(root)) {
-    for (const directory of listSubdirectories(join(root, project))) {
-      const log = sessionLogAt(root, project, directory, compression);
+  for (const project of listSubdirectories(root, list)) {
+    for (const directory of listSubdirectories(join(root, project), list)) {
+      const log = sessionLogAt(root, project, directory, compression, list);
       if (log !== undefined) logs.push(log);
     }
   }
@@ -140,10 +148,10 @@ export function sessionLogs(root: string, compression: Compression = 'zstd'): Se
 }
 
 /** The logs of session `sessionId`, one per project directory that has its directory. */
-export function sessionLogsOf(root: string, sessionId: string, compression: Compression = 'zstd'): SessionLog[] {
+export function sessionLogsOf(root: string, sessionId: string, compression: Compression = 'zstd', list: ListDirectory = readEntries): SessionLog[] {
   const directory = encodeSessionDirectory(sessionId);
   if (directory === undefined) return [];
-  return listSubdirectories(root).flatMap((project) => sessionLogAt(root, project, directory, compression) ?? []);
+  return listSubdirectories(root, list).flatMap((project) => sessionLogAt(root, project, directory, compression, list) ?? []);
 }
 
 /** The lock files beside a session's log: the one dsh holds and the one sessref holds. */

@@ -17,12 +17,14 @@ export {
   isOtherCompressionLog,
   listNames,
   listSubdirectories,
+  readEntries,
   lockFilesBeside,
   logFileName,
   parseLogFileName,
   sessionLogs,
   sessionLogsOf,
   type Compression,
+  type ListDirectory,
   type SessionLog,
 } from './format.js';
 export {

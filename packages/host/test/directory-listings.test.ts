@@ -1,0 +1,128 @@
+/**
+ * The strict persistence checks a session's directory and finds its logs on
+ * every read. It answers those from listings kept by the directories'
+ * revisions: a read of an unchanged root lists no directory, and a change to
+ * any directory (the root, a project directory, a session directory) is seen
+ * by the next read.
+ */
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Context } from '@deepseek-ai/cordis';
+import { SessionId } from '@deepseek-ai/dsh-session';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sessionLogs } from '@sessref/dsh/jsonl-root';
+import { CheckedJsonlPersistence, bootLayers, pluginLayer, sessionServices } from '@sessref/host';
+import { DirectoryListings } from '../src/directory-listings.js';
+import { appendExchange, createHost, createSession } from '@sessref/test-support';
+
+const temps: string[] = [];
+afterAll(() => temps.forEach((path) => rmSync(path, { recursive: true, force: true })));
+
+/** Longer than this machine's file-system timestamp step, short enough to wait for. */
+const SETTLED_MS = 50;
+
+/** The strict persistence with listings that settle after {@link SETTLED_MS}, and how many directories it has listed. */
+class Counted extends CheckedJsonlPersistence {
+  protected override readonly listings = new DirectoryListings(SETTLED_MS);
+
+  get directoryReads(): number {
+    return this.listings.reads;
+  }
+}
+
+/** A root of two sessions in one project directory, written by dsh's own persistence, and a host reading it through {@link Counted}. */
+async function rootAndReader(): Promise<{ root: string; persistence: Counted; ctx: Context }> {
+  const root = join(mkdtempSync(join(tmpdir(), 'sessref-listings-')), 'sessions');
+  temps.push(root);
+  const writer = await createHost({ root, invariants: false, writeBatchMaxDelayMs: 1 });
+  try {
+    for (const id of ['kept', 'other']) {
+      const session = createSession(writer, { id, cwd: '/work/app', createdAt: 1_000 });
+      appendExchange(session, { user: `About ${id}.`, assistant: 'Noted.' });
+      await writer.flush(session);
+    }
+  } finally {
+    await writer.dispose();
+  }
+  const ctx = await bootLayers([sessionServices, pluginLayer('persistence', Counted, { root })]);
+  return { root, persistence: ctx.get('sessionPersistence') as Counted, ctx };
+}
+
+/** Directories listed by one `readStoredRevision` of `id` (its shape check and its log lookup). */
+async function readsOf(persistence: Counted, id: string): Promise<number> {
+  const before = persistence.directoryReads;
+  await persistence.readStoredRevision(SessionId(id));
+  return persistence.directoryReads - before;
+}
+
+describe('the strict persistence\'s directory listings', () => {
+  it('lists no directory for a read of an unchanged root once its directories have settled', async () => {
+    const { persistence, ctx } = await rootAndReader();
+    try {
+      await sleep(SETTLED_MS * 2);
+      expect(await readsOf(persistence, 'kept')).toBeGreaterThan(0);
+      expect(await readsOf(persistence, 'kept')).toBe(0);
+      // Another session of the same project directory needs its own session directory only.
+      expect(await readsOf(persistence, 'other')).toBe(1);
+      expect(await persistence.load(SessionId('kept'))).toBeDefined();
+    } finally {
+      await ctx.fiber.dispose();
+    }
+  });
+
+  it('sees a change to a session directory: a second log beside the session\'s own is refused', async () => {
+    const { root, persistence, ctx } = await rootAndReader();
+    try {
+      await sleep(SETTLED_MS * 2);
+      await persistence.readStoredRevision(SessionId('kept'));
+      const log = sessionLogs(root).find((found) => found.sessionId === 'kept')!;
+      writeFileSync(join(root, log.project, log.directory, 'session.jsonl'), '');
+      await expect(persistence.readStoredRevision(SessionId('kept'))).rejects.toMatchObject({ code: 'ROOT_UNCOMPRESSED' });
+    } finally {
+      await ctx.fiber.dispose();
+    }
+  });
+
+  it('sees a change to the root: a copy of the session under another project directory is refused as a duplicate', async () => {
+    const { root, persistence, ctx } = await rootAndReader();
+    try {
+      await sleep(SETTLED_MS * 2);
+      await persistence.readStoredRevision(SessionId('kept'));
+      await persistence.loadStored(SessionId('kept'));
+      const log = sessionLogs(root).find((found) => found.sessionId === 'kept')!;
+      cpSync(join(root, log.project, log.directory), join(root, 'another-project', log.directory), { recursive: true });
+      await expect(persistence.loadStored(SessionId('kept'))).rejects.toMatchObject({ code: 'SESSION_LOG_DUPLICATE' });
+    } finally {
+      await ctx.fiber.dispose();
+    }
+  });
+
+  it('sees a session directory removed from its project directory, and forgets it', async () => {
+    const { root, persistence, ctx } = await rootAndReader();
+    try {
+      await sleep(SETTLED_MS * 2);
+      expect((await persistence.listSnapshots()).map((snapshot) => snapshot.header.id).sort()).toEqual(['kept', 'other']);
+      const log = sessionLogs(root).find((found) => found.sessionId === 'other')!;
+      rmSync(join(root, log.project, log.directory), { recursive: true });
+      expect((await persistence.listSnapshots()).map((snapshot) => snapshot.header.id)).toEqual(['kept']);
+      expect(await persistence.readStoredRevision(SessionId('other'))).toBeUndefined();
+    } finally {
+      await ctx.fiber.dispose();
+    }
+  });
+
+  it('lists again, each time, a directory that changed too recently to trust its times', async () => {
+    const { persistence, ctx } = await rootAndReader();
+    try {
+      const listings = new DirectoryListings(60_000);
+      const root = persistence.config.root;
+      listings.list(root);
+      listings.list(root);
+      expect(listings.reads).toBe(2);
+    } finally {
+      await ctx.fiber.dispose();
+    }
+  });
+});

@@ -12,8 +12,9 @@ export interface ForeignWriter {
  * Processes other than this one that have one of `files` open for writing, or
  * hold a kernel lock (`flock`, `fcntl`) on one. dsh keeps no lock file of its
  * own, so this is how a dsh process caught writing a log is seen: its append
- * holds the log open for writing, and a dsh that locks a `session.lock` next
- * to the log holds that lock while the session is live.
+ * holds the log open for writing, and a dsh that locks its lock file next
+ * to the log (jsonl-root's `lockFilesBeside`) holds that lock while the
+ * session is live.
  *
  * Linux only, through `/proc`; elsewhere nothing is found. Processes of other
  * users are seen only when this process may read their `/proc` entries.

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SessionReferenceError, phraseTokens } from '@sessref/core';
+import { MARKERS, UNCARRIED_MARKERS, appendCompactedTurns, appendExchange, appendInjectedNote, appendToolTurn, createHost, createSession } from '@sessref/test-support';
 import { Engine } from '../../src/engine/engine.js';
 import type { ApiError, SearchResponse } from '../../src/server/protocol.js';
 import { MENU_SEARCH_LIMIT } from '../../src/server/api.js';
@@ -24,11 +25,27 @@ beforeAll(async () => {
   await writeFile(join(webRoot, 'index.html'), '<!doctype html><script type="module" src="/assets/app.js"></script>');
   await writeFile(join(webRoot, 'assets', 'app.js'), 'export {};\n');
   await seedRoot(root);
+  await writeMarkers(root);
   engine = await Engine.open({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'search.sqlite') });
   const hostile = await engine.create({ title: 'Hostile', cwd: WEBAPP });
   await engine.send(hostile, 'See <img src=x onerror=alert(1)> the lagmarker </mark> here');
   server = await startServer(engine, { webRoot });
 });
+
+/** One session holding each word of the shared marker corpus in its place (the compaction first, so the rest stays current). */
+async function writeMarkers(directory: string): Promise<void> {
+  const host = await createHost({ root: directory, invariants: false });
+  try {
+    const session = createSession(host, { id: 'markers', cwd: WEBAPP, createdAt: 1_000 });
+    appendCompactedTurns(session);
+    appendExchange(session, { user: `Where is the ${MARKERS.userText} module?`, assistant: `The ${MARKERS.assistantText} explains it.` });
+    appendToolTurn(session, { user: 'Look around.', assistant: 'Looked.' });
+    appendInjectedNote(session);
+    await host.flush(session);
+  } finally {
+    await host.dispose();
+  }
+}
 
 afterAll(async () => {
   await server?.close();
@@ -65,6 +82,13 @@ describe('POST /api/search', () => {
     expect(hits.length).toBeLessThanOrEqual(MENU_SEARCH_LIMIT);
     expect(json<SearchResponse>(await search({ target: TARGET, query: '' })).hits).toEqual([]);
     expect(json<SearchResponse>(await search({ target: TARGET, query: '  ** ' })).hits).toEqual([]);
+  });
+
+  it('finds the words a snapshot carries and never the ones it does not (the shared marker corpus)', async () => {
+    for (const word of [MARKERS.userText, MARKERS.assistantText, MARKERS.checkpoint]) {
+      expect(json<SearchResponse>(await search({ target: TARGET, query: word })).hits.map((hit) => hit.sessionId), word).toEqual(['markers']);
+    }
+    for (const [what, word] of UNCARRIED_MARKERS) expect(json<SearchResponse>(await search({ target: TARGET, query: word })).hits, what).toEqual([]);
   });
 
   it('carries a hostile snippet as plain data, with spans on the phrase only', async () => {

@@ -72,6 +72,8 @@ describe('the inspector over damaged logs', () => {
     // The header of flaky-ci is gone: only its id (from its directory) and why.
     expect(flagged['flaky-ci']).toEqual({
       sessionId: 'flaky-ci',
+      // The root's own session: no agent, so the page may write into it once it can be read.
+      source: 'dsh',
       live: false,
       persisted: true,
       readError: {

@@ -22,17 +22,21 @@ import {
   appendInjected,
   appendToolResult,
   appendUser,
-  compact,
+  appendCompactedTurns,
+  appendInjectedNote,
+  appendToolTurn,
   createSession,
   endTurn,
   makeAgent,
+  MARKERS,
+  UNCARRIED_MARKERS,
   runPreStep,
   setTitle,
   userPrompt,
   type Host,
   type HostOptions,
 } from '@sessref/test-support';
-import { expectReferenceError, loadOurs, stall, textOf, useScratch } from './support';
+import { expectReferenceError, loadOurs, stall, textOf, useScratch, worldOf } from './support';
 import { loadOracle } from './oracle';
 
 const scratch = useScratch();
@@ -49,34 +53,25 @@ async function writeCorpus(root: string): Promise<Host> {
   const writer = await scratch.host({ root });
   await loadOurs(writer);
   const user = createSession(writer, { id: 'user-text', cwd: '/proj', createdAt: 1 });
-  appendExchange(user, { user: 'Please look at the zebracrossing module.', assistant: 'Looking.' });
+  appendExchange(user, { user: `Please look at the ${MARKERS.userText} module.`, assistant: 'Looking.' });
   setTitle(user, 'Crossings');
 
   const assistant = createSession(writer, { id: 'assistant-text', cwd: '/proj', createdAt: 2 });
-  appendUser(assistant, 'What did you find?');
-  const { callIds } = appendAssistant(assistant, {
-    reasoning: 'Thinking about reasonmarker first.',
-    text: 'The quokkafactor explains the slowdown.',
-    toolCalls: [{ name: 'grep', arguments: { pattern: 'argumentmarker' } }],
-  });
-  appendToolResult(assistant, callIds[0]!, 'tooloutputmarker: 3 matches');
-  endTurn(assistant);
+  appendToolTurn(assistant, { user: 'What did you find?', assistant: `The ${MARKERS.assistantText} explains the slowdown.` });
 
   const checkpoint = createSession(writer, { id: 'checkpointed', createdAt: 3 });
-  appendExchange(checkpoint, { user: 'The shadowmarker plan was wrong.', assistant: 'Noted, shadowmarker dropped.' });
-  compact(checkpoint, 'Summary: we agreed on the narwhalplan instead.');
-  appendExchange(checkpoint, { user: 'Continue after the checkpoint.', assistant: 'Continuing.' });
+  appendCompactedTurns(checkpoint);
 
   const injected = createSession(writer, { id: 'injected', cwd: '/other', createdAt: 4 });
   appendUser(injected, 'Hello there.');
-  appendInjected(injected, 'Reminder: injectmarker is a plugin note.');
+  appendInjectedNote(injected);
   // Injected context that repeats a word the user also wrote: the user's message is the hit.
   appendInjected(injected, 'bothmarker bothmarker bothmarker in injected context');
   appendUser(injected, 'I said bothmarker once.');
   endTurn(injected);
 
   const source = createSession(writer, { id: 'snap-source', createdAt: 5 });
-  appendExchange(source, { user: 'Remember the snapmarker detail.', assistant: 'Remembered.' });
+  appendExchange(source, { user: `Remember the ${MARKERS.referencedSnapshot} detail.`, assistant: 'Remembered.' });
   setTitle(source, 'Snap source');
   const citing = createSession(writer, { id: 'citing', createdAt: 6 });
   const mention = formatSessionReferenceMention({ sessionId: 'snap-source', label: 'Snap source' });
@@ -99,10 +94,7 @@ async function writeCorpus(root: string): Promise<Host> {
  * `ctx.sessionQuery` without search unless `search` mounts dsh's backend.
  */
 async function searcher(root: string, config: Config = ON, search: HostOptions['search'] | null = null) {
-  const host = await scratch.host({ root, ...(search === null ? {} : { search }) });
-  const resolver = await loadOurs(host, config);
-  const agent = makeAgent(host, createSession(host, { id: 'target', cwd: '/proj', createdAt: 100 }));
-  return { host, resolver, agent };
+  return worldOf(await scratch.host({ root, ...(search === null ? {} : { search }) }), config);
 }
 
 /** The content blocks of a user or assistant message event. */
@@ -121,42 +113,36 @@ describe('what a content search finds', () => {
     await writeCorpus(root);
     const { host, resolver, agent } = await searcher(root);
 
-    const [user] = await resolver.searchContent(agent, 'zebracrossing');
+    const [user] = await resolver.searchContent(agent, MARKERS.userText);
     expect(user).toMatchObject({ sessionId: 'user-text', label: 'Crossings', cwd: '/proj', createdAt: 1, role: 'user', checkpoint: false });
     expect(user!.mention).toBe(formatSessionReferenceMention({ sessionId: 'user-text', label: 'Crossings' }));
     expect(user!.snippet).toBe('Please look at the zebracrossing module.');
-    expect(user!.ranges.map(([start, end]) => user!.snippet.slice(start, end))).toEqual(['zebracrossing']);
+    expect(user!.ranges.map(([start, end]) => user!.snippet.slice(start, end))).toEqual([MARKERS.userText]);
     expect(Object.keys(user!)).toEqual(['mention', 'sessionId', 'label', 'cwd', 'createdAt', 'seq', 'role', 'checkpoint', 'snippet', 'ranges']);
 
     const [assistant] = await resolver.searchContent(agent, 'QUOKKAFACTOR');
     expect(assistant).toMatchObject({ sessionId: 'assistant-text', label: 'assistant-text', role: 'assistant', checkpoint: false });
     expect(assistant!.snippet).toBe('The quokkafactor explains the slowdown.');
 
-    const [checkpoint] = await resolver.searchContent(agent, 'narwhalplan');
+    const [checkpoint] = await resolver.searchContent(agent, MARKERS.checkpoint);
     expect(checkpoint).toMatchObject({ sessionId: 'checkpointed', role: 'user', checkpoint: true });
     expect(checkpoint).not.toHaveProperty('cwd');
-    expect(checkpoint!.snippet).toContain('narwhalplan');
+    expect(checkpoint!.snippet).toContain(MARKERS.checkpoint);
 
     // Each hit names the message it found: the event at that seq has the text.
-    for (const [hit, word] of [[user!, 'zebracrossing'], [assistant!, 'quokkafactor'], [checkpoint!, 'narwhalplan']] as const) {
+    for (const [hit, word] of [[user!, MARKERS.userText], [assistant!, MARKERS.assistantText], [checkpoint!, MARKERS.checkpoint]] as const) {
       const { target } = await host.sessionQuery.readEvent({ sessionId: SessionId(hit.sessionId), seq: hit.seq });
       expect(textOf({ content: contentOf(target) }).toLowerCase()).toContain(word);
     }
   });
 
-  it.each([
-    ['tool output', 'tooloutputmarker'],
-    ['reasoning', 'reasonmarker'],
-    ['tool call arguments', 'argumentmarker'],
-    ['injected context', 'injectmarker'],
-    ['shadowed pre-compaction text', 'shadowmarker'],
-  ])('never finds %s', async (_what, word) => {
+  it.each(UNCARRIED_MARKERS)('never finds %s', async (_what, word) => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
     const { host, resolver, agent } = await searcher(root, ON, SEARCH);
     // dsh's backend does find the word somewhere in the logs: the index never held it.
     const anywhere = await host.sessionQuery.searchSessions({ query: word });
-    if (word !== 'reasonmarker') expect(anywhere.items.length).toBeGreaterThan(0);
+    if (word !== MARKERS.reasoning) expect(anywhere.items.length).toBeGreaterThan(0);
     expect(await resolver.searchContent(agent, word)).toEqual([]);
   });
 
@@ -165,9 +151,9 @@ describe('what a content search finds', () => {
     await writeCorpus(root);
     const { host, resolver, agent } = await searcher(root, ON, SEARCH);
     // The citing session's log holds the snapshot with the word, on its current surface.
-    const inCiting = await host.sessionQuery.searchEvents({ sessionId: SessionId('citing'), query: 'snapmarker' });
+    const inCiting = await host.sessionQuery.searchEvents({ sessionId: SessionId('citing'), query: MARKERS.referencedSnapshot });
     expect(inCiting.items.map((item) => item.surface)).toContain('current');
-    expect(ids(await resolver.searchContent(agent, 'snapmarker'))).toEqual(['snap-source']);
+    expect(ids(await resolver.searchContent(agent, MARKERS.referencedSnapshot))).toEqual(['snap-source']);
   });
 
   it('names the message a snapshot carries, never injected context that repeats the phrase', async () => {
@@ -246,7 +232,7 @@ describe('query handling', () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
     const { host, resolver, agent } = await searcher(root);
-    const fragments = ['"', 'OR', 'NEAR', '*', '(', ')', '^', ':', 'col:', 'zebracrossing', 'quokkafactor', 'marker', 'the', 'snapmarker', '\0', '\u202e', 'é'];
+    const fragments = ['"', 'OR', 'NEAR', '*', '(', ')', '^', ':', 'col:', MARKERS.userText, MARKERS.assistantText, 'marker', 'the', MARKERS.referencedSnapshot, '\0', '\u202e', 'é'];
     const query = fc.oneof(
       fc.array(fc.constantFrom(...fragments), { maxLength: 6 }).map((parts) => parts.join(' ')),
       fc.string({ maxLength: 40 }),
@@ -284,24 +270,24 @@ describe('cancellation', () => {
     const { host, resolver, agent } = await searcher(root);
     const aborted = new AbortController();
     aborted.abort(new Error('closed'));
-    await expectReferenceError(resolver.searchContent(agent, 'zebracrossing', undefined, aborted.signal), 'SESSION_REFERENCE_CANCELLED');
+    await expectReferenceError(resolver.searchContent(agent, MARKERS.userText, undefined, aborted.signal), 'SESSION_REFERENCE_CANCELLED');
 
     // The search observes the signal while the index is brought up to date.
     const controller = new AbortController();
-    const pending = resolver.searchContent(agent, 'zebracrossing', undefined, controller.signal);
+    const pending = resolver.searchContent(agent, MARKERS.userText, undefined, controller.signal);
     controller.abort(new Error('next keystroke'));
     await expectReferenceError(pending, 'SESSION_REFERENCE_CANCELLED');
 
     // A read that hangs and ignores the signal: the search settles as cancelled at once.
     const stalled = stall(host.sessionQuery, 'readSurface');
     const reading = new AbortController();
-    const verifying = resolver.searchContent(agent, 'quokkafactor', undefined, reading.signal);
+    const verifying = resolver.searchContent(agent, MARKERS.assistantText, undefined, reading.signal);
     await stalled.called;
     reading.abort(new Error('next keystroke'));
     await expectReferenceError(verifying, 'SESSION_REFERENCE_CANCELLED');
     stalled.restore();
     // The hanging refresh was stopped with its last waiter: the next search reads again and answers.
-    expect(ids(await resolver.searchContent(agent, 'quokkafactor'))).toEqual(['assistant-text']);
+    expect(ids(await resolver.searchContent(agent, MARKERS.assistantText))).toEqual(['assistant-text']);
   });
 });
 
@@ -324,11 +310,11 @@ describe('the index follows the root', () => {
     await host.ctx.plugin(SessionTitleIndex, { root, persist: false, watch: false });
     const sessions = (await host.sessionQuery.listSessions()).length;
     let reads = countReads(host);
-    expect(ids(await resolver.searchContent(agent, 'zebracrossing'))).toEqual(['user-text']);
+    expect(ids(await resolver.searchContent(agent, MARKERS.userText))).toEqual(['user-text']);
     expect(reads.count).toBe(sessions);
     reads.restore();
     reads = countReads(host);
-    expect(ids(await resolver.searchContent(agent, 'quokkafactor'))).toEqual(['assistant-text']);
+    expect(ids(await resolver.searchContent(agent, MARKERS.assistantText))).toEqual(['assistant-text']);
     expect(reads.count).toBe(0);
     reads.restore();
     const session = writer.sessions.get(SessionId('user-text'))!;
@@ -347,7 +333,7 @@ describe('the index follows the root', () => {
     const read = host.sessionQuery.readSurface.bind(host.sessionQuery);
     const failing = vi.spyOn(host.sessionQuery, 'readSurface').mockImplementation((id) => (id === 'mixed' ? Promise.reject(new Error('torn log')) : read(id)));
     expect(await resolver.searchContent(agent, 'walrusmarker')).toEqual([]);
-    expect(ids(await resolver.searchContent(agent, 'zebracrossing'))).toEqual(['user-text']);
+    expect(ids(await resolver.searchContent(agent, MARKERS.userText))).toEqual(['user-text']);
     failing.mockRestore();
     // Without the title index's stamps every search reads every session again.
     expect(ids(await resolver.searchContent(agent, 'walrusmarker'))).toEqual(['mixed']);
@@ -373,8 +359,8 @@ describe('search turned off', () => {
     // dsh web's `openAt: never`, and a backend without search at all (dsh's backend refused both).
     for (const search of [{ path: ':memory:', openAt: 'never' } as const, null]) {
       const { resolver, agent } = await searcher(root, ON, search);
-      expect(ids(await resolver.remoteExportSearch(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
-      expect(ids(await resolver.remoteExportCandidates(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
+      expect(ids(await resolver.remoteExportSearch(agent, MARKERS.userText, signal()))).toEqual(['user-text']);
+      expect(ids(await resolver.remoteExportCandidates(agent, MARKERS.userText, signal()))).toEqual(['user-text']);
     }
   });
 
@@ -384,13 +370,13 @@ describe('search turned off', () => {
     const { resolver, agent } = await searcher(root, {});
     expect(resolver.contentSearch).toBe(false);
     expect(SessionReferenceResolver.Config({})).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536 });
-    const error = await expectReferenceError(resolver.searchContent(agent, 'zebracrossing'), 'SESSION_REFERENCE_SEARCH_DISABLED');
+    const error = await expectReferenceError(resolver.searchContent(agent, MARKERS.userText), 'SESSION_REFERENCE_SEARCH_DISABLED');
     expect(error.message).toContain('contentSearch: true');
 
     const official = await scratch.host({ root });
     const oracle = await loadOracle(official);
     const officialAgent = makeAgent(official, createSession(official, { id: 'target', cwd: '/proj', createdAt: 100 }));
-    for (const query of ['', 'zebracrossing', 'snap', 'proj']) {
+    for (const query of ['', MARKERS.userText, 'snap', 'proj']) {
       const ours = await resolver.remoteExportCandidates(agent, query, signal());
       const theirs = await oracle.resolver.remoteExportCandidates(officialAgent, query, signal());
       expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs));
@@ -417,7 +403,7 @@ describe('candidates with contentSearch on', () => {
     // "snap" matches a title and an id; "snapmarker" only the source's conversation.
     const titles = await resolver.listCandidates(agent, 'snap');
     expect(ids(titles)).toEqual(['snap-source']);
-    const candidates = await resolver.remoteExportCandidates(agent, 'snapmarker', signal());
+    const candidates = await resolver.remoteExportCandidates(agent, MARKERS.referencedSnapshot, signal());
     expect(candidates).toEqual([
       { sessionId: 'snap-source', label: 'Snap source', createdAt: 5, mention: formatSessionReferenceMention({ sessionId: 'snap-source', label: 'Snap source' }) },
     ]);
@@ -496,11 +482,11 @@ describe('the dsh bundle patch', () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
     const { resolver, agent } = await searcher(root, config, { path: ':memory:', openAt: 'never' });
-    expect(ids(await resolver.remoteExportCandidates(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
-    expect(ids(await resolver.remoteExportSearch(agent, 'zebracrossing', signal()))).toEqual(['user-text']);
+    expect(ids(await resolver.remoteExportCandidates(agent, MARKERS.userText, signal()))).toEqual(['user-text']);
+    expect(ids(await resolver.remoteExportSearch(agent, MARKERS.userText, signal()))).toEqual(['user-text']);
     // The documented line that turns it off: the official plugin's candidates again.
     const off = await searcher(root, { ...config, contentSearch: false });
-    expect(await off.resolver.remoteExportCandidates(off.agent, 'zebracrossing', signal())).toEqual([]);
+    expect(await off.resolver.remoteExportCandidates(off.agent, MARKERS.userText, signal())).toEqual([]);
     expect(readFileSync(join(PACKAGE, 'cordis.patch.yml'), 'utf8')).toContain('      contentSearch: false\n');
   });
 });

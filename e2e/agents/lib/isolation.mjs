@@ -10,7 +10,7 @@
  */
 import { Buffer } from 'node:buffer';
 import dgram from 'node:dgram';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -72,7 +72,12 @@ export async function startDnsLogger() {
   writeFileSync(resolv, 'nameserver 127.0.0.1\noptions attempts:1 timeout:1\n');
   const mounted = await run('mount', ['--bind', resolv, '/etc/resolv.conf'], { timeoutMs: 10_000, label: 'mount resolv.conf' })
     .catch((error) => ({ code: -1, stderr: error.message }));
-  if (mounted.code !== 0) return { error: `cannot bind-mount /etc/resolv.conf: ${(mounted.stderr ?? '').trim()}` };
+  // The folder only holds the resolver file: gone with the logger (the bind mount keeps its inode while the namespace lives).
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  if (mounted.code !== 0) {
+    removeDir();
+    return { error: `cannot bind-mount /etc/resolv.conf: ${(mounted.stderr ?? '').trim()}` };
+  }
   const lookups = [];
   const socket = dgram.createSocket('udp4');
   socket.on('message', (message, remote) => {
@@ -86,7 +91,8 @@ export async function startDnsLogger() {
       socket.bind(53, '127.0.0.1', resolve);
     });
   } catch (error) {
+    removeDir();
     return { error: `cannot listen on 127.0.0.1:53: ${error.message}` };
   }
-  return { lookups, close: () => new Promise((resolve) => socket.close(() => resolve())) };
+  return { lookups, close: () => new Promise((resolve) => socket.close(() => { removeDir(); resolve(); })) };
 }

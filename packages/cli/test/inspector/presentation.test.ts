@@ -247,12 +247,15 @@ describe('the page\'s conveniences', () => {
     await page.close();
   });
 
-  it('names an untitled session as the CLI does, and moves through the list with the arrow keys', async () => {
+  it('names an untitled session as sessref list does, and moves through the list with the arrow keys', async () => {
     const { page } = await open();
     const untitledRow = page.locator(`#sessions .session[data-session-id="${UNTITLED}"]`);
-    await expect.poll(() => untitledRow.locator('.session-title').textContent()).toBe(`Untitled ${UNTITLED.slice(0, 8)}`);
+    await expect.poll(() => untitledRow.locator('.session-title').textContent()).toBe('(untitled)');
+    // Its id stands beside the cwd, so two untitled sessions are told apart.
+    await expect(untitledRow.locator('.session-cwd').textContent()).resolves.toBe(`${UNTITLED} · /home/dev/infra`);
     await target(page, UNTITLED);
-    await expect(page.locator('#target .target-title').textContent()).resolves.toBe(`Untitled ${UNTITLED.slice(0, 8)}`);
+    await expect(page.locator('#target .target-title').textContent()).resolves.toBe('(untitled)');
+    await expect(page.locator('#target .target-title').getAttribute('title')).resolves.toBe(UNTITLED);
 
     const ids = await page.locator('#sessions .session').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session-id')));
     const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-session-id'));

@@ -1,6 +1,7 @@
 export { formatAge, formatBytes } from '../../src/format.js';
-// A session without a title is named as the CLI names it.
-export { untitled } from '../../../core/src/session-input.js';
+
+/** What stands for a missing title, as `sessref list` writes it. */
+export const UNTITLED = '(untitled)';
 
 export function shortId(id: string): string {
   return id.length > 14 ? `${id.slice(0, 12)}…` : id;

@@ -1,7 +1,7 @@
 /** Rendering of the sessions list, the target's header and the model preview (the conversation is conversation.ts). */
 import type { MessagesResponse, PreviewResponse, ReferenceView, SessionItem } from '../../src/server/protocol.js';
 import { h } from './dom.js';
-import { formatAge, formatBytes, plural, quoted, shortId, untitled } from './format.js';
+import { UNTITLED, formatAge, formatBytes, plural, quoted, shortId } from './format.js';
 
 export interface SessionActions {
   select(id: string): void;
@@ -26,7 +26,9 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
   // A session whose log cannot be read is listed with its code; the full reason is its tooltip.
   const unreadable = session.readError ? h('span', { class: 'badge unreadable', title: session.readError.message }, `unreadable: ${session.readError.code}`) : null;
   const inUse = session.inUse ? h('span', { class: 'badge in-use', title: inUseExplanation(session.inUse) }, 'in use') : null;
-  const title = session.title ?? untitled(session.sessionId);
+  // Named as `sessref list` names it: the title, else a dimmed (untitled) with the id beside the cwd.
+  const title = session.title ?? session.sessionId;
+  const where = session.cwd ?? '(no cwd)';
   const button = h(
     'button',
     {
@@ -37,8 +39,8 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
       title: session.readError?.message,
     },
     // One line with an ellipsis, however long the title; the whole of it is the tooltip.
-    h('span', { class: 'session-title', title }, title),
-    h('span', { class: 'session-cwd', title: session.cwd ?? '' }, session.cwd ?? '(no cwd)'),
+    h('span', { class: `session-title${session.title === undefined ? ' untitled' : ''}`, title }, session.title ?? UNTITLED),
+    h('span', { class: 'session-cwd', title: session.cwd ?? '' }, session.title === undefined ? `${session.sessionId} · ${where}` : where),
     h('span', { class: 'session-age' }, session.createdAt === undefined ? 'unknown age' : formatAge(session.createdAt), inUse, unreadable),
   );
   button.addEventListener('click', () => actions.select(session.sessionId));
@@ -86,7 +88,11 @@ export function renderTargetHead(head: HTMLElement, conversation: MessagesRespon
   const seq = conversation.capturedThroughSeq === null ? 'empty log' : `through seq ${conversation.capturedThroughSeq}`;
   head.replaceChildren(
     h('div', { class: 'target-label' }, 'Target'),
-    h('div', { class: 'target-title', title: conversation.title ?? untitled(conversation.sessionId) }, conversation.title ?? untitled(conversation.sessionId)),
+    h(
+      'div',
+      { class: `target-title${conversation.title === undefined ? ' untitled' : ''}`, title: conversation.title ?? conversation.sessionId },
+      conversation.title ?? UNTITLED,
+    ),
     h(
       'div',
       { class: 'target-meta' },

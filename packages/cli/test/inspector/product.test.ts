@@ -308,6 +308,9 @@ describe('accessibility', () => {
     await expect(activeOption()).resolves.toEqual(['option', 'true', true]);
     await expect(page.locator('#menu [role="option"][aria-selected="true"]').count()).resolves.toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
+    // The dark theme keeps the same contrast.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await seriousViolations(page)).toEqual([]);
 
     await page.keyboard.press('Escape');
     expect(await draft.getAttribute('aria-expanded')).toBe('false');
@@ -325,6 +328,8 @@ describe('accessibility', () => {
     // The same with the preview's close button, reached and pressed by keyboard (the empty draft's buttons are disabled).
     await page.keyboard.press('Control+Enter');
     await expect.poll(() => page.locator('#preview .sent-note').count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
     expect(await seriousViolations(page)).toEqual([]);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Close preview');

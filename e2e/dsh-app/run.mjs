@@ -18,9 +18,10 @@
  *
  * Last, the foreign phase: sessref's bundle with a Claude Code session the
  * real Claude Code CLI wrote (made once by lib/claude-session.mjs) in the user
- * HOME; the `@` menu lists it after every dsh session, and citing it puts its
- * snapshot in the target's log. The first two phases run with an empty HOME,
- * so no agent's sessions of the machine reach their comparison.
+ * Claude Code home; the `@` menu lists it after every dsh session, and citing
+ * it puts its snapshot in the target's log. The first two phases run with
+ * every agent's home override pointing at an absent folder, so no agent's
+ * sessions of the machine reach their comparison.
  *
  * Flags: --install-only, --no-build (use the existing builds and tarball), --official-only,
  * --no-agents (skip the foreign phase),
@@ -34,7 +35,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { clearTimeout, setTimeout } from 'node:timers';
 import zlib from 'node:zlib';
 import { claudeScript, ensureClaudeSession } from './lib/claude-session.mjs';
-import { bootDshWeb, callRemote, dshEnv, dumpConfig, pluginAdd } from './lib/dsh.mjs';
+import { agentHomesEnv, bootDshWeb, callRemote, dshEnv, dumpConfig, pluginAdd } from './lib/dsh.mjs';
 import { CACHE_DIR, childEnv, ensureInstall, REPO_ROOT } from './lib/install.mjs';
 import { killAllSync, lastLines, run, stopAll } from './lib/proc.mjs';
 import { listSessionLogs, logProblems, messageText, readSessionLog } from './lib/session-log.mjs';
@@ -239,19 +240,17 @@ async function gatewayChecks(url, agentId, phase) {
 // ── one phase ────────────────────────────────────────────────────────────────
 /**
  * A phase's dsh home: seeded by `sessref seed`, the tarball added when there
- * is one, and `--dump-config` showing the expected rows. dsh runs with
- * `HOME` = `userHome`, which holds no other agent's sessions unless the phase
- * put some there (only `dsh plugin add` keeps the real HOME, for pnpm's own
- * settings).
+ * is one, and `--dump-config` showing the expected rows. dsh runs with every
+ * other agent's home override set to `agentHomes` (no agent's sessions unless
+ * the phase put some there).
  */
-async function prepareHome(name, { runRoot, stub, tarball, userHome }) {
+async function prepareHome(name, { runRoot, stub, tarball, agentHomes }) {
   const record = { name, timings: {} };
   const home = join(runRoot, name, 'home');
   mkdirSync(join(runRoot, name, 'agents'), { recursive: true });
   mkdirSync(home, { recursive: true });
-  mkdirSync(userHome, { recursive: true });
   const base = { home, modelUrl: stub.url, agentsHome: join(runRoot, name, 'agents') };
-  const env = dshEnv({ ...base, userHome });
+  const env = dshEnv({ ...base, agentHomes });
   const cwd = join(runRoot, name);
 
   log(`${name}: seed ${home}/sessions`);
@@ -269,7 +268,7 @@ async function prepareHome(name, { runRoot, stub, tarball, userHome }) {
       `${name}: ${pkg.name} declares no "dsh": { "bundle": { "patch": … } }, so dsh plugin add would install it as a plain dependency`);
     log(`${name}: dsh plugin --profile web add ${tarball}`);
     const addStarted = Date.now();
-    await stage(`${name}: dsh plugin add`, () => pluginAdd({ env: dshEnv(base), cwd, spec: tarball }));
+    await stage(`${name}: dsh plugin add`, () => pluginAdd({ env, cwd, spec: tarball }));
     record.timings.pluginAdd = Date.now() - addStarted;
     const installed = join(home, 'profiles/web/node_modules', pkg.name);
     for (const file of ['package.json', pkg.dsh.bundle.patch, pkg.main ?? 'dist/index.js']) {
@@ -301,9 +300,9 @@ async function prepareHome(name, { runRoot, stub, tarball, userHome }) {
 
 async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
   const phaseStarted = Date.now();
-  // An empty HOME: the official-vs-sessref comparison is over dsh's sessions only.
-  const userHome = join(runRoot, name, 'user-home');
-  const { record, home, env, cwd, pkg } = await prepareHome(name, { runRoot, stub, tarball, userHome });
+  // No agent home: the official-vs-sessref comparison is over dsh's sessions only.
+  const agentHomes = agentHomesEnv(join(runRoot, name, 'no-agents'));
+  const { record, home, env, cwd, pkg } = await prepareHome(name, { runRoot, stub, tarball, agentHomes });
 
   log(`${name}: boot dsh web`);
   const web = await stage(`${name}: booting dsh web`, () => bootDshWeb({ env, cwd, label: `${name}: dsh web` }));
@@ -380,7 +379,7 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
     await context.close().catch(() => {});
     await web.handle.stop();
   }
-  record.cli = await cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd, userHome });
+  record.cli = await cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd, agentHomes });
   record.timings.total = Date.now() - phaseStarted;
   log(`${name}: passed in ${seconds(record.timings.total)}`);
   return record;
@@ -388,9 +387,9 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
 
 // ── another agent's session, cited in dsh web ────────────────────────────────
 /**
- * sessref's bundle on a fresh home whose user HOME holds the Claude Code
- * session the real CLI wrote (copied from the cache to `~/.claude/projects`,
- * its default place); the workspace is that session's own cwd, so a ranking
+ * sessref's bundle on a fresh home, `CLAUDE_CONFIG_DIR` holding the Claude
+ * Code session the real CLI wrote (its `projects` folder copied from the
+ * cache), every other agent's home absent; the workspace is that session's own cwd, so a ranking
  * by cwd alone would list it first. The `@` menu must list it after every dsh
  * session, labelled with its agent; picked and sent, the target's log must
  * gain its snapshot framed exactly as the dsh source's of the sessref phase,
@@ -399,14 +398,15 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
  */
 async function foreignPhase(name, { runRoot, stub, browser, tarball, claude, dshFraming }) {
   const phaseStarted = Date.now();
-  const userHome = join(runRoot, name, 'user-home');
-  cpSync(claude.projects, join(userHome, '.claude', 'projects'), { recursive: true });
-  const { record, home, env, cwd } = await prepareHome(name, { runRoot, stub, tarball, userHome });
+  const claudeConfig = join(runRoot, name, 'claude-config');
+  cpSync(claude.projects, join(claudeConfig, 'projects'), { recursive: true });
+  const agentHomes = agentHomesEnv(join(runRoot, name, 'no-agents'), { claude: claudeConfig });
+  const { record, home, env, cwd } = await prepareHome(name, { runRoot, stub, tarball, agentHomes });
   const workspace = claude.cwd;
   const cited = { id: `claude-code:${claude.nativeId}`, label: `Claude Code · ${claude.nativeId.slice(0, 8)}` };
   record.cited = { ...cited, cwd: claude.cwd, version: claude.version, made: claude.made };
 
-  log(`${name}: boot dsh web (HOME holds a Claude Code ${claude.version} session)`);
+  log(`${name}: boot dsh web (CLAUDE_CONFIG_DIR holds a Claude Code ${claude.version} session)`);
   const web = await stage(`${name}: booting dsh web`, () => bootDshWeb({ env, cwd, label: `${name}: dsh web` }));
   record.timings.boot = web.ms;
   replies.count = 0;
@@ -496,12 +496,12 @@ const requestTexts = (request) => request.messages.map((message) => (typeof mess
  * turn, contiguous seqs, every frame decoding) and that `sessref show` still
  * loads it.
  */
-async function cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd, userHome }) {
+async function cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd, agentHomes }) {
   const started = Date.now();
   const phase = `${name}: CLI session`;
   const out = { timings: {} };
   const root = join(home, 'sessions');
-  const cliEnv = childEnv({ NO_COLOR: '1', SESSREF_CACHE_DIR: join(runRoot, name, 'sessref-cache'), HOME: userHome });
+  const cliEnv = childEnv({ NO_COLOR: '1', SESSREF_CACHE_DIR: join(runRoot, name, 'sessref-cache'), ...agentHomes });
   const sessref = async (args) => {
     const result = await run(process.execPath, [CLI_BIN, ...args, '--root', root, '--json'], {
       cwd, env: cliEnv, timeoutMs: 60_000, label: `sessref ${args[0]}`,

@@ -18,19 +18,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { binDir, CACHE_DIR, childEnv } from './install.mjs';
 import { lastLines, run, spawnTracked } from './proc.mjs';
 
-/** Where other agents keep their sessions when these are unset (under `HOME`); see `@sessref/sources`. */
-const AGENT_HOME_OVERRIDES = ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB'];
+/**
+ * Every other agent's home override (see `@sessref/sources`) pointing into
+ * `dir`, at folders that do not exist, except Claude Code's when `claude`
+ * names its config folder: sessref's bundle offers every agent home it finds
+ * at start, and the machine's own `~/.claude` and the like must not leak in.
+ * `HOME` itself stays (dsh, pnpm and sessref's cache directory use it).
+ */
+export function agentHomesEnv(dir, { claude } = {}) {
+  return {
+    CLAUDE_CONFIG_DIR: claude ?? join(dir, 'claude'),
+    CODEX_HOME: join(dir, 'codex'),
+    GEMINI_CLI_HOME: join(dir, 'gemini'),
+    XDG_DATA_HOME: join(dir, 'data'),
+  };
+}
 
 /**
  * The environment every dsh child gets: the cache's .bin first (node 22,
- * pnpm, dsh). With `userHome`, `HOME` is that folder and no agent's home
- * override is passed on, so the only other agents' sessions `dsh web` can
- * see are those under it (sessref's bundle offers every agent home it finds
- * at start; the machine's own `~/.claude` and the like must not leak in).
+ * pnpm, dsh), and `agentHomes` (see {@link agentHomesEnv}) when given.
  */
-export function dshEnv({ home, modelUrl, agentsHome, userHome }) {
+export function dshEnv({ home, modelUrl, agentsHome, agentHomes }) {
   const env = childEnv({
-    ...(userHome !== undefined && { HOME: userHome }),
+    ...agentHomes,
     PATH: `${binDir()}:${process.env.PATH ?? ''}`,
     DSH_HOME: home,
     DSH_AGENTS_HOME: agentsHome,
@@ -39,7 +49,8 @@ export function dshEnv({ home, modelUrl, agentsHome, userHome }) {
     DEEPSEEK_BASE_URL: modelUrl,
     NO_COLOR: '1',
   });
-  if (userHome !== undefined) for (const name of AGENT_HOME_OVERRIDES) delete env[name];
+  // Relative to XDG_DATA_HOME's opencode folder, so it would name a database outside it.
+  if (agentHomes !== undefined) delete env.OPENCODE_DB;
   return env;
 }
 

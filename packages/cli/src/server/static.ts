@@ -52,7 +52,7 @@ const SIGN_IN_PAGE = `<!doctype html>
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>sessref inspector</title></head>
 <body>
 <h1>This inspector needs its launch link</h1>
-<p>The sessref inspector only opens from the address it printed when it started, which carries a one-time token.</p>
+<p>The sessref inspector only opens from the address it printed when it started, which carries its access token: one per launch, valid until the server stops.</p>
 <ol>
 <li>Find the terminal where <code>sessref serve</code> (or <code>npm start</code>) is running, or start it again.</li>
 <li>Open the printed address, <code>http://127.0.0.1:&lt;port&gt;/?token=…</code>, in this browser.</li>

@@ -298,6 +298,62 @@ async function prepareHome(name, { runRoot, stub, tarball, agentHomes }) {
   return { record, home, env, cwd, pkg };
 }
 
+/**
+ * What every phase does in the Web UI of the running `web`: open it on
+ * `workspace`, pick the session `pick` names from the `@` menu (screenshot
+ * `dsh-app-<name>-picker.png`), send FIRST_TEXT after its mention, wait for
+ * turn 1 to end in the target's log and for the conversation's "Session
+ * recall" row (screenshot `dsh-app-<name>-sent.png`). The phase's own checks
+ * come in `checks`: `picked` (returns what the record keeps of the menu),
+ * `prompt` (the text the page sent) and `turn` (turn 1's log and everything
+ * after it; returns the target as it ends, whose log must be clean). The page
+ * must not have thrown. A failure leaves `<name>-failure.png`; the page is
+ * closed and dsh web stopped whatever happens.
+ */
+async function citeInWebUi(name, { runRoot, workspace, stub, browser, home, web, record }, { pick, checks }) {
+  replies.count = 0;
+  const firstRequest = stub.requests.length;
+  let opened;
+  try {
+    log(`${name}: open the Web UI, connect the workspace`);
+    opened = await stage(`${name}: opening the Web UI`, () => openApp(browser, { url: web.url, workspace }));
+  } catch (error) {
+    await web.handle.stop();
+    throw error;
+  }
+  const { page, context, problems } = opened;
+  try {
+    log(`${name}: @ menu`);
+    const picked = await stage(`${name}: @ menu`, () => pickReference(page, { ...pick, shot: join(runRoot, `dsh-app-${name}-picker.png`) }));
+    record.picker = checks.picked(picked);
+    log(`${name}: send, wait for the reply`);
+    const prompt = await stage(`${name}: first send`, () => sendAndWaitForReply(page, { text: FIRST_TEXT, reply: 'Stub reply 1: noted.' }));
+    record.promptText = prompt.content?.map((part) => part.text).join('');
+    checks.prompt(record.promptText);
+    let target;
+    await waitFor(() => {
+      target = targetLog(home, workspace);
+      return turnEvents(target.log.events, 1) !== undefined;
+    }, 30_000, () => `${name}: turn 1 did not end in the target log within 30 s`);
+    await page.getByRole('button', { name: `Session recall ${pick.expectLabel}` }).waitFor({ timeout: 15_000 }).catch(() => {
+      fail(`${name}: the conversation shows no "Session recall ${pick.expectLabel}" row`);
+    });
+    await page.screenshot({ path: join(runRoot, `dsh-app-${name}-sent.png`) });
+    const last = await checks.turn({ page, target, requests: () => stub.requests.slice(firstRequest) });
+    const problemsInLog = logProblems(last.log);
+    check(problemsInLog.length === 0, `${name}: the target log is not clean: ${problemsInLog.join('; ')}`);
+    check(problems.pageErrors.length === 0, `${name}: the page threw: ${problems.pageErrors[0]}`);
+    record.consoleErrors = problems.consoleErrors.length;
+  } catch (error) {
+    await page.screenshot({ path: join(runRoot, `${name}-failure.png`) }).catch(() => {});
+    log(`${name}: failure screenshot ${join(runRoot, `${name}-failure.png`)}`);
+    throw error;
+  } finally {
+    await context.close().catch(() => {});
+    await web.handle.stop();
+  }
+}
+
 async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
   const phaseStarted = Date.now();
   // No agent home: the official-vs-sessref comparison is over dsh's sessions only.
@@ -321,64 +377,33 @@ async function runPhase(name, { runRoot, workspace, stub, browser, tarball }) {
   }
   record.inventory = live.map((entry) => `${entry.entryId}=${entry.fiberPhase}`);
 
-  replies.count = 0;
-  const firstRequest = stub.requests.length;
-  let opened;
-  try {
-    log(`${name}: open the Web UI, connect the workspace`);
-    opened = await stage(`${name}: opening the Web UI`, () => openApp(browser, { url: web.url, workspace }));
-  } catch (error) {
-    await web.handle.stop();
-    throw error;
-  }
-  const { page, context, problems } = opened;
-  try {
-    log(`${name}: @ menu`);
-    const picked = await stage(`${name}: @ menu`, () => pickReference(page, {
-      filter: SOURCE.filter, expectId: SOURCE.id, expectLabel: SOURCE.label, shot: join(runRoot, `dsh-app-${name}-picker.png`),
-    }));
-    record.picker = picked;
-    log(`${name}: send, wait for the reply`);
-    const prompt = await stage(`${name}: first send`, () => sendAndWaitForReply(page, { text: FIRST_TEXT, reply: 'Stub reply 1: noted.' }));
-    record.promptText = prompt.content?.map((part) => part.text).join('');
-    check(/^@\[Migrate auth to OAuth\]\(dsh-session:[A-Za-z0-9_-]+\) what was decided there\?$/.test(record.promptText ?? ''),
-      `${name}: the page sent ${JSON.stringify(record.promptText)} instead of a mention plus the text`);
-    let target;
-    await waitFor(() => {
-      target = targetLog(home, workspace);
-      return turnEvents(target.log.events, 1) !== undefined;
-    }, 30_000, () => `${name}: turn 1 did not end in the target log within 30 s`);
-    await page.getByRole('button', { name: `Session recall ${SOURCE.label}` }).waitFor({ timeout: 15_000 }).catch(() => {
-      fail(`${name}: the conversation shows no "Session recall ${SOURCE.label}" row`);
-    });
-    await page.screenshot({ path: join(runRoot, `dsh-app-${name}-sent.png`) });
-    record.turn1 = checkReferenceTurn(target.log.events, name);
-    record.sessionId = target.log.header.id;
-    record.model = checkModelRequest(stub.requests.slice(firstRequest), name);
+  await citeInWebUi(name, { runRoot, workspace, stub, browser, home, web, record }, {
+    pick: { filter: SOURCE.filter, expectId: SOURCE.id, expectLabel: SOURCE.label },
+    checks: {
+      picked: (picked) => picked,
+      prompt: (text) => check(/^@\[Migrate auth to OAuth\]\(dsh-session:[A-Za-z0-9_-]+\) what was decided there\?$/.test(text ?? ''),
+        `${name}: the page sent ${JSON.stringify(text)} instead of a mention plus the text`),
+      turn: async ({ page, target, requests }) => {
+        record.turn1 = checkReferenceTurn(target.log.events, name);
+        record.sessionId = target.log.header.id;
+        record.model = checkModelRequest(requests(), name);
 
-    log(`${name}: gateway candidates (good and non-string queries)`);
-    record.gateway = await stage(`${name}: gateway`, () => gatewayChecks(web.url, record.sessionId, name));
+        log(`${name}: gateway candidates (good and non-string queries)`);
+        record.gateway = await stage(`${name}: gateway`, () => gatewayChecks(web.url, record.sessionId, name));
 
-    log(`${name}: a second, plain turn on the same session`);
-    await stage(`${name}: second send`, () => sendAndWaitForReply(page, { text: SECOND_TEXT, reply: 'Stub reply 2: noted.' }));
-    await waitFor(() => {
-      target = targetLog(home, workspace);
-      return turnEvents(target.log.events, 2) !== undefined;
-    }, 30_000, () => `${name}: turn 2 did not end in the target log within 30 s`);
-    record.turn2 = checkPlainTurn(target.log.events, name);
-    const problemsInLog = logProblems(target.log);
-    check(problemsInLog.length === 0, `${name}: the target log is not clean: ${problemsInLog.join('; ')}`);
-    record.log = { frames: target.log.frames, events: target.log.events.length, folder: target.folder };
-    check(problems.pageErrors.length === 0, `${name}: the page threw: ${problems.pageErrors[0]}`);
-    record.consoleErrors = problems.consoleErrors.length;
-  } catch (error) {
-    await page.screenshot({ path: join(runRoot, `${name}-failure.png`) }).catch(() => {});
-    log(`${name}: failure screenshot ${join(runRoot, `${name}-failure.png`)}`);
-    throw error;
-  } finally {
-    await context.close().catch(() => {});
-    await web.handle.stop();
-  }
+        log(`${name}: a second, plain turn on the same session`);
+        await stage(`${name}: second send`, () => sendAndWaitForReply(page, { text: SECOND_TEXT, reply: 'Stub reply 2: noted.' }));
+        let last;
+        await waitFor(() => {
+          last = targetLog(home, workspace);
+          return turnEvents(last.log.events, 2) !== undefined;
+        }, 30_000, () => `${name}: turn 2 did not end in the target log within 30 s`);
+        record.turn2 = checkPlainTurn(last.log.events, name);
+        record.log = { frames: last.log.frames, events: last.log.events.length, folder: last.folder };
+        return last;
+      },
+    },
+  });
   record.cli = await cliSession(name, { runRoot, workspace, stub, browser, home, env, cwd, agentHomes });
   record.timings.total = Date.now() - phaseStarted;
   log(`${name}: passed in ${seconds(record.timings.total)}`);
@@ -409,68 +434,38 @@ async function foreignPhase(name, { runRoot, stub, browser, tarball, claude, dsh
   log(`${name}: boot dsh web (CLAUDE_CONFIG_DIR holds a Claude Code ${claude.version} session)`);
   const web = await stage(`${name}: booting dsh web`, () => bootDshWeb({ env, cwd, label: `${name}: dsh web` }));
   record.timings.boot = web.ms;
-  replies.count = 0;
-  const firstRequest = stub.requests.length;
-  let opened;
-  try {
-    opened = await stage(`${name}: opening the Web UI`, () => openApp(browser, { url: web.url, workspace }));
-  } catch (error) {
-    await web.handle.stop();
-    throw error;
-  }
-  const { page, context, problems } = opened;
-  try {
-    log(`${name}: @ menu`);
-    const picked = await stage(`${name}: @ menu`, () => pickReference(page, {
-      filter: claude.nativeId.slice(0, 8), expectId: cited.id, expectLabel: cited.label, shot: join(runRoot, `dsh-app-${name}-picker.png`), showLast: true,
-    }));
-    const rows = picked.allRows.map((row) => row.name);
-    const at = rows.findIndex((row) => row.includes(` ${cited.id} `));
-    check(at >= 0, `${name}: the @ menu does not list the Claude Code session ${cited.id} (rows: ${JSON.stringify(rows)})`);
-    check(rows[at].startsWith(`Session · ${cited.label} `), `${name}: the Claude Code row reads ${JSON.stringify(rows[at])}, not labelled ${JSON.stringify(cited.label)}`);
-    check(at === rows.length - 1 && rows.length > 1, `${name}: the Claude Code session is row ${at + 1} of ${rows.length}, not after every dsh session`);
-    record.picker = { rows: rows.length, at: at + 1, row: rows[at] };
-
-    log(`${name}: send, wait for the reply`);
-    const prompt = await stage(`${name}: send`, () => sendAndWaitForReply(page, { text: FIRST_TEXT, reply: 'Stub reply 1: noted.' }));
-    record.promptText = prompt.content?.map((part) => part.text).join('');
-    check(record.promptText?.startsWith(`@[${cited.label}](dsh-session:`) && record.promptText.endsWith(`) ${FIRST_TEXT}`),
-      `${name}: the page sent ${JSON.stringify(record.promptText)} instead of the Claude Code session's mention plus the text`);
-    let target;
-    await waitFor(() => {
-      target = targetLog(home, workspace);
-      return turnEvents(target.log.events, 1) !== undefined;
-    }, 30_000, () => `${name}: turn 1 did not end in the target log within 30 s`);
-    await page.getByRole('button', { name: `Session recall ${cited.label}` }).waitFor({ timeout: 15_000 }).catch(() => {
-      fail(`${name}: the conversation shows no "Session recall ${cited.label}" row`);
-    });
-    await page.screenshot({ path: join(runRoot, `dsh-app-${name}-sent.png`) });
-    const turn = checkReferenceTurn(target.log.events, name, cited);
-    check(isDeepStrictEqual(turn.framing, dshFraming), `${name}: the snapshot's framing (heading, untrusted-data warning, tags) differs from the dsh source's`);
-    const conversation = turn.data[0].conversation;
-    const { kept, dropped } = claudeScript();
-    const brief = (items) => JSON.stringify(items.map((item) => `${item.role}: ${(item.text ?? item.contains).slice(0, 50)}`));
-    check(conversation.length === kept.length && kept.every((want, i) => conversation[i].role === want.role
-      && (want.text === undefined ? conversation[i].text.includes(want.contains) : conversation[i].text === want.text)),
-    `${name}: the snapshot's conversation is ${brief(conversation)}, not what Claude Code keeps: ${brief(kept)}`);
-    for (const phrase of dropped) {
-      check(!conversation.some((item) => item.text.includes(phrase)), `${name}: the snapshot carries ${JSON.stringify(phrase)}, which Claude Code compacted away or ran as a command`);
-    }
-    check(turn.data[0].cwd === workspace, `${name}: the snapshot's cwd is ${JSON.stringify(turn.data[0].cwd)}`);
-    record.turn1 = turn;
-    record.model = checkModelRequest(stub.requests.slice(firstRequest), name, cited.label);
-    const problemsInLog = logProblems(target.log);
-    check(problemsInLog.length === 0, `${name}: the target log is not clean: ${problemsInLog.join('; ')}`);
-    check(problems.pageErrors.length === 0, `${name}: the page threw: ${problems.pageErrors[0]}`);
-    record.consoleErrors = problems.consoleErrors.length;
-  } catch (error) {
-    await page.screenshot({ path: join(runRoot, `${name}-failure.png`) }).catch(() => {});
-    log(`${name}: failure screenshot ${join(runRoot, `${name}-failure.png`)}`);
-    throw error;
-  } finally {
-    await context.close().catch(() => {});
-    await web.handle.stop();
-  }
+  await citeInWebUi(name, { runRoot, workspace, stub, browser, home, web, record }, {
+    pick: { filter: claude.nativeId.slice(0, 8), expectId: cited.id, expectLabel: cited.label, showLast: true },
+    checks: {
+      picked: (picked) => {
+        const rows = picked.allRows.map((row) => row.name);
+        const at = rows.findIndex((row) => row.includes(` ${cited.id} `));
+        check(at >= 0, `${name}: the @ menu does not list the Claude Code session ${cited.id} (rows: ${JSON.stringify(rows)})`);
+        check(rows[at].startsWith(`Session · ${cited.label} `), `${name}: the Claude Code row reads ${JSON.stringify(rows[at])}, not labelled ${JSON.stringify(cited.label)}`);
+        check(at === rows.length - 1 && rows.length > 1, `${name}: the Claude Code session is row ${at + 1} of ${rows.length}, not after every dsh session`);
+        return { rows: rows.length, at: at + 1, row: rows[at] };
+      },
+      prompt: (text) => check(text?.startsWith(`@[${cited.label}](dsh-session:`) && text.endsWith(`) ${FIRST_TEXT}`),
+        `${name}: the page sent ${JSON.stringify(text)} instead of the Claude Code session's mention plus the text`),
+      turn: ({ target, requests }) => {
+        const turn = checkReferenceTurn(target.log.events, name, cited);
+        check(isDeepStrictEqual(turn.framing, dshFraming), `${name}: the snapshot's framing (heading, untrusted-data warning, tags) differs from the dsh source's`);
+        const conversation = turn.data[0].conversation;
+        const { kept, dropped } = claudeScript();
+        const brief = (items) => JSON.stringify(items.map((item) => `${item.role}: ${(item.text ?? item.contains).slice(0, 50)}`));
+        check(conversation.length === kept.length && kept.every((want, i) => conversation[i].role === want.role
+          && (want.text === undefined ? conversation[i].text.includes(want.contains) : conversation[i].text === want.text)),
+        `${name}: the snapshot's conversation is ${brief(conversation)}, not what Claude Code keeps: ${brief(kept)}`);
+        for (const phrase of dropped) {
+          check(!conversation.some((item) => item.text.includes(phrase)), `${name}: the snapshot carries ${JSON.stringify(phrase)}, which Claude Code compacted away or ran as a command`);
+        }
+        check(turn.data[0].cwd === workspace, `${name}: the snapshot's cwd is ${JSON.stringify(turn.data[0].cwd)}`);
+        record.turn1 = turn;
+        record.model = checkModelRequest(requests(), name, cited.label);
+        return target;
+      },
+    },
+  });
   record.timings.total = Date.now() - phaseStarted;
   log(`${name}: passed in ${seconds(record.timings.total)}`);
   return record;

@@ -4,14 +4,14 @@
  * playwright-core, and a raw HTTP client that can forge any header.
  */
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { expect } from 'vitest';
-import { DEMO_SESSIONS, bootHost, writeDemoSessions } from '@sessref/host';
+import { DEMO_SESSIONS, bootHost, writeDemoSessions, type DemoSession } from '@sessref/host';
 import type { Engine } from '../../src/engine/engine.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 
@@ -26,11 +26,11 @@ export const TARGET = 'checkout-redesign';
 const INSPECTOR_SESSIONS = new Set(['flaky-ci', 'billing-schema', 'payments-incident', 'staging-vpc', 'release-notes', TARGET]);
 export const SEED = DEMO_SESSIONS.filter((demo) => INSPECTOR_SESSIONS.has(demo.id));
 
-/** Write {@link SEED} into `root` through the real host, then close it. */
-export async function seedRoot(root: string): Promise<void> {
+/** Write `sessions` ({@link SEED} unless given) into `root` through the real host, then close it. */
+export async function seedRoot(root: string, sessions: readonly DemoSession[] = SEED): Promise<void> {
   const ctx = await bootHost({ root });
   try {
-    await writeDemoSessions(ctx, SEED);
+    await writeDemoSessions(ctx, sessions);
   } finally {
     await ctx.fiber.dispose();
   }
@@ -154,13 +154,25 @@ export interface PageRig {
   close(): Promise<void>;
 }
 
+/** What a page test may change in its rig. */
+interface PageRigOptions {
+  /** The sessions the root holds ({@link SEED} unless given). */
+  sessions?: readonly DemoSession[];
+  /** A relative path: the root is that folder under the temporary one, not the temporary folder itself. */
+  rootUnder?: string;
+  /** Chromium's window ({@link launchBrowser}'s unless given). */
+  viewport?: { width: number; height: number };
+}
+
 /** Seed a root, build the page, open an engine on the root with `open` and serve it to a fresh Chromium. */
-export async function startPageRig(prefix: string, open: (root: string) => Promise<Engine>): Promise<PageRig> {
-  const [root, webRoot] = await Promise.all([tempDir(`${prefix}-root`), tempDir(`${prefix}-web`)]);
-  await Promise.all([seedRoot(root), buildWeb(webRoot)]);
+export async function startPageRig(prefix: string, open: (root: string) => Promise<Engine>, options: PageRigOptions = {}): Promise<PageRig> {
+  const [base, webRoot] = await Promise.all([tempDir(`${prefix}-root`), tempDir(`${prefix}-web`)]);
+  const root = join(base, options.rootUnder ?? '');
+  await mkdir(root, { recursive: true });
+  await Promise.all([seedRoot(root, options.sessions), buildWeb(webRoot)]);
   const engine = await open(root);
   const server = await startServer(engine, { webRoot });
-  const browser = await launchBrowser();
+  const browser = await launchBrowser(options.viewport);
   return {
     root,
     engine,
@@ -170,7 +182,7 @@ export async function startPageRig(prefix: string, open: (root: string) => Promi
       await browser.close();
       await server.close();
       await engine.close();
-      await Promise.all([removeDir(root), removeDir(webRoot)]);
+      await Promise.all([removeDir(base), removeDir(webRoot)]);
     },
   };
 }

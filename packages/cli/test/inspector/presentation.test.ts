@@ -6,15 +6,14 @@
  * mentions as chips, arrow keys in the sessions list, untitled sessions
  * named as the CLI names them, the root path cut at its start).
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention } from '@sessref/core';
-import { DEMO_SESSIONS, appendExchange, bootHost, writeDemoSessions, type DemoSession } from '@sessref/host';
+import { DEMO_SESSIONS, appendExchange, type DemoSession } from '@sessref/host';
 import { Engine } from '../../src/engine/engine.js';
-import { startServer, type RunningServer } from '../../src/server/server.js';
-import { SEED, TARGET, buildWeb, cite, launchBrowser, openPage, removeDir, tempDir, type Browser } from './fixture.js';
+import type { RunningServer } from '../../src/server/server.js';
+import { SEED, TARGET, cite, openPage, startPageRig, type Browser, type PageRig } from './fixture.js';
 
 const LONG = 'research-log';
 const LONG_TITLE_ID = 'long-title';
@@ -29,39 +28,25 @@ const longTitle: DemoSession = {
   write: (session) => appendExchange(session, { user: 'Short question.', assistant: 'Short answer.' }, { provider: 'deepseek', model: 'deepseek-chat', stream: false }),
 };
 
-let base: string;
+let rig: PageRig;
 let root: string;
-let webRoot: string;
 let engine: Engine;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  [base, webRoot] = await Promise.all([tempDir('presentation-root'), tempDir('presentation-web')]);
-  // A root deep enough that the footer must shorten it.
-  root = join(base, 'projects-with-a-rather-long-folder-name', 'dsh-home', 'sessions');
-  await mkdir(root, { recursive: true });
   const extra = DEMO_SESSIONS.filter((demo) => demo.id === LONG || demo.id === UNTITLED);
-  const host = await bootHost({ root });
-  try {
-    await writeDemoSessions(host, [...SEED, ...extra, longTitle]);
-  } finally {
-    await host.fiber.dispose();
-  }
-  await buildWeb(webRoot);
-  engine = await Engine.open({ root });
-  server = await startServer(engine, { webRoot });
-  browser = await launchBrowser({ width: 1366, height: 900 });
+  rig = await startPageRig('presentation', (at) => Engine.open({ root: at }), {
+    sessions: [...SEED, ...extra, longTitle],
+    // A root deep enough that the footer must shorten it.
+    rootUnder: join('projects-with-a-rather-long-folder-name', 'dsh-home', 'sessions'),
+    viewport: { width: 1366, height: 900 },
+  });
+  ({ root, engine, server, browser } = rig);
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await engine?.close();
-  await removeDir(base);
-  await removeDir(webRoot);
-});
+afterAll(() => rig?.close());
 
 async function open(): Promise<{ page: Page; problems: string[] }> {
   const opened = await openPage(browser, server.url);

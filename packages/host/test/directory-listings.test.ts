@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sessionLogs } from '@sessref/dsh/jsonl-root';
+import { sessionLogs, type SessionLog } from '@sessref/dsh/jsonl-root';
 import { CheckedJsonlPersistence, bootLayers, pluginLayer, sessionServices } from '@sessref/host';
 import { DirectoryListings } from '../src/directory-listings.js';
 import { appendExchange, createHost, createSession } from '@sessref/test-support';
@@ -72,28 +72,28 @@ describe('the strict persistence\'s directory listings', () => {
     }
   });
 
-  it('sees a change to a session directory: a second log beside the session\'s own is refused', async () => {
+  it.each([
+    {
+      change: 'a session directory: a second log beside the session\'s own is refused',
+      make: (root: string, log: SessionLog) => writeFileSync(join(root, log.project, log.directory, 'session.jsonl'), ''),
+      read: (persistence: Counted) => persistence.readStoredRevision(SessionId('kept')),
+      code: 'ROOT_UNCOMPRESSED',
+    },
+    {
+      change: 'the root: a copy of the session under another project directory is refused as a duplicate',
+      make: (root: string, log: SessionLog) => cpSync(join(root, log.project, log.directory), join(root, 'another-project', log.directory), { recursive: true }),
+      read: (persistence: Counted) => persistence.loadStored(SessionId('kept')),
+      code: 'SESSION_LOG_DUPLICATE',
+    },
+  ])('sees a change to $change', async ({ make, read, code }) => {
     const { root, persistence, ctx } = await rootAndReader();
     try {
       await sleep(SETTLED_MS * 2);
-      await persistence.readStoredRevision(SessionId('kept'));
-      const log = sessionLogs(root).find((found) => found.sessionId === 'kept')!;
-      writeFileSync(join(root, log.project, log.directory, 'session.jsonl'), '');
-      await expect(persistence.readStoredRevision(SessionId('kept'))).rejects.toMatchObject({ code: 'ROOT_UNCOMPRESSED' });
-    } finally {
-      await ctx.fiber.dispose();
-    }
-  });
-
-  it('sees a change to the root: a copy of the session under another project directory is refused as a duplicate', async () => {
-    const { root, persistence, ctx } = await rootAndReader();
-    try {
-      await sleep(SETTLED_MS * 2);
+      // Both reads list (and keep) every directory the session's lookup needs before the change.
       await persistence.readStoredRevision(SessionId('kept'));
       await persistence.loadStored(SessionId('kept'));
-      const log = sessionLogs(root).find((found) => found.sessionId === 'kept')!;
-      cpSync(join(root, log.project, log.directory), join(root, 'another-project', log.directory), { recursive: true });
-      await expect(persistence.loadStored(SessionId('kept'))).rejects.toMatchObject({ code: 'SESSION_LOG_DUPLICATE' });
+      make(root, sessionLogs(root).find((found) => found.sessionId === 'kept')!);
+      await expect(read(persistence)).rejects.toMatchObject({ code });
     } finally {
       await ctx.fiber.dispose();
     }

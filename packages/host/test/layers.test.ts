@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Context } from '@deepseek-ai/cordis';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CheckedJsonlPersistence,
@@ -43,6 +44,22 @@ function recording(name: string, log: string[]): HostLayer {
   });
 }
 
+/**
+ * The services a host holds, as one value: each test states the whole set a
+ * recipe must give, so a service that appears or goes missing fails it.
+ */
+function servicesOf(ctx: Context) {
+  const persistence = ctx.get('sessionPersistence');
+  return {
+    sessions: ctx.get('sessions') !== undefined,
+    agents: ctx.get('agents') !== undefined,
+    persistence: persistence === undefined ? 'none' : persistence instanceof CheckedJsonlPersistence ? 'strict' : 'dsh',
+    sessionQuery: ctx.get('sessionQuery') !== undefined,
+    referenceCatalog: ctx.get('sessionReferenceCatalog') !== undefined,
+    contentSearch: ctx.get('sessionReferenceResolver')?.contentSearch,
+  };
+}
+
 describe('bootLayers', () => {
   it('mounts the layers in order and disposes them with the root fiber', async () => {
     const log: string[] = [];
@@ -74,13 +91,9 @@ describe('bootLayers', () => {
     const root = await tempRoot();
     const ctx = await bootLayers([sessionServices, dshPersistence({ root, writeBatchMaxDelayMs: 1 }), queryEngine(), referencePlugin()]);
     try {
-      expect(ctx.get('sessions')).toBeDefined();
-      expect(ctx.get('agents')).toBeDefined();
-      expect(ctx.get('sessionPersistence')).toBeDefined();
-      expect(ctx.get('sessionPersistence')).not.toBeInstanceOf(CheckedJsonlPersistence);
-      expect(ctx.get('sessionQuery')).toBeDefined();
-      expect(ctx.get('sessionReferenceResolver')?.contentSearch).toBe(false);
-      expect(ctx.get('sessionReferenceCatalog')).toBeUndefined();
+      expect(servicesOf(ctx)).toEqual({
+        sessions: true, agents: true, persistence: 'dsh', sessionQuery: true, referenceCatalog: false, contentSearch: false,
+      });
     } finally {
       await ctx.fiber.dispose();
     }
@@ -92,12 +105,9 @@ describe('bootHost', () => {
     const root = await tempRoot();
     const ctx = await bootHost({ root });
     try {
-      expect(ctx.get('sessions')).toBeDefined();
-      expect(ctx.get('agents')).toBeDefined();
-      expect(ctx.get('sessionPersistence')).toBeInstanceOf(CheckedJsonlPersistence);
-      expect(ctx.get('sessionQuery')).toBeDefined();
-      expect(ctx.get('sessionReferenceCatalog')).toBeDefined();
-      expect(ctx.get('sessionReferenceResolver')?.contentSearch).toBe(true);
+      expect(servicesOf(ctx)).toEqual({
+        sessions: true, agents: true, persistence: 'strict', sessionQuery: true, referenceCatalog: true, contentSearch: true,
+      });
     } finally {
       await ctx.fiber.dispose();
     }

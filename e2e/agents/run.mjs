@@ -202,6 +202,41 @@ async function checkSessref(name, result, dir) {
   return { title: row.title, items: conversation.length };
 }
 
+/**
+ * One agent's or MCP client's part of the run: `body` under one
+ * AGENT_TIMEOUT_MS deadline (started by its first `inTime`, which races a
+ * promise against it; `requestsSince` lists what the fake model received
+ * since the part began), and `record` given PASS, SKIP or FAIL with the reason,
+ * the time it took and the host names it looked up. Its cleanups run and what
+ * the fake model received is written to `dir` whatever happens.
+ */
+async function recorded(record, { ctx, context }, body) {
+  const started = Date.now();
+  const firstRequest = context.model.requests.length;
+  const firstLookup = context.dns?.lookups.length ?? 0;
+  let timer;
+  let timeout;
+  const inTime = (promise) => {
+    timeout ??= new Promise((_, reject) => { timer = setTimeout(() => reject(new Failure(`timed out after ${seconds(AGENT_TIMEOUT_MS)}`)), AGENT_TIMEOUT_MS); });
+    return Promise.race([promise, timeout]);
+  };
+  try {
+    await body({ inTime, requestsSince: () => context.model.requests.slice(firstRequest) });
+    record.status = 'PASS';
+  } catch (error) {
+    record.status = error instanceof Skip ? 'SKIP' : 'FAIL';
+    record.reason = error instanceof Failure || error instanceof Skip || error instanceof McpFailure ? error.message : `${error?.message ?? error}`;
+  } finally {
+    clearTimeout(timer);
+    for (const cleanup of ctx.cleanups) await cleanup();
+    record.ms = Date.now() - started;
+    // What the fake model received, for reading a failure (the homes are kept then).
+    writeFileSync(join(ctx.dir, 'model-requests.json'), JSON.stringify(context.model.requests.slice(firstRequest), null, 1));
+    record.lookups = context.dns?.lookups.slice(firstLookup).map((lookup) => lookup.name);
+  }
+  return record;
+}
+
 async function runAgent(name, context) {
   const driver = DRIVERS[name];
   const dir = join(context.runRoot, name);
@@ -213,38 +248,21 @@ async function runAgent(name, context) {
   };
   mkdirSync(ctx.home, { recursive: true });
   mkdirSync(ctx.work, { recursive: true });
-  const agentStarted = Date.now();
-  const firstRequest = context.model.requests.length;
-  const firstLookup = context.dns?.lookups.length ?? 0;
   const record = { name, label: driver.label, steps: ctx.steps };
-  let timer;
-  try {
+  return recorded(record, { ctx, context }, async ({ inTime, requestsSince }) => {
     const uninstalled = context.uninstalled[name];
     if (uninstalled !== undefined) throw new Skip(`not installed: ${uninstalled}`);
     const preflight = await driver.preflight?.();
     if (preflight !== undefined) throw new Skip(preflight);
-    const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Failure(`timed out after ${seconds(AGENT_TIMEOUT_MS)}`)), AGENT_TIMEOUT_MS); });
-    const result = await Promise.race([driver.drive(ctx), timeout]);
-    const requests = context.model.requests.slice(firstRequest).filter((r) => r.api === driver.api);
+    const result = await inTime(driver.drive(ctx));
+    const requests = requestsSince().filter((r) => r.api === driver.api);
     record.requests = requests.length;
     record.compactionRequests = requests.filter((r) => r.reply?.compaction).length;
     check(record.compactionRequests > 0, 'the fake model received no compaction request');
     checkModelView(name, requests);
-    record.sessref = await Promise.race([checkSessref(name, { ...result, home: ctx.home }, dir), timeout]);
-    record.status = 'PASS';
+    record.sessref = await inTime(checkSessref(name, { ...result, home: ctx.home }, dir));
     context.sessions[name] = { id: `${name}:${result.nativeId}`, transcript: result.transcript, home: ctx.home };
-  } catch (error) {
-    record.status = error instanceof Skip ? 'SKIP' : 'FAIL';
-    record.reason = error instanceof Failure || error instanceof Skip ? error.message : `${error?.message ?? error}`;
-  } finally {
-    clearTimeout(timer);
-    for (const cleanup of ctx.cleanups) await cleanup();
-    record.ms = Date.now() - agentStarted;
-    // What the fake model received, for reading a failure (the homes are kept then).
-    writeFileSync(join(dir, 'model-requests.json'), JSON.stringify(context.model.requests.slice(firstRequest), null, 1));
-    record.lookups = context.dns?.lookups.slice(firstLookup).map((lookup) => lookup.name);
-  }
-  return record;
+  });
 }
 
 /** One MCP client citing a dsh session and another agent's through `sessref mcp`, as the README sets it up. */
@@ -257,32 +275,17 @@ async function runMcpClient(client, context) {
     onCleanup: (fn) => ctx.cleanups.push(fn),
   };
   const record = { name: `mcp ${client}`, label: mcp.label, steps: ctx.steps };
-  const clientStarted = Date.now();
-  const firstRequest = context.model.requests.length;
-  const firstLookup = context.dns?.lookups.length ?? 0;
-  let timer;
+  // The fake model answers as an MCP client's model until this client's cleanups start.
   mcpPhase = true;
-  try {
+  ctx.onCleanup(() => { mcpPhase = false; });
+  return recorded(record, { ctx, context }, async ({ inTime, requestsSince }) => {
     const uninstalled = context.uninstalled[client];
     if (uninstalled !== undefined) throw new Skip(`not installed: ${uninstalled}`);
     const foreign = foreignSessionFor(client, context.sessions);
     check(foreign !== undefined, `no agent session of this run to cite (every agent run failed or was skipped)`);
-    const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Failure(`timed out after ${seconds(AGENT_TIMEOUT_MS)}`)), AGENT_TIMEOUT_MS); });
-    record.mcp = await Promise.race([mcp.drive(ctx, foreign), timeout]);
-    record.requests = context.model.requests.slice(firstRequest).filter((r) => r.api === mcp.api).length;
-    record.status = 'PASS';
-  } catch (error) {
-    record.status = error instanceof Skip ? 'SKIP' : 'FAIL';
-    record.reason = error instanceof Failure || error instanceof Skip || error instanceof McpFailure ? error.message : `${error?.message ?? error}`;
-  } finally {
-    mcpPhase = false;
-    clearTimeout(timer);
-    for (const cleanup of ctx.cleanups) await cleanup();
-    record.ms = Date.now() - clientStarted;
-    writeFileSync(join(dir, 'model-requests.json'), JSON.stringify(context.model.requests.slice(firstRequest), null, 1));
-    record.lookups = context.dns?.lookups.slice(firstLookup).map((lookup) => lookup.name);
-  }
-  return record;
+    record.mcp = await inTime(mcp.drive(ctx, foreign));
+    record.requests = requestsSince().filter((r) => r.api === mcp.api).length;
+  });
 }
 
 async function inside() {

@@ -173,6 +173,21 @@ describe('sessref mcp', () => {
     expect(await failure(client.listResources({ cursor: 'not-ours' }))).toMatchObject({ code: -32602 });
   });
 
+  it('says in one short line why it ignored JSON that is not JSON-RPC, and keeps answering', async () => {
+    const { responses, stderr, code } = await rawSession([INITIALIZE, '{"foo":1}', '[1,2]', { id: 2, method: 'tools/list' }]);
+    expect(responses.get(2)).toMatchObject({ result: { tools: [] } });
+    expect(code).toBe(0);
+    const prefix = 'sessref mcp: ignored a message that is not JSON-RPC: ';
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/^sessref mcp: ignored a message that is not JSON-RPC: jsonrpc: expected "2\.0"; id: expected string, received undefined; /),
+      `${prefix}expected object, received array`,
+    ]);
+    // Not zod's issue tree, escaped onto the line: a bounded reason in words.
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(prefix.length + 200);
+    expect(stderr).not.toMatch(/\\n|"code"|[{[]/);
+  });
+
   it('survives deep JSON and lines that are not JSON, drops an oversized line, and a client that leaves mid-request', async () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
     const hostile = await rawSession([INITIALIZE, `{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"ref","arguments":{"session":${deep}}}}`, 'not json', { id: 3, method: 'tools/list' }]);

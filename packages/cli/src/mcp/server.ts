@@ -40,14 +40,52 @@ export async function mcpCommand(options: McpOptions, stderr: { write(text: stri
     const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
     const handle = serveStdio(() => mcpServer(sessions, options), {
       transport,
-      // The client's own mistakes (a line that is not JSON, an oversized one) land here: logged, never fatal.
-      onerror: (error) => stderr.write(`sessref mcp: ${terminalSafe(error.message)}\n`),
+      // The client's own mistakes (JSON that is not JSON-RPC, an oversized line) land here: logged, never fatal.
+      // The SDK skips a line that is not JSON at all without a word.
+      onerror: (error) => stderr.write(`sessref mcp: ${terminalSafe(transportErrorLine(error))}\n`),
     });
     await closed(transport);
     await handle.close();
   } finally {
     await sessions.close();
   }
+}
+
+/** How much of why a message was ignored goes to stderr: enough to see the mistake, one line. */
+const REASON_CHARS = 200;
+
+/** One of zod's issues, as far as a reason needs it; a union's issue holds each branch's issues. */
+interface Issue {
+  readonly path?: readonly PropertyKey[];
+  readonly message?: string;
+  readonly errors?: readonly (readonly Issue[])[];
+}
+
+/**
+ * What stderr says of a transport error. A message that is JSON but not
+ * JSON-RPC fails the SDK's zod schema, whose own message is the issue tree
+ * pretty-printed (kilobytes, escaped onto one line): it becomes one short
+ * line of its distinct leaf issues instead.
+ */
+function transportErrorLine(error: Error): string {
+  const { issues } = error as { issues?: unknown };
+  if (error.name !== 'ZodError' || !Array.isArray(issues)) return error.message;
+  const reason = [...new Set(leafIssues(issues as readonly Issue[]))].join('; ');
+  return `ignored a message that is not JSON-RPC: ${reason.length > REASON_CHARS ? `${reason.slice(0, REASON_CHARS - 1)}…` : reason}`;
+}
+
+/**
+ * `path: message` of every issue that is not a union of others, depth first
+ * (a branch's paths are relative to its union's), without zod's "Invalid
+ * input: " prefix, which every one of them has.
+ */
+function leafIssues(issues: readonly Issue[], under: readonly PropertyKey[] = []): string[] {
+  return issues.flatMap((issue) => {
+    const path = [...under, ...(issue.path ?? [])];
+    if (issue.errors !== undefined && issue.errors.length > 0) return issue.errors.flatMap((branch) => leafIssues(branch, path));
+    const message = (issue.message ?? 'invalid').replace(/^Invalid input: (?=.)/, '');
+    return [path.length === 0 ? message : `${path.map(String).join('.')}: ${message}`];
+  });
 }
 
 /** One server definition, which serveStdio pins to a connection (or a discarded `server/discover` probe). */

@@ -20,6 +20,8 @@ export interface SessionReferenceCatalog {
    * sessions whose stamp changed; without it, every search reads them all.
    */
   changeStamps?(signal?: AbortSignal): Promise<ReadonlyMap<string, string>>;
+  /** Optional: why the catalog's own saved file was not used as found, or not saved, naming it (never a failure). */
+  readonly notices?: readonly string[];
   /** Optional: where sessref's content index over the same sessions persists (in sessref's cache directory); unset keeps it in memory. */
   readonly searchIndexFile?: string | undefined;
 }

@@ -43,6 +43,8 @@ export interface ContentQuery {
  */
 export class ContentIndex {
   private opened: Promise<SearchIndex> | undefined;
+  /** The index once open, for its notices. */
+  private index: SearchIndex | undefined;
   /** The refresh callers are waiting for, if any. */
   private running: Refresh | undefined;
   /** Settles once the last refresh started has settled: the next starts after it. */
@@ -83,6 +85,11 @@ export class ContentIndex {
     return labelled(this.sources.storage, hits, signal);
   }
 
+  /** Why the index file was not used as found (rebuilt, searched as it was, or bypassed), naming it, oldest first; none before the first use. */
+  get notices(): readonly string[] {
+    return this.index?.notices ?? [];
+  }
+
   /** Stop a running refresh and close the file. */
   async close(): Promise<void> {
     if (this.running !== undefined) this.stop(this.running);
@@ -119,7 +126,7 @@ export class ContentIndex {
   private open(): Promise<SearchIndex> {
     if (this.opened !== undefined) return this.opened;
     const file = this.sources.catalog()?.searchIndexFile;
-    this.opened = openSearchIndex({ location: file === undefined ? { memory: true } : { file }, sources: [this.ownSource(), ...this.sources.foreign] });
+    this.opened = openSearchIndex({ location: file === undefined ? { memory: true } : { file }, sources: [this.ownSource(), ...this.sources.foreign] }).then((index) => (this.index = index));
     return this.opened;
   }
 

@@ -121,6 +121,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
     this.fraction = config.maxReferenceBytes === undefined ? fraction : undefined;
     this.content = new ContentIndex({ own, catalog, foreign: assembled.foreign.map((local) => local.source), storage });
     ctx.effect(() => () => this.content.close(), 'close the content index');
+    ctx.effect(() => () => assembled.foreign.forEach(({ source }) => source.close()), "stop watching other agents' folders");
     // Prepended, so this listener is the outermost: it sees the decision the
     // rest of the chain returns and post-processes only an entered step.
     ctx.on(
@@ -307,6 +308,15 @@ export class SessionReferenceResolver extends TypertRemoteService {
   refreshContentIndex(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport> {
     if (!this.contentEnabled) return Promise.reject(contentSearchOff());
     return this.content.refresh(signal, onProgress);
+  }
+
+  /**
+   * Why a derived file was not used as found (sessref's content index, and
+   * the host's catalog when it keeps notices: rebuilt, or bypassed), each
+   * naming the file, oldest first: never a failure, for the host to show.
+   */
+  get derivedNotices(): readonly string[] {
+    return [...(this.ctx.get('sessionReferenceCatalog')?.notices ?? []), ...this.content.notices];
   }
 
   /**

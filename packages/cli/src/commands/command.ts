@@ -111,7 +111,7 @@ export function defineCommand<const O extends readonly Operand[], const P extend
       const opened = openRoot(flags, io, { announce: spec.announcesRoot === true, seeds: call.seeds });
       if (spec.needs === 'root') return spec.run({ ...call, opened });
       const run = spec.run;
-      return withEngine(opened.root.path, io, spec.engine?.(flags, io.env) ?? {}, (engine) => Promise.resolve(run({ ...call, opened, engine })));
+      return withEngine(opened.root.path, io, { ...spec.engine?.(flags, io.env), json: flags.json }, (engine) => Promise.resolve(run({ ...call, opened, engine })));
     },
   };
 }

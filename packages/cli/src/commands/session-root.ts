@@ -56,17 +56,29 @@ function announceNoSessions(io: Io, root: SessionRoot, json: boolean): void {
   else writeLine(io.stderr, `${styleFor(io.stderr, io.env).cyan('hint')} ${terminalSafe(message)}`);
 }
 
-/** Open an engine over `root` (a spinner while it boots), run `work`, close it; a "not found" that is really a damaged log says so. */
-export async function withEngine(root: string, io: Io, options: Omit<EngineOptions, 'root'>, work: (engine: Engine) => Promise<void>): Promise<void> {
+/**
+ * Open an engine over `root` (a spinner while it boots), run `work`, close
+ * it; a "not found" that is really a damaged log says so. Why a derived file
+ * was not used as found is said once on stderr, whether `work` succeeds or not.
+ */
+export async function withEngine(root: string, io: Io, options: Omit<EngineOptions, 'root'> & { json: boolean }, work: (engine: Engine) => Promise<void>): Promise<void> {
+  const { json, ...engineOptions } = options;
   const spinner = progress(io, `loading ${root}`);
-  const engine = await Engine.open({ root, ...options }).finally(() => spinner.stop());
+  const engine = await Engine.open({ root, ...engineOptions }).finally(() => spinner.stop());
   try {
     await work(engine);
   } catch (error) {
     throw await explainMissing(engine, error);
   } finally {
+    for (const notice of engine.takeNotices()) announceNotice(io, notice, json);
     await engine.close();
   }
+}
+
+/** A derived file not used as found: `sessref: note: …` on stderr, a `{"note": …}` object under `--json`; never on stdout. */
+function announceNotice(io: Io, message: string, json: boolean): void {
+  if (json) writeLine(io.stderr, JSON.stringify({ note: { message } }));
+  else writeLine(io.stderr, `sessref: note: ${terminalSafe(message)}`);
 }
 
 /** `--max-bytes`, as the plugin's budget. */

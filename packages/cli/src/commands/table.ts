@@ -160,7 +160,7 @@ export const COMMANDS: readonly Command[] = [
       const options = { id: sessionIdOf(operands.ID), label: flags.label, json: flags.json };
       // A label given, or a root without sessions to read one from (and no other agent's asked for): the id is the label.
       if (options.label !== undefined || (opened.state !== 'sessions' && !isForeignId(options.id))) return mentionCommand(undefined, io, options);
-      return withEngine(opened.root.path, io, sourcesRead(flags.sources), (engine) => mentionCommand(engine, io, options));
+      return withEngine(opened.root.path, io, { ...sourcesRead(flags.sources), json: flags.json }, (engine) => mentionCommand(engine, io, options));
     },
   }),
   defineCommand({

@@ -102,6 +102,8 @@ export function engineHostOptions(options: EngineOptions): HostOptions {
 export class Engine {
   /** The last write queued for each session: this process appends to one session at a time. */
   private readonly writes = new Map<string, Promise<unknown>>();
+  /** Derived-file notices already handed out by {@link takeNotices}. */
+  private readonly noticed = new Set<string>();
 
   private constructor(
     private readonly ctx: Context,
@@ -223,6 +225,17 @@ export class Engine {
    */
   refreshSearchIndex(onProgress?: (progress: RefreshProgress) => void, signal?: AbortSignal): Promise<RefreshReport> {
     return this.ctx.sessionReferenceResolver.refreshContentIndex(signal, onProgress);
+  }
+
+  /**
+   * Why a derived file (the title index, the content index) was not used as
+   * found, each naming the file, that no earlier call returned: each notice
+   * once, for the CLI's stderr or the server's log.
+   */
+  takeNotices(): string[] {
+    const fresh = this.ctx.sessionReferenceResolver.derivedNotices.filter((notice) => !this.noticed.has(notice));
+    for (const notice of fresh) this.noticed.add(notice);
+    return fresh;
   }
 
   /** A session's header and the projection a reference to it would carry. */

@@ -134,6 +134,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: State): 
   } finally {
     // A refused body is not read to its end; do not leave it half-parsed on a kept-alive socket.
     if (!req.complete) req.resume();
+    // A derived file not used as found (rebuilt, bypassed) is logged once, whichever request met it.
+    for (const notice of state.engine.takeNotices()) state.log(`note: ${notice}`);
   }
 }
 

@@ -1,0 +1,108 @@
+/**
+ * A derived file that is not used as found (damaged and rebuilt) is said
+ * once, naming the file: on the CLI's stderr as `sessref: note: …` (a
+ * `{"note": …}` object under `--json`, stdout keeping only the answer), and
+ * in `serve`'s log as `note: …`.
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../src/engine/engine.js';
+import { startServer } from '../src/server/server.js';
+import { httpRequest, seedRoot, TARGET } from './inspector/fixture.js';
+import { removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
+
+/** Bytes no SQLite database or JSON file starts with. */
+const GARBAGE = Buffer.from('not an index \u0000\u0001\u0002'.repeat(200));
+
+let root: string;
+
+beforeAll(async () => {
+  requireBuild();
+  root = join(await tempDir('sessref-notices-'), 'sessions');
+  await mkdir(root);
+  await seedRoot(root);
+});
+
+afterAll(removeTemps);
+
+/** A fresh cache for `root`, built by one search; the paths of its search index and its title index. */
+async function builtCache(): Promise<{ env: Record<string, string>; searchIndex: string; titleIndex: string }> {
+  const cache = await tempDir('sessref-notices-cache-');
+  const env = { SESSREF_CACHE_DIR: cache };
+  expect((await sessref(['search', '--root', root, 'partition'], { env })).code).toBe(0);
+  const named = (test: (name: string) => boolean) => join(cache, readdirSync(cache).find(test)!);
+  return { env, searchIndex: named((name) => name.endsWith('.sqlite')), titleIndex: named((name) => name.startsWith('titles-')) };
+}
+
+/** The stderr lines that are notes, after the root line. */
+function notes(stderr: string, json: boolean): string[] {
+  const lines = withoutRootLine(stderr).split('\n').filter((line) => line !== '');
+  return json ? lines.filter((line) => line.startsWith('{"note":')) : lines.filter((line) => line.startsWith('sessref: note: '));
+}
+
+describe('a damaged derived file under the CLI', () => {
+  it('search --json: stdout stays the hits as valid JSON, stderr carries one note naming the rebuilt index', async () => {
+    const { env, searchIndex } = await builtCache();
+    writeFileSync(searchIndex, GARBAGE);
+    const result = await sessref(['search', '--root', root, 'partition', '--json'], { env });
+    expect(result.code).toBe(0);
+    const hits = JSON.parse(result.stdout) as { sessionId: string }[];
+    expect(hits.map((hit) => hit.sessionId)).toContain('payments-incident');
+    expect(result.stdout).not.toContain('note');
+    const [note, ...more] = notes(result.stderr, true);
+    expect(more).toEqual([]);
+    const { message } = (JSON.parse(note!) as { note: { message: string } }).note;
+    expect(message).toContain(`search index ${searchIndex} rebuilt`);
+    // Said once: the next run finds the rebuilt file and has nothing to say.
+    expect(notes((await sessref(['search', '--root', root, 'partition', '--json'], { env })).stderr, true)).toEqual([]);
+  });
+
+  it('search: one plain `sessref: note:` line on stderr naming the file, never on stdout', async () => {
+    const { env, searchIndex } = await builtCache();
+    writeFileSync(searchIndex, GARBAGE);
+    const result = await sessref(['search', '--root', root, 'partition'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('payments-incident');
+    expect(result.stdout).not.toContain('note');
+    expect(notes(result.stderr, false)).toEqual([expect.stringContaining(`sessref: note: search index ${searchIndex} rebuilt`)]);
+  });
+
+  it('list --json: a damaged title index is named in one note, the list is valid JSON', async () => {
+    const { env, titleIndex } = await builtCache();
+    writeFileSync(titleIndex, GARBAGE);
+    const result = await sessref(['list', '--root', root, '--json'], { env });
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { sessionId: string }[]).map((row) => row.sessionId)).toContain(TARGET);
+    const [note, ...more] = notes(result.stderr, true);
+    expect(more).toEqual([]);
+    expect((JSON.parse(note!) as { note: { message: string } }).note.message).toContain(`title index ${titleIndex} not used`);
+  });
+});
+
+describe('a damaged derived file under serve', () => {
+  it('is logged once, as a note naming the file, whichever request met it', async () => {
+    const cache = await tempDir('sessref-notices-serve-');
+    const searchIndexFile = join(cache, 'search.sqlite');
+    writeFileSync(searchIndexFile, GARBAGE);
+    const engine = await Engine.open({ root, indexFile: join(cache, 'titles.json'), searchIndexFile });
+    const logged: string[] = [];
+    const server = await startServer(engine, { log: (line) => logged.push(line) });
+    try {
+      const search = () =>
+        httpRequest(server.port, {
+          path: '/api/search',
+          method: 'POST',
+          headers: { 'x-sessref-token': server.token, 'content-type': 'application/json' },
+          body: JSON.stringify({ target: TARGET, query: 'partition leader' }),
+        });
+      expect((await search()).status).toBe(200);
+      expect((await search()).status).toBe(200);
+      expect(logged.filter((line) => line.startsWith('note: '))).toEqual([expect.stringContaining(`note: search index ${searchIndexFile} rebuilt`)]);
+    } finally {
+      await server.close();
+      await engine.close();
+    }
+  });
+});

@@ -18,9 +18,13 @@
  *                   every transcript read, the cache written;
  *         warm      a fresh localSources() over the cache `cold` wrote: what
  *                   a new process does after importing the package;
- *         memory    the same sources listing again: a long-lived process;
+ *         memory    the same sources listing again: a long-lived process,
+ *                   its folders watched;
+ *         growing   the same, one more transcript appended to before each
+ *                   listing: a long-lived process while agents write;
  *         stats     a bare stat() of every transcript, the floor of any
- *                   listing that notices a transcript that grew.
+ *                   listing that notices a transcript that grew without
+ *                   watching.
  *   --mode process --home DIR --cache DIR --root DIR --runs R
  *       whole `sessref list --json --sources claude-code,codex,gemini-cli`
  *       processes (wall time, Node start-up and module loading included),
@@ -29,7 +33,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { zstdCompressSync } from 'node:zlib';
@@ -208,21 +212,41 @@ async function inProcess(home, cache, runs) {
   const baselineRuns = Math.max(3, Math.ceil(runs / 5));
   const noCache = unusableCache(join(cache, 'unusable'));
   const warmCache = join(cache, 'warm');
+  /** One listing by fresh sources (what a new process has), timed; their watches closed after. */
+  const fresh = async (cacheDir) => {
+    const sources = localSources(environment(home, cacheDir), AGENTS);
+    const sample = await time(() => list(sources));
+    for (const { source } of sources) source.close();
+    return sample;
+  };
   const baseline = [];
-  for (let run = 0; run < baselineRuns; run += 1) baseline.push(await time(() => list(localSources(environment(home, noCache), AGENTS))));
+  for (let run = 0; run < baselineRuns; run += 1) baseline.push(await fresh(noCache));
   rmSync(warmCache, { recursive: true, force: true });
-  const cold = await time(() => list(localSources(environment(home, warmCache), AGENTS)));
+  const cold = await fresh(warmCache);
   const warm = [];
-  for (let run = 0; run < runs; run += 1) warm.push(await time(() => list(localSources(environment(home, warmCache), AGENTS))));
+  for (let run = 0; run < runs; run += 1) warm.push(await fresh(warmCache));
+  // A long-lived process: the same sources listing again, their folders watched since the first listings.
   const kept = localSources(environment(home, warmCache), AGENTS);
-  await list(kept);
+  for (let settle = 0; settle < 2; settle += 1) await list(kept);
   const memory = [];
   for (let run = 0; run < runs; run += 1) memory.push(await time(() => list(kept)));
-  // The floor any listing that notices appended transcripts stands on: one stat of every file, nothing else.
+  // The same while agents write: before each listing one more transcript grows by a turn (a Claude Code title record).
   const files = readdirSync(home, { recursive: true, encoding: 'utf8' }).map((name) => join(home, name)).filter((path) => /\.jsonl(\.zst)?$/.test(path));
+  const claude = files.filter((path) => path.includes('/.claude/projects/'));
+  const growing = [];
+  for (let run = 0; run < runs; run += 1) {
+    const grown = claude[run % claude.length];
+    const size = statSync(grown).size;
+    appendFileSync(grown, `${JSON.stringify({ type: 'ai-title', aiTitle: `Grown ${run}`, sessionId: 'bench' })}\n`);
+    growing.push(await time(() => list(kept)));
+    // The corpus is kept for later runs: as it was, bar the times.
+    truncateSync(grown, size);
+  }
+  for (const { source } of kept) source.close();
+  // The floor of any listing that must notice appended transcripts without watching: one stat of every file, nothing else.
   const stats = [];
   for (let run = 0; run < runs; run += 1) stats.push(await time(() => files.filter((path) => statSync(path, { bigint: true }).isFile()).length));
-  return { baseline: summary(baseline), cold: summary([cold]), warm: summary(warm), memory: summary(memory), stats: summary(stats) };
+  return { baseline: summary(baseline), cold: summary([cold]), warm: summary(warm), memory: summary(memory), growing: summary(growing), stats: summary(stats) };
 }
 
 /** Wall ms of one child process. */

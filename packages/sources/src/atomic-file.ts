@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { closeSync, constants, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { errorCode } from '@sessref/core';
+import { threadId } from 'node:worker_threads';
 
 /**
  * A new file only: never through a symbolic link, a FIFO or a device left
@@ -15,18 +16,22 @@ const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (
  * never half of one. Only in a directory of this user's that no one else
  * can write into ({@link directoryProblem}; created private when missing):
  * elsewhere another user could swap the temporary file between its write and
- * the rename. The temporary file beside it is created new, so a link planted
- * at its name is removed rather than written through; the rename then
- * replaces whatever is at `file`. Returns false when it could not be written
- * (a derived file that cannot be saved only costs a later re-read), leaving
- * no temporary file.
+ * the rename. The temporary file beside it is created new, under a name of
+ * this process, this thread and a random part: two writers of one file (two
+ * worker threads of one process included) never share it, and no one can
+ * plant a link there in advance (were anything there, the create fails
+ * rather than write through it). The rename then replaces whatever is at
+ * `file`. Returns false when it could not be written (a derived file that
+ * cannot be saved only costs a later re-read), leaving no temporary file.
  */
 export function replaceFileAtomically(file: string, bytes: Uint8Array): boolean {
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = `${file}.${process.pid}.${threadId}.${randomBytes(8).toString('hex')}.tmp`;
+  let created = false;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     if (directoryProblem(dirname(file)) !== undefined) return false;
-    const fd = createNew(temporary);
+    const fd = openSync(temporary, CREATE_NEW, 0o600);
+    created = true;
     try {
       for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
     } finally {
@@ -36,22 +41,11 @@ export function replaceFileAtomically(file: string, bytes: Uint8Array): boolean 
     return true;
   } catch {
     try {
-      unlinkSync(temporary);
+      if (created) unlinkSync(temporary);
     } catch {
-      // never created
+      // already gone, or the directory refuses it: nothing more to do
     }
     return false;
-  }
-}
-
-function createNew(path: string): number {
-  try {
-    return openSync(path, CREATE_NEW, 0o600);
-  } catch (error) {
-    if (errorCode(error) !== 'EEXIST') throw error;
-    // Left by a process that had this pid before, or planted: removed, never written through.
-    unlinkSync(path);
-    return openSync(path, CREATE_NEW, 0o600);
   }
 }
 

@@ -16,9 +16,24 @@ export interface DirectoryEntry {
   kind: 'file' | 'directory';
 }
 
-/** Names a walk may still read; a walk over many folders shares one, so the whole walk is bounded. */
+/**
+ * Names a walk may still read; a walk over many folders shares one, so the
+ * whole walk is bounded. With a `trail`, the walk also records what it
+ * looked at, so a watch can follow exactly that.
+ */
 export interface DirectoryBudget {
   entries: number;
+  trail?: WalkTrail;
+}
+
+/**
+ * What one discovery of an agent's sessions looked at: the folders it
+ * listed (present or not) and the other files it read (a title index, a
+ * project registry). Its result can change only when one of these does.
+ */
+export interface WalkTrail {
+  readonly folders: Set<string>;
+  readonly files: Set<string>;
 }
 
 /**
@@ -31,6 +46,7 @@ export interface DirectoryBudget {
  * folder alone), never a whole folder at once.
  */
 export function listDirectory(dir: string, home: string, budget: DirectoryBudget = { entries: MAX_DIRECTORY_ENTRIES }): DirectoryEntry[] {
+  budget.trail?.folders.add(dir);
   const found = readEntries(dir, budget);
   if (found.length === 0) return [];
   let realHome: string | undefined | null = null;

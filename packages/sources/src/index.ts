@@ -14,6 +14,7 @@ export { foreignSessionId, nativeSessionId } from './ids.js';
 export { AGENT_NAMES, isAgentName, localSources, type AgentName, type LocalSource } from './local.js';
 export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
+export { deliverPendingEvents } from './pending-events.js';
 export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';
 export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type FileRevision } from './revision.js';
 export type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './transcripts/format.js';

@@ -1,7 +1,7 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { listSubdirectories, sessionLogAt, type Compression } from './format.js';
-import { fileToken, readRevision, type FileRevision } from '@sessref/sources';
+import { deliverPendingEvents, fileToken, readRevision, type FileRevision } from '@sessref/sources';
 
 /** What a walk knows of one session directory. */
 interface LogFile {
@@ -175,15 +175,4 @@ function directoryToken(path: string): string {
 
 function isDirectory(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-}
-
-/**
- * Let the event loop's poll phase hand queued file-system events to their
- * watchers. One immediate is not enough: called from the poll phase (an I/O
- * callback, where a write just finished), the immediate runs in the same
- * loop turn, before the kernel's new events are read. The second immediate,
- * queued from the check phase, runs only after the next poll phase.
- */
-async function deliverPendingEvents(): Promise<void> {
-  for (let turn = 0; turn < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { listDirectory } from '../directory.js';
+import { listDirectory, type WalkTrail } from '../directory.js';
 import type { SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /**
@@ -33,9 +33,9 @@ export function claudeProjectsDir(environment: SourceEnvironment): string {
  * two projects is listed once, from the file modified last. Folders that
  * vanish or cannot be read are skipped.
  */
-export function claudeCodeTranscripts(environment: SourceEnvironment): TranscriptFile[] {
+export function claudeCodeTranscripts(environment: SourceEnvironment, trail?: WalkTrail): TranscriptFile[] {
   const home = claudeProjectsDir(environment);
-  const budget = { entries: MAX_DIRECTORY_ENTRIES };
+  const budget = { entries: MAX_DIRECTORY_ENTRIES, trail };
   const byId = new Map<string, TranscriptFile>();
   for (const project of listDirectory(home, home, budget)) {
     if (project.kind !== 'directory') continue;

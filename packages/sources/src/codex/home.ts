@@ -1,5 +1,5 @@
 import { basename, join, resolve } from 'node:path';
-import { listDirectory, type DirectoryBudget } from '../directory.js';
+import { listDirectory, type DirectoryBudget, type WalkTrail } from '../directory.js';
 import type { SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** The folders under the Codex home that hold rollouts, in the order their copies win (codex-rs/rollout/src/lib.rs). */
@@ -34,9 +34,9 @@ interface Found {
  * resolves them. A symbolic link is followed only when it stays inside the
  * Codex home (`listDirectory`).
  */
-export function findRollouts(environment: SourceEnvironment): TranscriptFile[] {
+export function findRollouts(environment: SourceEnvironment, trail?: WalkTrail): TranscriptFile[] {
   const home = codexHome(environment);
-  const budget = { entries: MAX_WALK_ENTRIES };
+  const budget = { entries: MAX_WALK_ENTRIES, trail };
   const byId = new Map<string, Found>();
   ROLLOUT_FOLDERS.forEach((folder, folderIndex) => {
     for (const path of walk(join(home, folder), home, 0, budget, [])) {

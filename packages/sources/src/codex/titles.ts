@@ -2,6 +2,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson, asObject, asString } from '../json-lines.js';
 import { readRegularFile } from '../regular-file.js';
+import type { WalkTrail } from '../directory.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
 import { codexHome } from './home.js';
 import { linesOf } from './lines.js';
@@ -16,8 +17,9 @@ const MAX_INDEX_BYTES = 64 * 1024 * 1024;
  * (codex-rs/rollout/src/session_index.rs). Titles are a nicety: an index
  * that is missing, a link, a special file, too large or unreadable gives none.
  */
-export function readCodexTitles(environment: SourceEnvironment): ReadonlyMap<string, string> {
+export function readCodexTitles(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string> {
   const path = join(codexHome(environment), 'session_index.jsonl');
+  trail?.files.add(path);
   try {
     if (!lstatSync(path).isFile()) return new Map();
     const bytes = readRegularFile(path, MAX_INDEX_BYTES);

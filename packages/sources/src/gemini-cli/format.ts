@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
-import { listDirectory } from '../directory.js';
+import { listDirectory, type WalkTrail } from '../directory.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import { readRegularFile } from '../regular-file.js';
 import type { SourceEnvironment, TranscriptFile, TranscriptFormat } from '../transcripts/format.js';
@@ -9,6 +9,9 @@ import { geminiTranscript } from './fold.js';
 
 /** Largest `projects.json` or `.project_root` read: a path registry, never near this. */
 const MAX_REGISTRY_BYTES = 4 * 1024 * 1024;
+
+/** Names one discovery looks at, across `tmp/` and every project's `chats/`: far above a real home, a bound on a hostile one. */
+const MAX_WALK_ENTRIES = 500_000;
 
 /**
  * Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini` when that is set and not
@@ -29,14 +32,15 @@ const CHAT_FILE = /^(session-.+)\.jsonl?$/;
  * the file name without its extension, which a legacy `.json` keeps when
  * Gemini rewrites it as `.jsonl` on resume; the `.jsonl` then wins.
  */
-function chatFiles(environment: SourceEnvironment): TranscriptFile[] {
+function chatFiles(environment: SourceEnvironment, trail?: WalkTrail): TranscriptFile[] {
   const home = geminiDirectory(environment);
-  const projectRoots = projectRegistry(home);
+  const budget = { entries: MAX_WALK_ENTRIES, trail };
+  const projectRoots = projectRegistry(home, trail);
   const files = new Map<string, TranscriptFile>();
-  for (const project of listDirectory(join(home, 'tmp'), home)) {
+  for (const project of listDirectory(join(home, 'tmp'), home, budget)) {
     if (project.kind !== 'directory') continue;
-    const cwd = projectRoot(project.path) ?? projectRoots.get(project.name);
-    for (const entry of listDirectory(join(project.path, 'chats'), home)) {
+    const cwd = projectRoot(project.path, trail) ?? projectRoots.get(project.name);
+    for (const entry of listDirectory(join(project.path, 'chats'), home, budget)) {
       const nativeId = CHAT_FILE.exec(entry.name)?.[1];
       if (entry.kind !== 'file' || nativeId === undefined) continue;
       const known = files.get(nativeId);
@@ -48,8 +52,8 @@ function chatFiles(environment: SourceEnvironment): TranscriptFile[] {
 }
 
 /** The folder a project's temp directory belongs to, as Gemini wrote it to `tmp/<slug>/.project_root` (projectRegistry.ts). */
-function projectRoot(projectDir: string): string | undefined {
-  return absolutePath(readSmallFile(join(projectDir, '.project_root'))?.trim());
+function projectRoot(projectDir: string, trail: WalkTrail | undefined): string | undefined {
+  return absolutePath(readSmallFile(join(projectDir, '.project_root'), trail)?.trim());
 }
 
 /**
@@ -58,9 +62,9 @@ function projectRoot(projectDir: string): string | undefined {
  * slug, and by the SHA-256 of the path that named temp directories before
  * v0.29.0 (`getProjectHash`, paths.ts).
  */
-function projectRegistry(home: string): Map<string, string> {
+function projectRegistry(home: string, trail: WalkTrail | undefined): Map<string, string> {
   const roots = new Map<string, string>();
-  const text = readSmallFile(join(home, 'projects.json'));
+  const text = readSmallFile(join(home, 'projects.json'), trail);
   if (text === undefined) return roots;
   let projects: Record<string, unknown> | undefined;
   try {
@@ -86,7 +90,8 @@ function absolutePath(path: string | undefined): string | undefined {
  * large or a symbolic link (it only adds a cwd, and a link may lead out of
  * the agent's folder).
  */
-function readSmallFile(path: string): string | undefined {
+function readSmallFile(path: string, trail: WalkTrail | undefined): string | undefined {
+  trail?.files.add(path);
   try {
     if (lstatSync(path, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
     return readRegularFile(path, MAX_REGISTRY_BYTES)?.toString('utf8');

@@ -157,6 +157,9 @@ export function opencodeSource(options: OpencodeSourceOptions): TranscriptSource
     },
 
     problems: () => [...problems],
+
+    // Each listing opens and closes the database: nothing stays open between them.
+    close() {},
   };
 }
 

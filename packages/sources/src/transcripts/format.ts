@@ -1,4 +1,5 @@
 import type { SurfaceMessage } from '@sessref/core';
+import type { WalkTrail } from '../directory.js';
 
 /** Where a source looks: the user's home and the environment that may move an agent's folders. */
 export interface SourceEnvironment {
@@ -50,12 +51,12 @@ export interface TranscriptFormat {
   readonly displayName: string;
   /** The folder the agent keeps its sessions in, from the environment (whether or not it exists). */
   home(environment: SourceEnvironment): string;
-  /** The transcript files of every session in the agent's home(s); none when it has none. */
-  transcripts(environment: SourceEnvironment): TranscriptFile[];
+  /** The transcript files of every session in the agent's home(s); none when it has none. Records what it looked at in `trail`. */
+  transcripts(environment: SourceEnvironment, trail?: WalkTrail): TranscriptFile[];
   /** The file's text from its bytes (a compressed transcript decompresses here); UTF-8 when absent. */
   decode?(bytes: Buffer, file: TranscriptFile): string;
   /** Fold a transcript's text. Pure; throws a `SourceReadError` for what it cannot read. */
   fold(text: string, file: TranscriptFile): Transcript;
-  /** Titles the agent keeps outside the transcripts, by native id (read once per listing). */
-  titles?(environment: SourceEnvironment): ReadonlyMap<string, string>;
+  /** Titles the agent keeps outside the transcripts, by native id (read with every discovery); records the files it read in `trail`. */
+  titles?(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string>;
 }

@@ -3,7 +3,8 @@ import type { SessionHeaderLike, SessionSource, SurfaceSnapshot, TitleReadResult
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../regular-file.js';
-import { readRevision, sameRevision, revisionToken } from '../revision.js';
+import { readRevision, sameRevision, revisionToken, type FileRevision } from '../revision.js';
+import { FolderWatch } from './folder-watch.js';
 import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './format.js';
 import { listingCache, persists, type ListingEntry, type ListingFacts } from './listing-cache.js';
 
@@ -23,6 +24,12 @@ export interface TranscriptSourceOptions {
    * this package's README, "Listing cache".
    */
   listingCacheFile?: string;
+  /**
+   * Follow the agent's folders with file-system watches, so that a listing
+   * stats only the transcripts an event named (default `true`); without, every
+   * listing walks the folders and stats every transcript.
+   */
+  watch?: boolean;
 }
 
 /** A session of a source that cannot be read: listed nowhere, named here with why. */
@@ -37,15 +44,18 @@ export interface SourceProblem {
 export interface TranscriptSource extends SessionSource {
   /** Sessions the last listing left out, with why. */
   problems(): SourceProblem[];
+  /** Stop following the agent's folders (later listings walk them). */
+  close(): void;
 }
 
 /**
  * A {@link SessionSource} over one agent's transcripts, read in place and
- * never written. Listing stats every transcript and folds again only those
- * whose revision changed since they were last read, keeping just their
- * facts (time, cwd, title): in this process, and, with `listingCacheFile`,
- * in earlier ones. A snapshot always reads its file afresh, once. A
- * transcript that cannot be read is left out and reported
+ * never written. Listing folds again only the transcripts whose revision
+ * changed since they were last read, keeping just their facts (time, cwd,
+ * title): in this process, and, with `listingCacheFile`, in earlier ones.
+ * Revisions come from a stat of every transcript, or, once the folders are
+ * watched, of those an event named since. A snapshot always reads its file
+ * afresh, once. A transcript that cannot be read is left out and reported
  * ({@link TranscriptSource.problems}); the others answer.
  */
 export function transcriptSource(format: TranscriptFormat, options: TranscriptSourceOptions): TranscriptSource {
@@ -55,7 +65,10 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   let known: Map<string, ListingEntry> | undefined;
   /** Whether `known` differs from what the cache file holds. */
   let unsaved = false;
+  const watch = options.watch === false ? undefined : new FolderWatch();
   let files = new Map<string, TranscriptFile>();
+  /** Each transcript's revision, by path, as of the last {@link refresh}. */
+  let revisions = new Map<string, FileRevision | undefined>();
   /** What the listing that ran in this turn of the event loop verified, by path; cleared when the loop turns. */
   let justListed: Map<string, ListingFacts> | undefined;
   let titles: ReadonlyMap<string, string> = new Map();
@@ -78,10 +91,16 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     unsaved = false;
   };
 
+  /** Find every transcript and stat each; the watch then follows what the walk looked at. */
   const discover = (): Map<string, TranscriptFile> => {
-    files = new Map(format.transcripts(options.environment).map((file) => [foreignSessionId(format.name, file.nativeId), file]));
-    titles = format.titles?.(options.environment) ?? new Map();
+    const startedAt = Date.now();
+    const trail = { folders: new Set<string>(), files: new Set<string>() };
+    files = new Map(format.transcripts(options.environment, trail).map((file) => [foreignSessionId(format.name, file.nativeId), file]));
+    titles = format.titles?.(options.environment, trail) ?? new Map();
     const present = new Set([...files.values()].map((file) => file.path));
+    // Watched before the stats: a transcript that grows after its stat is an event.
+    watch?.follow(trail, present, startedAt);
+    revisions = new Map([...present].map((path) => [path, readRevision(path, true)]));
     const facts = knownFacts();
     for (const path of facts.keys()) {
       if (present.has(path)) continue;
@@ -89,6 +108,24 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       unsaved = true;
     }
     return files;
+  };
+
+  /** Bring `files` and `revisions` up to date: a new discovery, or, when the watch can tell, a stat of the transcripts that changed. */
+  const refresh = async (): Promise<void> => {
+    const changes = await watch?.changes();
+    if (changes === undefined || changes.rediscover) {
+      discover();
+      return;
+    }
+    for (const path of changes.transcripts) {
+      const revision = readRevision(path, true);
+      // Gone (or no longer a file): another copy of the session may win now, so the walk decides.
+      if (revision === undefined) {
+        discover();
+        return;
+      }
+      revisions.set(path, revision);
+    }
   };
 
   const fileOf = (sessionId: string): TranscriptFile => {
@@ -99,9 +136,8 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
 
   const readTranscript = (file: TranscriptFile): Transcript => format.fold(readText(format, file, maxFileBytes), file);
 
-  const factsOf = (file: TranscriptFile): ListingFacts => {
-    // Taken before the read: a file that changes meanwhile has another revision next time, and is read again.
-    const revision = readRevision(file.path);
+  // The revision is taken before the read: a file that changes meanwhile has another revision next time, and is read again.
+  const factsOf = (file: TranscriptFile, revision = readRevision(file.path, true)): ListingFacts => {
     const facts = knownFacts();
     const cached = facts.get(file.path);
     if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision) && cached.fileCwd === file.cwd) return cached.facts;
@@ -126,21 +162,23 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     owns: (sessionId) => sessionId.startsWith(`${format.name}:`),
 
     async changeStamps(signal) {
+      await refresh();
       const stamps = new Map<string, string>();
-      for (const [sessionId, file] of discover()) {
+      for (const [sessionId, file] of files) {
         signal?.throwIfAborted();
-        const revision = readRevision(file.path, true);
+        const revision = revisions.get(file.path);
         if (revision !== undefined) stamps.set(sessionId, revisionToken(revision));
       }
       return stamps;
     },
 
     async listSessions(signal) {
+      await refresh();
       const headers: SessionHeaderLike[] = [];
       const verified = new Map<string, ListingFacts>();
-      for (const [sessionId, file] of discover()) {
+      for (const [sessionId, file] of files) {
         signal?.throwIfAborted();
-        const facts = factsOf(file);
+        const facts = factsOf(file, revisions.get(file.path));
         verified.set(file.path, facts);
         if (facts instanceof SourceReadError || facts.offered === false) continue;
         headers.push(sessionHeader(sessionId, facts));
@@ -189,6 +227,10 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
         if (facts instanceof SourceReadError) problems.push({ sessionId, file: relative(file.home, file.path), error: facts });
       }
       return problems;
+    },
+
+    close() {
+      watch?.close();
     },
   };
 }

@@ -129,39 +129,44 @@ async function runForeignList() {
   return { corpus, inProcess, whole };
 }
 
-/** `--only search`, `--only search-index` or `--only foreign-list`: run suite 4, 5 or 6 alone and splice its section into the existing docs/benchmarks.md. */
+/**
+ * The suites `--only <name>` runs alone, splicing its section into the existing docs/benchmarks.md:
+ * `number` is the section's, `key` names the results in the raw file `results` (under the cache),
+ * `tables` what stdout gets when it is not the section itself.
+ */
+const ONLY_SUITES = {
+  search: {
+    number: 4, title: 'content search', run: runSearch, section: searchSection, splice: spliceSearchSection,
+    key: 'search', results: 'last-search-results.json', tables: searchTables,
+  },
+  'search-index': {
+    number: 5, title: 'search index', run: runSearchIndex, section: searchIndexSection, splice: spliceSearchIndexSection,
+    key: 'searchIndex', results: 'last-search-index-results.json',
+  },
+  'foreign-list': {
+    number: 6, title: "listing other agents' sessions", run: runForeignList, section: foreignListSection, splice: spliceForeignListSection,
+    key: 'foreignList', results: 'last-foreign-list-results.json',
+  },
+};
+
 if (process.argv.includes('--only')) {
   const only = process.argv[process.argv.indexOf('--only') + 1];
-  if (only !== 'search' && only !== 'search-index' && only !== 'foreign-list') throw new Error(`--only accepts "search", "search-index" or "foreign-list", got ${only}`);
+  const suite = Object.hasOwn(ONLY_SUITES, only) ? ONLY_SUITES[only] : undefined;
+  if (suite === undefined) {
+    const names = Object.keys(ONLY_SUITES).map((name) => `"${name}"`);
+    throw new Error(`--only accepts ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got ${only}`);
+  }
   const started = Date.now();
   const machine = { ...machineInfo(), startedAt: new Date(started).toISOString() };
   const file = join(DOCS, 'benchmarks.md');
-  if (only === 'foreign-list') {
-    progress("suite 6 only: listing other agents' sessions");
-    const foreignList = await runForeignList();
-    writeFileSync(join(CACHE, 'last-foreign-list-results.json'), `${JSON.stringify({ machine, foreignList, durationMs: Date.now() - started }, null, 2)}\n`);
-    const section = foreignListSection(foreignList, machine);
-    writeFileSync(file, spliceForeignListSection(readFileSync(file, 'utf8'), section));
-    process.stdout.write(`${section}\n`);
-    progress(`spliced section 6 into docs/benchmarks.md (raw results: ${join(CACHE, 'last-foreign-list-results.json')}), ${((Date.now() - started) / 60000).toFixed(1)} min`);
-    process.exit(0);
-  }
-  if (only === 'search-index') {
-    progress('suite 5 only: search index');
-    const searchIndex = await runSearchIndex();
-    writeFileSync(join(CACHE, 'last-search-index-results.json'), `${JSON.stringify({ machine, searchIndex, durationMs: Date.now() - started }, null, 2)}\n`);
-    const section = searchIndexSection(searchIndex, machine);
-    writeFileSync(file, spliceSearchIndexSection(readFileSync(file, 'utf8'), section));
-    process.stdout.write(`${section}\n`);
-    progress(`spliced section 5 into docs/benchmarks.md (raw results: ${join(CACHE, 'last-search-index-results.json')}), ${((Date.now() - started) / 60000).toFixed(1)} min`);
-    process.exit(0);
-  }
-  progress('suite 4 only: content search');
-  const search = await runSearch();
-  writeFileSync(join(CACHE, 'last-search-results.json'), `${JSON.stringify({ machine, search, durationMs: Date.now() - started }, null, 2)}\n`);
-  writeFileSync(file, spliceSearchSection(readFileSync(file, 'utf8'), searchSection(search, machine)));
-  process.stdout.write(`${searchTables(search)}\n`);
-  progress(`spliced section 4 into docs/benchmarks.md (raw results: ${join(CACHE, 'last-search-results.json')}), ${((Date.now() - started) / 60000).toFixed(1)} min`);
+  const raw = join(CACHE, suite.results);
+  progress(`suite ${suite.number} only: ${suite.title}`);
+  const results = await suite.run();
+  writeFileSync(raw, `${JSON.stringify({ machine, [suite.key]: results, durationMs: Date.now() - started }, null, 2)}\n`);
+  const section = suite.section(results, machine);
+  writeFileSync(file, suite.splice(readFileSync(file, 'utf8'), section));
+  process.stdout.write(`${suite.tables === undefined ? section : suite.tables(results)}\n`);
+  progress(`spliced section ${suite.number} into docs/benchmarks.md (raw results: ${raw}), ${((Date.now() - started) / 60000).toFixed(1)} min`);
   process.exit(0);
 }
 

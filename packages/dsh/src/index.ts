@@ -155,6 +155,23 @@ export class SessionReferenceResolver extends TypertRemoteService {
     return this.assembled.foreign.flatMap(({ name, source }) => source.problems().map(({ sessionId, error }) => ({ sessionId, source: name, error })));
   }
 
+  /**
+   * A stamp per session of the other agents' homes that changes whenever the
+   * session may have (its transcript's revision, kept current by the sources'
+   * file-system watches); a home that cannot be listed adds none.
+   */
+  async foreignChangeStamps(signal?: AbortSignal): Promise<Map<string, string>> {
+    const stamps = new Map<string, string>();
+    for (const { source } of this.assembled.foreign) {
+      try {
+        for (const [sessionId, stamp] of await source.changeStamps(signal)) stamps.set(sessionId, stamp);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+      }
+    }
+    return stamps;
+  }
+
   /** Where a session is read from: `dsh` for the host's own, else the agent's name (`claude-code`, …). */
   sourceOf(sessionId: string): string {
     return this.storage.sourceOf(sessionId);

@@ -169,12 +169,17 @@ export class Engine {
   }
 
   /**
-   * A stamp per session of the root that changes whenever the session may
-   * have (the title index's log revisions, from its walk or file-system
-   * events; no log opened): what the inspector's change stream compares.
+   * A stamp per session, the root's and the other agents', that changes
+   * whenever the session may have (the title index's log revisions and the
+   * transcripts' revisions, each kept current by file-system watches; no log
+   * or transcript opened): what the inspector's change stream compares.
    */
   async changeStamps(signal?: AbortSignal): Promise<ReadonlyMap<string, string>> {
-    return (await this.ctx.sessionReferenceCatalog?.changeStamps?.(signal)) ?? new Map();
+    const foreign = await this.ctx.sessionReferenceResolver.foreignChangeStamps(signal);
+    const own = (await this.ctx.sessionReferenceCatalog?.changeStamps?.(signal)) ?? new Map<string, string>();
+    // The root's own sessions win an id both claim, as everywhere else.
+    for (const [sessionId, stamp] of own) foreign.set(sessionId, stamp);
+    return foreign;
   }
 
   /** Where `sessionId` is read from: `dsh` for the root's own sessions, else the agent's name. */

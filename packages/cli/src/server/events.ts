@@ -4,8 +4,9 @@
  * Server-sent events over a response the page reads with `fetch` (its token
  * travels in the header, as for every API call; an `EventSource` could only
  * put it in the address). One poller per server, running only while a page
- * listens: it asks the engine for the root's change stamps (the title
- * index's log revisions, kept current by its file-system watch; no log is
+ * listens: it asks the engine for the change stamps of the root's sessions
+ * and the other agents' (the title index's log revisions and the
+ * transcripts' revisions, kept current by file-system watches; nothing is
  * opened) and tells every listener which sessions appeared, changed or went.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

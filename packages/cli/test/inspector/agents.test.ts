@@ -7,7 +7,7 @@
  * one and the API refuses to write into one; a dsh target cites one and the
  * preview frames it exactly as a dsh source (Chromium against the real server).
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -16,7 +16,7 @@ import { Engine } from '../../src/engine/engine.js';
 import type { ApiError, CandidatesResponse, MessagesResponse, SessionsResponse } from '../../src/server/protocol.js';
 import type { RunningServer } from '../../src/server/server.js';
 import { hashTree } from '../support.js';
-import { TARGET, cite, httpRequest, json, openPage, postJson, removeDir, startPageRig, tempDir, type Browser, type PageRig, type Reply } from './fixture.js';
+import { TARGET, cite, httpRequest, json, listen, openPage, postJson, removeDir, startPageRig, tempDir, type Browser, type PageRig, type Reply } from './fixture.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../../../shared/cross-harness-samples/', import.meta.url));
 const CLAUDE_ID = 'claude-code:ae4a77f8-aedd-4bc1-888f-c94edc91af04';
@@ -115,6 +115,28 @@ describe("the API over other agents' sessions", () => {
 });
 
 const rowOf = (page: Page, id: string) => page.locator(`#sessions .session[data-session-id="${id}"]`);
+
+describe("following other agents' sessions", () => {
+  it('names a transcript that grew in the change stream, and the open page shows its new title with no click', async () => {
+    const { page, problems } = await openPage(browser, server.url);
+    const claude = rowOf(page, CLAUDE_ID);
+    await expect.poll(() => claude.locator('.session-title').count()).toBe(1);
+    const stream = await listen(server);
+    try {
+      await expect.poll(() => stream.events).toEqual([{ revision: 0, changed: [] }]);
+      // What Claude Code appends when the user names the session (`/rename`).
+      const [, ...path] = PLACES[0]!;
+      appendFileSync(join(home, ...path), `${JSON.stringify({ type: 'custom-title', customTitle: 'Renamed while open', sessionId: CLAUDE_ID.slice('claude-code:'.length) })}\n`);
+      await expect.poll(() => stream.events.at(-1), { timeout: 15_000 }).toEqual({ revision: 1, changed: [CLAUDE_ID] });
+      await expect.poll(() => claude.locator('.session-title').textContent(), { timeout: 15_000 }).toBe('Claude Code · Renamed while open');
+    } finally {
+      stream.stop();
+      await stream.ended;
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
 
 describe("the page over other agents' sessions", () => {
   it('lists them read-only with their agent, shows their conversation, never sends into one, and cites one from a dsh target as a dsh source', async () => {

@@ -13,6 +13,7 @@ import { build } from 'vite';
 import { expect } from 'vitest';
 import { DEMO_SESSIONS, bootHost, writeDemoSessions, type DemoSession } from '@sessref/host';
 import type { Engine } from '../../src/engine/engine.js';
+import type { ChangeEvent } from '../../src/server/protocol.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 
 export const WEBAPP = '/home/dev/webapp';
@@ -190,4 +191,28 @@ export async function startPageRig(prefix: string, open: (root: string) => Promi
 /** A JSON POST to one of `server`'s API routes, with its token. */
 export function postJson(server: RunningServer, path: string, body: unknown): Promise<Reply> {
   return httpRequest(server.port, { path, method: 'POST', headers: { 'x-sessref-token': server.token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+/** An open change stream: its events as they arrive, and a way to stop reading. */
+export async function listen(target: RunningServer): Promise<{ status: number; events: ChangeEvent[]; ended: Promise<void>; stop(): void }> {
+  const stop = new AbortController();
+  const response = await fetch(`${target.origin}/api/events`, { headers: { 'x-sessref-token': target.token }, signal: stop.signal });
+  const events: ChangeEvent[] = [];
+  const ended = (async () => {
+    if (!response.ok || response.body === null) return;
+    let buffered = '';
+    const decoder = new TextDecoder();
+    try {
+      const reader = response.body.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        buffered += decoder.decode(read.value, { stream: true });
+        const blocks = buffered.split('\n\n');
+        buffered = blocks.pop() ?? '';
+        for (const block of blocks) if (block.startsWith('data: ')) events.push(JSON.parse(block.slice(6)) as ChangeEvent);
+      }
+    } catch {
+      // Stopped by this test.
+    }
+  })();
+  return { status: response.status, events, ended, stop: () => stop.abort() };
 }

@@ -9,10 +9,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.js';
-import type { ChangeEvent } from '../../src/server/protocol.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { ok, requireBuild } from '../support.js';
-import { TARGET, openPage, startPageRig, type Browser, type PageRig } from './fixture.js';
+import { TARGET, listen, openPage, startPageRig, type Browser, type PageRig } from './fixture.js';
 
 let rig: PageRig;
 let root: string;
@@ -53,30 +52,6 @@ describe('the page follows changes', () => {
     await page.close();
   });
 });
-
-/** An open change stream: its events as they arrive, and a way to stop reading. */
-async function listen(target: RunningServer): Promise<{ status: number; events: ChangeEvent[]; ended: Promise<void>; stop(): void }> {
-  const stop = new AbortController();
-  const response = await fetch(`${target.origin}/api/events`, { headers: { 'x-sessref-token': target.token }, signal: stop.signal });
-  const events: ChangeEvent[] = [];
-  const ended = (async () => {
-    if (!response.ok || response.body === null) return;
-    let buffered = '';
-    const decoder = new TextDecoder();
-    try {
-      const reader = response.body.getReader();
-      for (let read = await reader.read(); !read.done; read = await reader.read()) {
-        buffered += decoder.decode(read.value, { stream: true });
-        const blocks = buffered.split('\n\n');
-        buffered = blocks.pop() ?? '';
-        for (const block of blocks) if (block.startsWith('data: ')) events.push(JSON.parse(block.slice(6)) as ChangeEvent);
-      }
-    } catch {
-      // Stopped by this test.
-    }
-  })();
-  return { status: response.status, events, ended, stop: () => stop.abort() };
-}
 
 describe('GET /api/events', () => {
   it('answers a first event at once, then the ids of each change; refuses a listener over the bound; ends every stream when the server closes', async () => {

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { claudeCodeFormat, localSources, transcriptSource, type TranscriptFormat, type TranscriptSource } from '@sessref/sources';
+import { claudeCodeFormat, localSources, transcriptSource, type TranscriptFormat } from '@sessref/sources';
+import { listing } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sessref-listing-cache-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -51,17 +52,6 @@ function counting(): { format: TranscriptFormat; reads: string[] } {
     },
   };
   return { format, reads };
-}
-
-/** Everything a listing answers: headers, labels and refusals. */
-async function listing(source: TranscriptSource): Promise<unknown> {
-  const headers = await source.listSessions();
-  const titles = await source.readTitles(headers.map((header) => header.id));
-  return {
-    headers,
-    titles: titles.map((result) => (result.status === 'fulfilled' ? result.title : 'rejected')),
-    problems: source.problems().map((problem) => [problem.sessionId, problem.error.code, problem.error.message]),
-  };
 }
 
 /** Bytes this process has read through system calls so far (Linux): a file-system observation no revision field sees. */

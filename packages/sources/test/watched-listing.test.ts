@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { claudeCodeFormat, codexFormat, geminiCliFormat, transcriptSource, type TranscriptFormat, type TranscriptSource } from '@sessref/sources';
+import { claudeCodeFormat, codexFormat, geminiCliFormat, transcriptSource, type TranscriptFormat } from '@sessref/sources';
+import { listing } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sessref-watched-listing-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -102,13 +103,6 @@ function apply(home: string, step: Step): void {
     case 'gemini-root':
       return write(join(gemini(step.project), '.project_root'), `/work/${step.cwd}\n`);
   }
-}
-
-/** Everything a listing answers: headers, labels and refusals. */
-async function listing(source: TranscriptSource): Promise<unknown> {
-  const headers = await source.listSessions();
-  const titles = await source.readTitles(headers.map((header) => header.id));
-  return { headers, titles: titles.map((result) => (result.status === 'fulfilled' ? result.title : 'rejected')), problems: source.problems().map((problem) => problem.sessionId) };
 }
 
 let homes = 0;

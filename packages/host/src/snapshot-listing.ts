@@ -4,13 +4,26 @@ import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { isJsonObject } from '@sessref/core';
-import { LogFileTracker, fileToken, listSubdirectories, readRegularFile, revisionToken, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
+import { LogFileTracker, listSubdirectories, readRegularFile, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type FileRevision } from '@sessref/dsh/jsonl-root';
 import { directoryProblem, replaceFileAtomically } from '@sessref/sources';
+import { HEADER_BUDGET_BYTES } from './log-probe.js';
+import { readLogHead, type LogHead } from './log-head.js';
 import { CheckedJsonlPersistence } from './storage.js';
 
+/**
+ * A header read from a log, and what it answers for. It is the log's while
+ * the log keeps the revision it was read (or last confirmed) at; once the
+ * revision changes (an append, or a rewrite in place that may keep the
+ * inode, the size, even the times), only while the log's first bytes, which
+ * hold its header frame, are still those it was read from ({@link LogHead}).
+ * dsh's logs are append-only, so an append costs one read of those bytes,
+ * never a listing; a log rewritten with another header is read again.
+ */
 interface KnownHeader {
-  /** The file the header was read from ({@link fileToken}): a replaced file is read again. */
-  file: string;
+  /** The log's revision ({@link revisionToken}) when the header was read or last confirmed. */
+  revision: string;
+  /** The log's first bytes, taken before the header was read. */
+  head: LogHead;
   header: SessionHeader;
 }
 
@@ -19,9 +32,9 @@ interface KnownHeader {
  * the whole root to resolve every single read (`readSurface()`,
  * `readTitleSnapshot()`, …), and its full-text backend lists snapshots twice
  * per search to decide what to re-index; the JSONL backend answers each
- * listing by decompressing the header of every log. A log's header never
- * changes while its file stays the same, so this keeps the headers it has
- * read and answers from the revisions of a {@link LogFileTracker}: a stat
+ * listing by decompressing the header of every log. A log's header is its
+ * first frame, so this keeps the headers it has read (see {@link KnownHeader})
+ * and answers from the revisions of a {@link LogFileTracker}: a stat
  * walk of the root, or with `watch` only the paths file-system events named.
  * A snapshot's revision is the log's size, times and inode, so the search
  * backend re-indexes exactly the logs that changed. A log it has not read yet
@@ -117,7 +130,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       return [...this.last.snapshots];
     }
     for (const [id, revision] of revisions) {
-      if (this.headers.get(id)?.file === fileToken(revision)) continue;
+      if (this.stillKnown(id, revision)) continue;
       await this.readHeaders(revisions, signal);
       break;
     }
@@ -147,13 +160,33 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     return this.tracker.revisions();
   }
 
+  /** Whether the kept header of `id` is still its log's at `revision` (see {@link KnownHeader}); a confirmed one moves to `revision`. */
+  private stillKnown(id: string, revision: FileRevision): boolean {
+    const known = this.headers.get(id);
+    if (known === undefined) return false;
+    const token = revisionToken(revision);
+    if (known.revision === token) return true;
+    const logs = sessionLogsOf(this.config.root, id, this.logCompression, this.listings.list);
+    if (logs.length !== 1 || readLogHead(logs[0]!.path, revision, known.head.bytes)?.sha256 !== known.head.sha256) return false;
+    known.revision = token;
+    return true;
+  }
+
   /** The backend's full listing (with the damage checks), whose headers are kept for the logs the tracker saw. */
   private async readHeaders(revisions: ReadonlyMap<string, FileRevision>, signal: AbortSignal | undefined): Promise<void> {
+    // Heads before headers: a log rewritten meanwhile then fails its head check next time, never passes it with an old header.
+    const heads = new Map<string, LogHead>();
+    for (const log of sessionLogs(this.config.root, this.logCompression, this.listings.list)) {
+      const revision = revisions.get(log.sessionId);
+      const head = revision && readLogHead(log.path, revision);
+      if (head !== undefined) heads.set(log.sessionId, head);
+    }
     const snapshots = await super.listSnapshots(signal);
     this.headers.clear();
     for (const { header } of snapshots) {
       const revision = revisions.get(header.id);
-      if (revision !== undefined) this.headers.set(header.id, { file: fileToken(revision), header: deepFreeze(structuredClone(header)) });
+      const head = heads.get(header.id);
+      if (revision !== undefined && head !== undefined) this.headers.set(header.id, { revision: revisionToken(revision), head, header: deepFreeze(structuredClone(header)) });
     }
     this.saveHeaders();
   }
@@ -172,7 +205,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       if (!isJsonObject(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== this.config.root || !isJsonObject(saved['headers'])) return;
       // A kept header of another shape is left out: that log's header is read again.
       for (const [id, known] of Object.entries(saved['headers'])) {
-        if (isKnownHeader(id, known)) this.headers.set(id, { file: known.file, header: deepFreeze(known.header) });
+        if (isKnownHeader(id, known)) this.headers.set(id, { revision: known.revision, head: { bytes: known.head.bytes, sha256: known.head.sha256 }, header: deepFreeze(known.header) });
       }
     } catch {
       // Read afresh from the logs.
@@ -227,8 +260,8 @@ interface SavedHeaders {
   headers: Record<string, KnownHeader>;
 }
 
-/** 2: a header names its file by device and inode (1 named it by inode alone). */
-const HEADERS_VERSION = 2;
+/** 3: a header carries its log's revision and first bytes' digest (2 named the file by device and inode alone, 1 by inode). */
+const HEADERS_VERSION = 3;
 
 
 /** The optional header fields dsh 0.1.0-rc.8 writes, by the type their value must have. */
@@ -241,9 +274,15 @@ const OPTIONAL_HEADER_FIELDS: Readonly<Record<string, 'string' | 'number'>> = {
   agentPreset: 'string',
 };
 
+function isLogHead(value: unknown): value is LogHead {
+  if (!isJsonObject(value)) return false;
+  const { bytes, sha256 } = value;
+  return Number.isSafeInteger(bytes) && (bytes as number) >= 0 && (bytes as number) <= HEADER_BUDGET_BYTES && typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256);
+}
+
 /** A kept header as {@link ListedJsonlPersistence} saves it, for session `id`: dsh's header fields and no others. */
 function isKnownHeader(id: string, value: unknown): value is KnownHeader {
-  if (!isJsonObject(value) || typeof value['file'] !== 'string' || !isJsonObject(value['header'])) return false;
+  if (!isJsonObject(value) || typeof value['revision'] !== 'string' || !isLogHead(value['head']) || !isJsonObject(value['header'])) return false;
   const { version, id: headerId, createdAt, ...optional } = value['header'];
   return (
     typeof version === 'number' &&

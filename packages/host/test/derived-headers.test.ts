@@ -4,8 +4,8 @@
  * that path (damaged, truncated, of another version or root, a directory, a
  * FIFO, in a directory others can write), a new host lists every session
  * exactly as its logs say, never failing; a kept header edited to claim
- * another creation time or cwd is not trusted for a file it was not read
- * from.
+ * another creation time or cwd is not trusted for a log whose revision and
+ * first bytes it does not name.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -65,7 +65,7 @@ async function keptHeaders(): Promise<{ cache: string; file: string }> {
   const cache = temp('sessref-headers-cache-');
   expect(await listed(cache)).toEqual(EXPECTED);
   const file = join(cache, 'content.sqlite.headers.json');
-  expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ version: 2 });
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ version: 3 });
   return { cache, file };
 }
 
@@ -74,7 +74,7 @@ describe('kept headers that cannot be used as found (#25, class 4)', () => {
     ['random bytes', (file: string) => writeFileSync(file, Buffer.from(Array.from({ length: 700 }, (_, at) => (at * 37) % 256)))],
     ['truncated to half', (file: string) => truncateSync(file, Math.floor(readFileSync(file).length / 2))],
     ['emptied', (file: string) => truncateSync(file, 0)],
-    ['of another version', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace('"version":2', '"version":1'))],
+    ['of another version', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace('"version":3', '"version":2'))],
     ['of another root', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(root), JSON.stringify('/elsewhere')))],
     ['a directory', (file: string) => (rmSync(file), mkdirSync(file))],
     ['a FIFO', (file: string) => (rmSync(file), execFileSync('mkfifo', [file]))],
@@ -92,19 +92,21 @@ describe('kept headers that cannot be used as found (#25, class 4)', () => {
   });
 });
 
-describe('an edited kept header is not trusted for a file it was not read from (#25, class 4)', () => {
-  it('another creation time or cwd claimed under another file identity (generated)', async () => {
+describe('an edited kept header is not trusted for a log it does not describe (#25, class 4)', () => {
+  it('another creation time or cwd claimed under another revision and other first bytes (generated)', async () => {
     const { cache, file } = await keptHeaders();
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { headers: Record<string, { file: string; header: Record<string, unknown> }> };
+    type Kept = { revision: string; head: { bytes: number; sha256: string }; header: Record<string, unknown> };
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { headers: Record<string, Kept> };
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...SESSIONS.map((session) => session.id)),
         fc.record({ createdAt: fc.integer({ min: 1, max: 1_600_000_000_000 }), cwd: fc.constantFrom('/elsewhere', '/work/z') }),
-        fc.oneof(fc.constant('0:0'), fc.nat().map((ino) => `1:${ino}`)),
-        async (id, claim, token) => {
+        fc.oneof(fc.constant('0:0:0:0:0'), fc.nat().map((size) => `1:2:${size}:3:4`)),
+        fc.stringMatching(/^[0-9a-f]{64}$/),
+        async (id, claim, token, sha256) => {
           const kept = saved.headers[id]!;
-          fc.pre(token !== kept.file);
-          const edited = { ...saved, headers: { ...saved.headers, [id]: { file: token, header: { ...kept.header, ...claim } } } };
+          fc.pre(token !== kept.revision && sha256 !== kept.head.sha256);
+          const edited = { ...saved, headers: { ...saved.headers, [id]: { revision: token, head: { ...kept.head, sha256 }, header: { ...kept.header, ...claim } } } };
           writeFileSync(file, JSON.stringify(edited));
           expect(await listed(cache)).toEqual(EXPECTED);
         },

@@ -2,11 +2,14 @@
  * A derived file that is not used as found (damaged and rebuilt) is said
  * once, naming the file: on the CLI's stderr as `sessref: note: …` (a
  * `{"note": …}` object under `--json`, stdout keeping only the answer), and
- * in `serve`'s log as `note: …`.
+ * in `serve`'s log as `note: …`. A search index another process holds
+ * locked is waited for once, for SESSREF_INDEX_WAIT_MS, then searched around
+ * in memory, and the note says so.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/engine/engine.js';
 import { startServer } from '../src/server/server.js';
@@ -78,6 +81,34 @@ describe('a damaged derived file under the CLI', () => {
     const [note, ...more] = notes(result.stderr, true);
     expect(more).toEqual([]);
     expect((JSON.parse(note!) as { note: { message: string } }).note.message).toContain(`title index ${titleIndex} not used`);
+  });
+});
+
+describe('a search index another process holds locked', () => {
+  it('search --json waits once, for SESSREF_INDEX_WAIT_MS, then answers from memory with a note naming the file and the wait', async () => {
+    const { env, searchIndex } = await builtCache();
+    // Another process's exclusive lock: the CLI, a process of its own, can neither write nor read the file.
+    const holder = new DatabaseSync(searchIndex);
+    holder.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM terms;');
+    try {
+      const result = await sessref(['search', '--root', root, 'partition', '--json'], { env: { ...env, SESSREF_INDEX_WAIT_MS: '50' } });
+      expect(result.code).toBe(0);
+      expect((JSON.parse(result.stdout) as { sessionId: string }[]).map((hit) => hit.sessionId)).toContain('payments-incident');
+      const [note, ...more] = notes(result.stderr, true);
+      expect(more).toEqual([]);
+      expect((JSON.parse(note!) as { note: { message: string } }).note.message).toContain(
+        `search index ${searchIndex} not used, kept in memory for this process: it is locked by another process past the 50 ms wait`,
+      );
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+  });
+
+  it('refuses a SESSREF_INDEX_WAIT_MS that is not a number of milliseconds', async () => {
+    const result = await sessref(['search', '--root', root, 'partition'], { env: { SESSREF_INDEX_WAIT_MS: 'soon' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('SESSREF_INDEX_WAIT_MS must be a whole number of milliseconds, got "soon"');
   });
 });
 

@@ -22,6 +22,8 @@ export interface SessionReferenceCatalog {
   changeStamps?(signal?: AbortSignal): Promise<ReadonlyMap<string, string>>;
   /** Optional: why the catalog's own saved file was not used as found, or not saved, naming it (never a failure). */
   readonly notices?: readonly string[];
+  /** Optional: how long sessref's content index waits, once, for another process's lock on its file (default 10 s). */
+  readonly searchIndexWaitMs?: number | undefined;
   /** Optional: where sessref's content index over the same sessions persists (in sessref's cache directory); unset keeps it in memory. */
   readonly searchIndexFile?: string | undefined;
 }

@@ -125,8 +125,14 @@ export class ContentIndex {
 
   private open(): Promise<SearchIndex> {
     if (this.opened !== undefined) return this.opened;
-    const file = this.sources.catalog()?.searchIndexFile;
-    this.opened = openSearchIndex({ location: file === undefined ? { memory: true } : { file }, sources: [this.ownSource(), ...this.sources.foreign] }).then((index) => (this.index = index));
+    const catalog = this.sources.catalog();
+    const file = catalog?.searchIndexFile;
+    const wait = catalog?.searchIndexWaitMs;
+    this.opened = openSearchIndex({
+      location: file === undefined ? { memory: true } : { file },
+      sources: [this.ownSource(), ...this.sources.foreign],
+      ...(wait === undefined ? {} : { busyTimeoutMs: wait }),
+    }).then((index) => (this.index = index));
     return this.opened;
   }
 

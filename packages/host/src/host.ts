@@ -13,6 +13,8 @@ export interface HostOptions {
    * index"); `undefined` keeps it in memory. Processes share one file.
    */
   searchIndexFile?: string;
+  /** How long the content index waits, once, for another process's lock on its file; default 10 s. */
+  searchIndexWaitMs?: number;
   /**
    * A long-lived process (`sessref serve`): follow file-system events to keep
    * the title index current, and build the content index in the background
@@ -45,6 +47,7 @@ export async function bootHost(options: HostOptions): Promise<Context> {
       root: options.root,
       ...(options.indexFile === undefined ? { persist: false } : { indexFile: options.indexFile }),
       ...(options.searchIndexFile === undefined ? {} : { searchIndexFile: options.searchIndexFile }),
+      ...(options.searchIndexWaitMs === undefined ? {} : { searchIndexWaitMs: options.searchIndexWaitMs }),
       watch,
     }),
     referencePlugin({ contentSearch: true, ...options.resolver }),

@@ -38,6 +38,8 @@ export interface ServeOptions {
   sources?: readonly string[];
   /** How long a send waits for another sessref process writing the same session. */
   lockWaitMs?: number;
+  /** How long the content index waits, once, for another process's lock on its file. */
+  searchIndexWaitMs?: number;
 }
 
 /** Just the writes serve needs; the CLI's `Io` fits. */
@@ -54,6 +56,7 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
       root: options.root,
       watchLogs: true,
       ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }),
+      ...(options.searchIndexWaitMs === undefined ? {} : { searchIndexWaitMs: options.searchIndexWaitMs }),
       ...(options.sources === undefined ? {} : { sources: options.sources }),
     }));
   try {

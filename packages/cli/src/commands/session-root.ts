@@ -64,7 +64,7 @@ function announceNoSessions(io: Io, root: SessionRoot, json: boolean): void {
 export async function withEngine(root: string, io: Io, options: Omit<EngineOptions, 'root'> & { json: boolean }, work: (engine: Engine) => Promise<void>): Promise<void> {
   const { json, ...engineOptions } = options;
   const spinner = progress(io, `loading ${root}`);
-  const engine = await Engine.open({ root, ...engineOptions }).finally(() => spinner.stop());
+  const engine = await Engine.open({ root, ...indexWait(io.env), ...engineOptions }).finally(() => spinner.stop());
   try {
     await work(engine);
   } catch (error) {
@@ -93,8 +93,24 @@ export function sourcesRead(sources: string | undefined): Pick<EngineOptions, 's
 
 /** `SESSREF_LOCK_WAIT_MS`: how long a send waits for another sessref process writing the same session. */
 export function lockWait(env: NodeJS.ProcessEnv): Pick<EngineOptions, 'lockWaitMs'> {
-  const raw = env.SESSREF_LOCK_WAIT_MS;
-  if (raw === undefined) return {};
+  const waitMs = millisecondsFrom(env, 'SESSREF_LOCK_WAIT_MS');
+  return waitMs === undefined ? {} : { lockWaitMs: waitMs };
+}
+
+/**
+ * `SESSREF_INDEX_WAIT_MS`: the one wait for another process's lock on the
+ * content index file (default 10 s); past it the command searches an index
+ * in memory of its own, and says so in a note.
+ */
+export function indexWait(env: NodeJS.ProcessEnv): Pick<EngineOptions, 'searchIndexWaitMs'> {
+  const waitMs = millisecondsFrom(env, 'SESSREF_INDEX_WAIT_MS');
+  return waitMs === undefined ? {} : { searchIndexWaitMs: waitMs };
+}
+
+/** A wait in milliseconds set by the environment variable `name`, undefined when unset. */
+function millisecondsFrom(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined) return undefined;
   const range = { ...POSITIVE_INTEGER, min: 0, words: 'a whole number of milliseconds' };
-  return { lockWaitMs: parseInteger('SESSREF_LOCK_WAIT_MS', raw, range, 'unset it, or set a number such as 10000') };
+  return parseInteger(name, raw, range, 'unset it, or set a number such as 10000');
 }

@@ -9,7 +9,7 @@ import { searchCommand } from './search.js';
 import { seedCommand } from './seed.js';
 import { DEFAULT_HOST } from '../server/address.js';
 import { DEFAULT_PORT, serveCommand } from './serve.js';
-import { budget, lockWait, sourcesRead, withEngine } from './session-root.js';
+import { budget, indexWait, lockWait, sourcesRead, withEngine } from './session-root.js';
 import { listCommand, showCommand } from './sessions.js';
 import { isForeignId, parseSources, sessionIdOf } from './sources.js';
 import { stepCommand } from './step.js';
@@ -198,7 +198,7 @@ export const COMMANDS: readonly Command[] = [
     announcesRoot: true,
     run: ({ flags, io, opened }) =>
       serveCommand(
-        { root: opened.root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedFirst: opened.demoToSeed, ...lockWait(io.env), ...sourcesRead(flags.sources) },
+        { root: opened.root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedFirst: opened.demoToSeed, ...lockWait(io.env), ...indexWait(io.env), ...sourcesRead(flags.sources) },
         io,
       ),
   }),

@@ -79,6 +79,8 @@ export interface EngineOptions {
   watchLogs?: boolean;
   /** sessref's content index file; defaults to the per-root file beside the title index. */
   searchIndexFile?: string;
+  /** How long the content index waits, once, for another process's lock on its file; default 10 s. */
+  searchIndexWaitMs?: number;
   /** How long `send` waits for another sessref process writing the same session; default {@link DEFAULT_LOCK_WAIT_MS}. */
   lockWaitMs?: number;
   /** Other agents whose sessions are read beside the root's (see `@sessref/sources`); none when absent. */

@@ -20,6 +20,8 @@ export interface TitleIndexConfig {
   persist?: boolean;
   /** Where sessref's content index over the root persists (see the resolver's `contentSearch`); defaults to a per-root file in sessref's cache directory. */
   searchIndexFile?: string;
+  /** How long the content index waits, once, for another process's lock on its file; default 10 s. */
+  searchIndexWaitMs?: number;
   /**
    * Follow file-system events instead of re-statting every log per query:
    * for long-lived processes such as `dsh web`, where a query over 10,000
@@ -33,6 +35,7 @@ export const TitleIndexConfig: z<TitleIndexConfig> = z.object({
   compression: z.union(['zstd', 'none']).default('zstd').description("How dsh stores the root's logs (its compression setting)."),
   indexFile: z.string().description('Where the index persists; defaults to sessref\'s per-root cache file.'),
   searchIndexFile: z.string().description('Where sessref\'s content index persists; defaults to sessref\'s per-root cache file.'),
+  searchIndexWaitMs: z.number().description('How long the content index waits, once, for another process\'s lock on its file; defaults to 10 s.'),
   persist: z.boolean().default(true).description('Save the index between processes.'),
   watch: z.boolean().default(true).description('Follow file-system events (long-lived processes).'),
 });
@@ -57,6 +60,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   private readonly logs: LogFileTracker;
   private readonly indexFile: string | undefined;
   readonly searchIndexFile: string | undefined;
+  readonly searchIndexWaitMs: number | undefined;
   /** Why the saved index file was not used as found, or could not be saved, naming it: never a failure, a re-read. */
   readonly notices: string[] = [];
   private unsaved = false;
@@ -68,6 +72,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
     super(ctx, 'sessionReferenceCatalog');
     this.indexFile = config.persist === false ? undefined : (config.indexFile ?? defaultIndexFile(config.root));
     this.searchIndexFile = config.searchIndexFile ?? (config.persist === false ? undefined : defaultSearchIndexFile(config.root));
+    this.searchIndexWaitMs = config.searchIndexWaitMs;
     this.logs = new LogFileTracker(config.root, config.compression ?? 'zstd', config.watch ?? true);
     ctx.effect(() => () => this.logs.close(), 'close the log watchers');
   }

@@ -26,7 +26,13 @@ export interface SearchIndexOptions {
   location: IndexLocation;
   /** Every source whose sessions are searched; their names must differ. */
   sources: readonly SessionSource[];
-  /** How long a write waits for another process's to finish; default 10 s. */
+  /**
+   * The one deadline for another process's lock on the file; default 10 s.
+   * Opening the file, or a refresh's write, waits at most this long for it;
+   * past it, the file is left to its holder and this process indexes in
+   * memory, which never waits, for as long as it runs: a process waits on
+   * the file once at most. The notice says so, with this wait.
+   */
   busyTimeoutMs?: number;
 }
 
@@ -94,7 +100,7 @@ export async function openSearchIndex(options: SearchIndexOptions): Promise<Sear
       const damaged = isDamage(error);
       if ((!damaged && !isBusy(error)) || !('file' in options.location)) throw error;
       opened.db.close();
-      adopt(damaged ? await openIndexDatabase(options.location, busyTimeoutMs, `damaged: ${describe(error)}`) : bypassed(await databaseClass(), options.location.file, error));
+      adopt(damaged ? await openIndexDatabase(options.location, busyTimeoutMs, `damaged: ${describe(error)}`) : bypassed(await databaseClass(), options.location.file, error, busyTimeoutMs));
       return work(tables);
     }
   };

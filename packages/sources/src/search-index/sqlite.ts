@@ -93,14 +93,14 @@ export async function openIndexDatabase(location: IndexLocation, busyTimeoutMs: 
     if (problem === undefined) return { db: checked(new DatabaseSync(file), busyTimeoutMs), identity: identityOf(file), notice: undefined };
   } catch (error) {
     // Another process's lock is no damage: its file is left to it, this process indexes in memory.
-    if (!isSqliteError(error) || isBusy(error)) return bypassed(DatabaseSync, file, error);
+    if (!isSqliteError(error) || isBusy(error)) return bypassed(DatabaseSync, file, error, busyTimeoutMs);
     problem = describe(error);
   }
   try {
     replaceWithEmpty(file, DatabaseSync);
     return { db: checked(new DatabaseSync(file), busyTimeoutMs), identity: identityOf(file), notice: `search index ${file} rebuilt: ${problem}` };
   } catch (failure) {
-    return bypassed(DatabaseSync, file, failure);
+    return bypassed(DatabaseSync, file, failure, busyTimeoutMs);
   }
 }
 
@@ -109,9 +109,9 @@ function inMemory(Database: Sqlite['DatabaseSync'], notice: string | undefined):
   return { db: initialized(new Database(':memory:')), identity: undefined, notice };
 }
 
-/** The index in memory instead of `file`, with why, naming the file (never a session's log). */
-export function bypassed(Database: Sqlite['DatabaseSync'], file: string, reason: unknown): OpenedDatabase {
-  const why = isBusy(reason) ? `it is locked by another process (${describe(reason)})` : describe(reason);
+/** The index in memory instead of `file`, with why, naming the file (never a session's log) and, for a lock, the wait it outlasted. */
+export function bypassed(Database: Sqlite['DatabaseSync'], file: string, reason: unknown, busyTimeoutMs: number): OpenedDatabase {
+  const why = isBusy(reason) ? `it is locked by another process past the ${busyTimeoutMs} ms wait (${describe(reason)})` : describe(reason);
   return inMemory(Database, `search index ${file} not used, kept in memory for this process: ${why}`);
 }
 

@@ -84,6 +84,20 @@ describe('a damaged derived file under the CLI', () => {
   });
 });
 
+describe('damaged kept listing headers under the CLI', () => {
+  it('list --json: one note naming the kept headers file, the list valid JSON', async () => {
+    const { env, searchIndex } = await builtCache();
+    const keptHeaders = `${searchIndex}.headers.json`;
+    writeFileSync(keptHeaders, GARBAGE);
+    const result = await sessref(['list', '--root', root, '--json'], { env });
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { sessionId: string }[]).map((row) => row.sessionId)).toContain(TARGET);
+    const [note, ...more] = notes(result.stderr, true);
+    expect(more).toEqual([]);
+    expect((JSON.parse(note!) as { note: { message: string } }).note.message).toContain(`kept headers ${keptHeaders} not used`);
+  });
+});
+
 describe('a search index another process holds locked', () => {
   it('search --json waits once, for SESSREF_INDEX_WAIT_MS, then answers from memory with a note naming the file and the wait', async () => {
     const { env, searchIndex } = await builtCache();

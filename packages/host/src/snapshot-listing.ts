@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
@@ -49,6 +49,8 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   /** Where the kept headers persist between processes; `undefined` keeps them in memory. */
   protected headersFile: string | undefined = undefined;
   private loaded = false;
+  /** The kept headers could not be saved once already: said once. */
+  private unsaved = false;
   private tracker: LogFileTracker | undefined;
   private readonly headers = new Map<string, KnownHeader>();
   /** The last answer and the revisions it was built from: an unchanged root gets the same (frozen) snapshots again. */
@@ -191,32 +193,48 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     this.saveHeaders();
   }
 
-  /** The headers a previous process kept for this root, once; a missing, damaged or foreign file is ignored. */
+  /**
+   * The headers a previous process kept for this root, once. A missing file
+   * is no headers; one that is there and is not used (damaged, of another
+   * version or root, not a regular file, in a directory others may write
+   * into) is noted in `notices`, naming it: the logs are read instead.
+   */
   private loadHeaders(): void {
     if (this.loaded || this.headersFile === undefined) return;
     this.loaded = true;
+    const file = this.headersFile;
+    const unused = (why: string): void => void this.notices.push(`kept headers ${file} not used, read again from the session logs: ${why}`);
     // In a directory another user owns or may write into, anyone could plant headers: read the logs instead.
-    if (directoryProblem(dirname(this.headersFile)) !== undefined) return;
+    const problem = directoryProblem(dirname(file));
+    if (problem !== undefined) {
+      if (lstatSync(file, { throwIfNoEntry: false }) !== undefined) unused(`its directory ${problem}`);
+      return;
+    }
     try {
       // A regular file of at most 512 MiB: a FIFO or a device at the name is never waited on.
-      const bytes = readRegularFile(this.headersFile, 512 * 1024 * 1024);
+      const bytes = readRegularFile(file, 512 * 1024 * 1024);
       if (bytes === undefined) return;
       const saved: unknown = JSON.parse(bytes.toString('utf8'));
-      if (!isJsonObject(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== this.config.root || !isJsonObject(saved['headers'])) return;
+      if (!isJsonObject(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== this.config.root || !isJsonObject(saved['headers'])) {
+        unused(`not kept headers of version ${HEADERS_VERSION} for this root`);
+        return;
+      }
       // A kept header of another shape is left out: that log's header is read again.
       for (const [id, known] of Object.entries(saved['headers'])) {
         if (isKnownHeader(id, known)) this.headers.set(id, { revision: known.revision, head: { bytes: known.head.bytes, sha256: known.head.sha256 }, header: deepFreeze(known.header) });
       }
-    } catch {
-      // Read afresh from the logs.
+    } catch (error) {
+      unused(error instanceof Error ? error.message : String(error));
     }
   }
 
-  /** Replace the saved headers atomically; a file that cannot be written only costs the next process a full listing. */
+  /** Replace the saved headers atomically; a file that cannot be written only costs the next process a full listing, said once. */
   private saveHeaders(): void {
     if (this.headersFile === undefined) return;
     const saved: SavedHeaders = { version: HEADERS_VERSION, root: this.config.root, headers: Object.fromEntries(this.headers) };
-    replaceFileAtomically(this.headersFile, Buffer.from(JSON.stringify(saved)));
+    if (replaceFileAtomically(this.headersFile, Buffer.from(JSON.stringify(saved))) || this.unsaved) return;
+    this.unsaved = true;
+    this.notices.push(`kept headers ${this.headersFile} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);
   }
 }
 

@@ -62,6 +62,8 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
    * per read would cost a long-lived process more than the read.
    */
   protected readonly listings = new DirectoryListings();
+  /** Why a derived file of this persistence (the listing's kept headers) was not used as found, or not saved, naming it: never a failure, a re-read. */
+  readonly notices: string[] = [];
 
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
     return this.listReadable(() => super.list(signal), (stored) => stored.meta, signal);

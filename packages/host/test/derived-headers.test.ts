@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SessionReferenceResolver from '@sessref/dsh';
-import { bootHost } from '@sessref/host';
+import { CheckedJsonlPersistence, bootHost } from '@sessref/host';
 import { appendExchange, createHost, createSession, setTitle } from '@sessref/test-support';
 
 const temps: string[] = [];
@@ -49,12 +49,17 @@ beforeAll(async () => {
 });
 
 /** The sessions a fresh host over `root` lists, with the search index (and so the kept headers) in `cache`. */
-async function listed(cache: string): Promise<{ id: string; cwd?: string; createdAt: number }[]> {
+async function listed(cache: string, notices: string[] = []): Promise<{ id: string; cwd?: string; createdAt: number }[]> {
   const ctx = await bootHost({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'content.sqlite') });
   try {
     const resolver: unknown = ctx.get('sessionReferenceResolver');
     if (!(resolver instanceof SessionReferenceResolver)) throw new Error('the host did not mount @sessref/dsh');
-    return (await resolver.listSessions()).map(({ id, cwd, createdAt }) => ({ id, ...(cwd === undefined ? {} : { cwd }), createdAt }));
+    const sessions = (await resolver.listSessions()).map(({ id, cwd, createdAt }) => ({ id, ...(cwd === undefined ? {} : { cwd }), createdAt }));
+    // The listing the persistence keeps headers for (the resolver lists through the title index).
+    await ctx.sessionQuery.listSessions();
+    const persistence = ctx.sessionPersistence;
+    if (persistence instanceof CheckedJsonlPersistence) notices.push(...persistence.notices);
+    return sessions;
   } finally {
     await ctx.fiber.dispose();
   }
@@ -78,10 +83,13 @@ describe('kept headers that cannot be used as found (#25, class 4)', () => {
     ['of another root', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(root), JSON.stringify('/elsewhere')))],
     ['a directory', (file: string) => (rmSync(file), mkdirSync(file))],
     ['a FIFO', (file: string) => (rmSync(file), execFileSync('mkfifo', [file]))],
-  ])('%s: every session listed as its log says', async (_what, damage) => {
+  ])('%s: every session listed as its log says, the notice naming the file', async (_what, damage) => {
     const { cache, file } = await keptHeaders();
     damage(file);
-    expect(await listed(cache)).toEqual(EXPECTED);
+    const notices: string[] = [];
+    expect(await listed(cache, notices)).toEqual(EXPECTED);
+    // Emptied or random bytes: not JSON; a FIFO or a directory: not a regular file; another version or root: not ours. Each is said, naming the file.
+    expect(notices.filter((notice) => notice.startsWith(`kept headers ${file} `))).not.toEqual([]);
   });
 
   it('in a directory others can write: a planted header is not trusted', async () => {

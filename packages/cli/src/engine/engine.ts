@@ -235,12 +235,15 @@ export class Engine {
   }
 
   /**
-   * Why a derived file (the title index, the content index) was not used as
-   * found, each naming the file, that no earlier call returned: each notice
-   * once, for the CLI's stderr or the server's log.
+   * Why a derived file (the listing's kept headers, the title index, the
+   * content index) was not used as found, each naming the file, that no
+   * earlier call returned: each notice once, for the CLI's stderr or the
+   * server's log.
    */
   takeNotices(): string[] {
-    const fresh = this.ctx.sessionReferenceResolver.derivedNotices.filter((notice) => !this.noticed.has(notice));
+    const persistence = this.ctx.sessionPersistence;
+    const kept = persistence instanceof CheckedJsonlPersistence ? persistence.notices : [];
+    const fresh = [...kept, ...this.ctx.sessionReferenceResolver.derivedNotices].filter((notice) => !this.noticed.has(notice));
     for (const notice of fresh) this.noticed.add(notice);
     return fresh;
   }

@@ -1,11 +1,11 @@
 /**
  * The title index's files when something else sits at their names: a FIFO, a
  * unix socket, a character device (mknod 1:5, /dev/zero's numbers, where
- * root may make one) or a directory at the cache file or at the temporary
- * file a save writes first, and in a log's place for the stat walk. Nothing
- * waits on them: each case runs the built module in a child process under a
- * deadline, so an open that waited would fail the test instead of hanging
- * the suite.
+ * root may make one) or a directory at the cache file or at the name a
+ * save's temporary file would have were it guessable, and in a log's place
+ * for the stat walk. Nothing waits on them: each case runs the built module
+ * in a child process under a deadline, so an open that waited would fail
+ * the test instead of hanging the suite.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -98,18 +98,20 @@ describe.each(KINDS)('a %s at the title index file', (kind) => {
     expect(result.after).toEqual(kind === 'directory' ? [] : [['a', ENTRY]]);
   });
 
-  it.skipIf(skipFor(kind))(named(kind, "at the save's temporary file: the save removes it and writes a new file (a directory: gives up quietly)"), async () => {
+  it.skipIf(skipFor(kind))(named(kind, "at the name a save's temporary file would have if it were guessable (the process id alone): the save never uses it, leaves it, and writes its file"), async () => {
     const dir = tempDir();
-    const result = await child<unknown[]>(
+    const result = await child<{ saved: unknown[]; left: boolean }>(
       `
+        const { existsSync } = await import('node:fs');
         const file = args.dir + '/titles.json';
-        await make(args.kind, file + '.' + process.pid + '.tmp');
+        const planted = file + '.' + process.pid + '.tmp';
+        await make(args.kind, planted);
         saveIndex(file, '/root', new Map([['a', args.entry]]));
-        return [...loadIndex(file, '/root')];
+        return { saved: [...loadIndex(file, '/root')], left: existsSync(planted) };
       `,
       { dir, kind, entry: ENTRY },
     );
-    expect(result).toEqual(kind === 'directory' ? [] : [['a', ENTRY]]);
+    expect(result).toEqual({ saved: [['a', ENTRY]], left: true });
   });
 });
 

@@ -98,6 +98,19 @@ describe('damaged kept listing headers under the CLI', () => {
   });
 });
 
+describe('a cache directory that cannot exist (a regular file in its path)', () => {
+  it('list --json: every session listed from the logs, each derived file named in a note, never a failure', async () => {
+    const parent = await tempDir('sessref-notices-blocked-');
+    writeFileSync(join(parent, 'not-a-directory'), '');
+    const result = await sessref(['list', '--root', root, '--json'], { env: { SESSREF_CACHE_DIR: join(parent, 'not-a-directory', 'sessref') } });
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { sessionId: string }[]).map((row) => row.sessionId)).toContain(TARGET);
+    const messages = notes(result.stderr, true).map((note) => (JSON.parse(note) as { note: { message: string } }).note.message);
+    expect(messages).toContainEqual(expect.stringMatching(/^title index .*not-a-directory.* not used/));
+    expect(messages).toContainEqual(expect.stringMatching(/^kept headers .*not-a-directory.* could not be saved/));
+  });
+});
+
 describe('a search index another process holds locked', () => {
   it('search --json waits once, for SESSREF_INDEX_WAIT_MS, then answers from memory with a note naming the file and the wait', async () => {
     const { env, searchIndex } = await builtCache();

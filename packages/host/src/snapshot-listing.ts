@@ -207,7 +207,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     // In a directory another user owns or may write into, anyone could plant headers: read the logs instead.
     const problem = directoryProblem(dirname(file));
     if (problem !== undefined) {
-      if (lstatSync(file, { throwIfNoEntry: false }) !== undefined) unused(`its directory ${problem}`);
+      if (entryAt(file)) unused(`its directory ${problem}`);
       return;
     }
     try {
@@ -308,4 +308,13 @@ function isKnownHeader(id: string, value: unknown): value is KnownHeader {
     Number.isSafeInteger(createdAt) &&
     Object.entries(optional).every(([field, fieldValue]) => OPTIONAL_HEADER_FIELDS[field] !== undefined && typeof fieldValue === OPTIONAL_HEADER_FIELDS[field])
   );
+}
+
+/** Whether anything is at `path`; a path that cannot hold anything (a regular file on the way: `ENOTDIR`) holds nothing. */
+function entryAt(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }

@@ -200,7 +200,7 @@ results.loadAverageAfter = machineInfo().loadAverage;
 // Raw samples first, for anyone checking the medians (and kept even if rendering fails).
 writeFileSync(join(CACHE, 'last-results.json'), `${JSON.stringify(results, null, 2)}\n`);
 mkdirSync(DOCS, { recursive: true });
-writeFileSync(join(DOCS, 'benchmarks.md'), spliceSearchSection(renderMarkdown(results), searchSection(results.search, results.machine)));
+writeFileSync(join(DOCS, 'benchmarks.md'), spliceSearchSection(renderMarkdown(results), searchSection(results.search, { ...results.machine, startedAt: results.startedAt })));
 writeFileSync(join(DOCS, 'benchmarks-prepare.svg'), prepareChart(results.prepare));
 process.stdout.write(`${renderTables(results)}\n${searchTables(results.search)}\n`);
 progress(`wrote docs/benchmarks.md and docs/benchmarks-prepare.svg (raw results: ${join(CACHE, 'last-results.json')})`);

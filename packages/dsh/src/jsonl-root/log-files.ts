@@ -36,6 +36,11 @@ export class LogFileTracker {
     private watching: boolean,
   ) {}
 
+  /** Whether {@link revisions} answers from file-system events rather than a walk: watching, with no walk owed. */
+  get following(): boolean {
+    return this.watching && !this.fullWalk;
+  }
+
   /** Session id → revision of its current log: any append, rewrite or newer generation changes it. */
   async revisions(): Promise<Map<string, FileRevision>> {
     if (!this.watching || this.fullWalk) this.walkRoot();

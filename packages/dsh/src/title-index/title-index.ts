@@ -7,7 +7,7 @@ import type { SessionReferenceCatalog } from '../catalog.js';
 import { defaultIndexFile, defaultSearchIndexFile, loadIndex, saveIndex, type IndexEntry } from './index-file.js';
 import type { Compression } from '../jsonl-root/format.js';
 import { LogFileTracker } from '../jsonl-root/log-files.js';
-import { revisionToken } from '@sessref/sources';
+import { revisionToken, type FileRevision } from '@sessref/sources';
 
 export interface TitleIndexConfig {
   /** The JSONL session root dsh persists to (`$DSH_HOME/sessions`). */
@@ -87,11 +87,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   }
 
   async readTitles(sessionIds: readonly string[], signal?: AbortSignal): Promise<TitleReadResult[]> {
-    let entries = this.entries ?? (await this.refresh(signal));
-    // A title is only as good as the revision it was read at: a log replaced since the last listing
-    // (another session of the same id and creation time copied over it, say) is indexed again first.
-    const now = this.logs.restat(sessionIds.filter((id) => entries.has(id)));
-    if ([...now].some(([id, revision]) => revision === undefined || entries.get(id)?.revision !== revisionToken(revision))) entries = await this.refresh(signal);
+    const entries = await this.currentEntries(sessionIds, signal);
     const live = new Set(this.ctx.sessions.list().map((session) => session.id as string));
     const unindexed = sessionIds.filter((id) => live.has(id) || !entries.has(id));
     const read = new Map((await this.readFromHost(unindexed, signal)).map((result) => [result.sessionId, result]));
@@ -104,9 +100,24 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
    * process's, ahead of its log, so its seq is part of its stamp.
    */
   async changeStamps(): Promise<Map<string, string>> {
-    const stamps = new Map([...(await this.logs.revisions())].map(([id, revision]) => [id, revisionToken(revision)]));
+    const stamps = new Map([...(await this.logs.revisions())].map(([id, revision]) => [id, tokenOf(revision)]));
     for (const session of this.ctx.sessions.list()) stamps.set(session.id, `${stamps.get(session.id) ?? 'unsaved'}@${session.seq}`);
     return stamps;
+  }
+
+  /**
+   * The entries, with the titles of `sessionIds` as good as the revisions
+   * they were read at: a log replaced since the last listing (another
+   * session of the same id and creation time copied over it, say) is indexed
+   * again first. Revisions come from file-system events when the index
+   * follows them (no stat at all), else from a stat of those logs alone.
+   */
+  private async currentEntries(sessionIds: readonly string[], signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
+    if (this.entries === undefined || this.logs.following) return this.refresh(signal);
+    const entries = this.entries;
+    const now = this.logs.restat(sessionIds.filter((id) => entries.has(id)));
+    const replaced = [...now].some(([id, revision]) => revision === undefined || entries.get(id)?.revision !== tokenOf(revision));
+    return replaced ? this.refresh(signal) : entries;
   }
 
   /** Bring the index up to date with the files under the root; read only changed logs. */
@@ -119,7 +130,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
       entries.delete(id);
       changed = true;
     }
-    const stale = [...files].map(([id, revision]) => [id, revisionToken(revision)] as const).filter(([id, token]) => entries.get(id)?.revision !== token);
+    const stale = [...files].map(([id, revision]) => [id, tokenOf(revision)] as const).filter(([id, token]) => entries.get(id)?.revision !== token);
     if (stale.length > 0) {
       await this.reindex(entries, new Map(stale), signal);
       changed = true;
@@ -175,4 +186,13 @@ function indexedTitle(sessionId: string, entry: IndexEntry | undefined): TitleRe
 
 function isNotFound(reason: unknown): boolean {
   return reason instanceof SessionQueryError && reason.code === 'SESSION_QUERY_SESSION_NOT_FOUND';
+}
+
+/** Tokens of the revisions the log tracker hands out: it keeps one object per log while the log is unchanged, so each is spelled once. */
+const tokens = new WeakMap<FileRevision, string>();
+
+function tokenOf(revision: FileRevision): string {
+  let token = tokens.get(revision);
+  if (token === undefined) tokens.set(revision, (token = revisionToken(revision)));
+  return token;
 }

@@ -50,7 +50,7 @@ export function foreignListSection({ corpus, inProcess, whole }, machine) {
     'Command (only this suite; it splices this section into docs/benchmarks.md and leaves the others as they are):',
     '',
     '```sh',
-    'npx tsc -b && node bench/run.mjs --only foreign-list',
+    'npm run bench -- --only foreign-list',
     '```',
     '',
     `Corpus (\`suites/foreign-list.mjs --mode corpus\`, kept in \`$TMPDIR/sessref-bench/foreign/\`): a temporary HOME holding ${count(FOREIGN_LIST.count)} sessions read in place by \`@sessref/sources\`:`,

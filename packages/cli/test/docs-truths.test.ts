@@ -68,6 +68,12 @@ describe("the README's headline figures", () => {
     const [parsing] = one(BENCHMARKS, /^\| sessref \| [^|]+ \| ([\d.]+ MB\/s)/m, 'the parsing row');
     const [theirs] = one(BENCHMARKS, /^\| official \| [^|]+ \| ([\d.]+ MB\/s)/m, 'the official parsing row');
     expect(README).toContain(`mention parsing runs at ${parsing} (official: ${theirs} in the same run)`);
+    const [build] = one(BENCHMARKS, /\| build 10,000 sessions <= 60 s \| ([\d.]+ s): /, 'the search index build target');
+    const [at10k] = one(BENCHMARKS, /p50 <= 15 ms at 10,000, [^|]+\| worst of the 8 series ([\d.]+ ms): /, 'the 10,000-session query target');
+    const [at100k] = one(BENCHMARKS, /p50 <= 50 ms at 100,000, [^|]+\| worst of the 8 series ([\d.]+ ms): /, 'the 100,000-session query target');
+    expect(README.replace(/\s+/g, ' ')).toContain(`10,000 sessions indexed in ${build}, warm queries within ${at10k} there and ${at100k} at 100,000`);
+    const [listed] = one(BENCHMARKS, /listing again, folders watched \| ([\d.]+ ms) wall/, 'the foreign listing target');
+    expect(README.replace(/\s+/g, ' ')).toContain(`other agents' sessions listed in ${listed} over 10,000 transcripts`);
   });
 
   it('name the revision and the command that measured them, as docs/benchmarks.md records them', () => {

@@ -54,7 +54,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   private tracker: LogFileTracker | undefined;
   private readonly headers = new Map<string, KnownHeader>();
   /** The last answer and the revisions it was built from: an unchanged root gets the same (frozen) snapshots again. */
-  private last: { revisions: Map<string, FileRevision>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
+  private last: { revisions: ReadonlyMap<string, FileRevision>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
   /** Writes through this backend so far: a listing taken before one is not reused. */
   private writes = 0;
 
@@ -157,7 +157,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     return times;
   }
 
-  private revisions(): Promise<Map<string, FileRevision>> {
+  private revisions(): Promise<ReadonlyMap<string, FileRevision>> {
     this.tracker ??= new LogFileTracker(this.config.root, this.logCompression, this.watch);
     return this.tracker.revisions();
   }
@@ -259,6 +259,7 @@ function sameTimes(a: ReadonlyMap<string, bigint>, b: ReadonlyMap<string, bigint
 }
 
 function sameRevisions(a: ReadonlyMap<string, FileRevision>, b: ReadonlyMap<string, FileRevision>): boolean {
+  if (a === b) return true;
   if (a.size !== b.size) return false;
   for (const [id, revision] of b) if (!sameRevision(a.get(id), revision)) return false;
   return true;

@@ -29,6 +29,8 @@ export class LogFileTracker {
   private readonly dirtyProjects = new Set<string>();
   private readonly dirtySessions = new Map<string, Set<string>>();
   private fullWalk = true;
+  /** The map {@link revisions} last returned, until a walk or an event changes what it holds. */
+  private current: ReadonlyMap<string, FileRevision> | undefined;
 
   constructor(
     private readonly root: string,
@@ -41,17 +43,23 @@ export class LogFileTracker {
     return this.watching && !this.fullWalk;
   }
 
-  /** Session id → revision of its current log: any append, rewrite or newer generation changes it. */
-  async revisions(): Promise<Map<string, FileRevision>> {
+  /**
+   * Session id → revision of its current log: any append, rewrite or newer
+   * generation changes it. While nothing changed (no walk, no event) the
+   * same map is returned again, so callers can tell "nothing moved" by its
+   * identity; it is never changed after it is returned.
+   */
+  async revisions(): Promise<ReadonlyMap<string, FileRevision>> {
     if (!this.watching || this.fullWalk) this.walkRoot();
     else {
       await deliverPendingEvents();
       if (this.fullWalk) this.walkRoot();
       else this.walkDirty();
     }
+    if (this.current !== undefined) return this.current;
     const revisions = new Map<string, FileRevision>();
     for (const sessions of this.projects.values()) for (const log of sessions.values()) revisions.set(log.sessionId, log.revision);
-    return revisions;
+    return (this.current = revisions);
   }
 
   /**
@@ -76,6 +84,7 @@ export class LogFileTracker {
   }
 
   private walkRoot(): void {
+    this.current = undefined;
     // Cleared first: an event during the walk marks its path dirty again.
     this.fullWalk = false;
     this.dirtyProjects.clear();
@@ -87,6 +96,8 @@ export class LogFileTracker {
   }
 
   private walkDirty(): void {
+    if (this.dirtyProjects.size === 0 && this.dirtySessions.size === 0) return;
+    this.current = undefined;
     const projects = [...this.dirtyProjects];
     const sessions = [...this.dirtySessions];
     this.dirtyProjects.clear();

@@ -64,6 +64,10 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   /** Why the saved index file was not used as found, or could not be saved, naming it: never a failure, a re-read. */
   readonly notices: string[] = [];
   private unsaved = false;
+  /** The revisions a refresh found every log indexed at, and the listing's headers (newest first) while they hold. */
+  private settled: { revisions: ReadonlyMap<string, FileRevision>; headers?: SessionHeaderLike[] } | undefined;
+  /** Each log's change stamp, for the revisions map they were spelled from. */
+  private logStamps: { revisions: ReadonlyMap<string, FileRevision>; stamps: ReadonlyMap<string, string> } | undefined;
 
   constructor(
     ctx: Context,
@@ -79,11 +83,15 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
 
   async listSessions(signal?: AbortSignal): Promise<SessionHeaderLike[]> {
     const entries = await this.refresh(signal);
+    const live = this.ctx.sessions.list();
+    if (live.length === 0 && this.settled?.headers !== undefined) return [...this.settled.headers];
     const byId = new Map<string, SessionHeaderLike>();
     for (const [id, entry] of entries) byId.set(id, entry.header);
-    for (const session of this.ctx.sessions.list()) byId.set(session.id, session.header);
+    for (const session of live) byId.set(session.id, session.header);
     // The order of ctx.sessionQuery.listSessions(): newest first, then by id.
-    return [...byId.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const headers = [...byId.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    if (live.length === 0 && this.settled !== undefined) this.settled.headers = headers;
+    return [...headers];
   }
 
   async readTitles(sessionIds: readonly string[], signal?: AbortSignal): Promise<TitleReadResult[]> {
@@ -100,7 +108,9 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
    * process's, ahead of its log, so its seq is part of its stamp.
    */
   async changeStamps(): Promise<Map<string, string>> {
-    const stamps = new Map([...(await this.logs.revisions())].map(([id, revision]) => [id, tokenOf(revision)]));
+    const revisions = await this.logs.revisions();
+    if (this.logStamps?.revisions !== revisions) this.logStamps = { revisions, stamps: new Map([...revisions].map(([id, revision]) => [id, tokenOf(revision)])) };
+    const stamps = new Map(this.logStamps.stamps);
     for (const session of this.ctx.sessions.list()) stamps.set(session.id, `${stamps.get(session.id) ?? 'unsaved'}@${session.seq}`);
     return stamps;
   }
@@ -124,6 +134,8 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   private async refresh(signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
     const entries = (this.entries ??= this.indexFile === undefined ? new Map() : loadIndex(this.indexFile, this.config.root, this.notices));
     const files = await this.logs.revisions();
+    // The very map the last settled refresh saw: no log moved since, every entry is current.
+    if (this.settled?.revisions === files) return entries;
     let changed = false;
     for (const id of entries.keys()) {
       if (files.has(id)) continue;
@@ -131,6 +143,8 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
       changed = true;
     }
     const stale = [...files].map(([id, revision]) => [id, tokenOf(revision)] as const).filter(([id, token]) => entries.get(id)?.revision !== token);
+    // Settled only when nothing was left to read: a log whose read failed is tried again by the next refresh.
+    this.settled = stale.length === 0 ? { revisions: files } : undefined;
     if (stale.length > 0) {
       await this.reindex(entries, new Map(stale), signal);
       changed = true;

@@ -30,8 +30,15 @@ beforeAll(async () => {
 
 afterAll(removeTemps);
 
-/** A fresh cache for `root`, built by one search; the paths of its search index and its title index. */
-async function builtCache(): Promise<{ env: Record<string, string>; searchIndex: string; titleIndex: string }> {
+/** A cache directory's environment and the paths of its search index and its title index. */
+interface BuiltCache {
+  env: Record<string, string>;
+  searchIndex: string;
+  titleIndex: string;
+}
+
+/** A fresh cache for `root`, built by one search. */
+async function builtCache(): Promise<BuiltCache> {
   const cache = await tempDir('sessref-notices-cache-');
   const env = { SESSREF_CACHE_DIR: cache };
   expect((await sessref(['search', '--root', root, 'partition'], { env })).code).toBe(0);
@@ -72,29 +79,19 @@ describe('a damaged derived file under the CLI', () => {
     expect(notes(result.stderr, false)).toEqual([expect.stringContaining(`sessref: note: search index ${searchIndex} rebuilt`)]);
   });
 
-  it('list --json: a damaged title index is named in one note, the list is valid JSON', async () => {
-    const { env, titleIndex } = await builtCache();
-    writeFileSync(titleIndex, GARBAGE);
-    const result = await sessref(['list', '--root', root, '--json'], { env });
+  it.each([
+    ['a damaged title index', (cache: BuiltCache) => cache.titleIndex, 'title index'],
+    ['damaged kept listing headers', (cache: BuiltCache) => `${cache.searchIndex}.headers.json`, 'kept headers'],
+  ] as const)('list --json: %s is named in one note, the list is valid JSON', async (_what, fileOf, kind) => {
+    const cache = await builtCache();
+    const damaged = fileOf(cache);
+    writeFileSync(damaged, GARBAGE);
+    const result = await sessref(['list', '--root', root, '--json'], { env: cache.env });
     expect(result.code).toBe(0);
     expect((JSON.parse(result.stdout) as { sessionId: string }[]).map((row) => row.sessionId)).toContain(TARGET);
     const [note, ...more] = notes(result.stderr, true);
     expect(more).toEqual([]);
-    expect((JSON.parse(note!) as { note: { message: string } }).note.message).toContain(`title index ${titleIndex} not used`);
-  });
-});
-
-describe('damaged kept listing headers under the CLI', () => {
-  it('list --json: one note naming the kept headers file, the list valid JSON', async () => {
-    const { env, searchIndex } = await builtCache();
-    const keptHeaders = `${searchIndex}.headers.json`;
-    writeFileSync(keptHeaders, GARBAGE);
-    const result = await sessref(['list', '--root', root, '--json'], { env });
-    expect(result.code).toBe(0);
-    expect((JSON.parse(result.stdout) as { sessionId: string }[]).map((row) => row.sessionId)).toContain(TARGET);
-    const [note, ...more] = notes(result.stderr, true);
-    expect(more).toEqual([]);
-    expect((JSON.parse(note!) as { note: { message: string } }).note.message).toContain(`kept headers ${keptHeaders} not used`);
+    expect((JSON.parse(note!) as { note: { message: string } }).note.message).toContain(`${kind} ${damaged} not used`);
   });
 });
 

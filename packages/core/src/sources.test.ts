@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStorage, type MemorySession } from '../test/memory-storage.js';
 import { userMessage } from '../test/surface.js';
 import { combineSources, type SessionSource, type SourceFailure } from './sources.js';
+import type { SessionReferenceStorage, TitleReadResult } from './types.js';
 
 /** A foreign source over memory sessions whose ids carry its `<name>:` prefix. */
 function memorySource(name: string, sessions: readonly MemorySession[], failing = false): SessionSource & { storage: MemoryStorage } {
@@ -82,4 +83,80 @@ describe('combineSources', () => {
       }),
     );
   });
+
+  it("reads each source's titles once, for its ids in first-seen order, answering what that source answered (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('a', 'b', 'c', 'x:1', 'x:2', 'y:1', 'y:2'), { maxLength: 30 }), async (ids) => {
+        const own = titleEcho('own');
+        const x = { ...titleEcho('x'), name: 'x', owns: (id: string) => id.startsWith('x:'), changeStamps: async () => new Map<string, string>() };
+        const y = { ...titleEcho('y'), name: 'y', owns: (id: string) => id.startsWith('y:'), changeStamps: async () => new Map<string, string>() };
+        const results = await combineSources(own, [x, y]).readTitles(ids);
+        const owner = (id: string): string => (id.startsWith('x:') ? 'x' : id.startsWith('y:') ? 'y' : 'own');
+        expect(results).toEqual(ids.map((id) => ({ sessionId: id, status: 'fulfilled', title: `${owner(id)}/${id}` })));
+        for (const storage of [own, x, y]) {
+          const mine = [...new Set(ids)].filter((id) => owner(id) === storage.label);
+          expect(storage.calls).toEqual(mine.length === 0 ? [] : [mine]);
+        }
+      }),
+    );
+  });
+
+  it('groups the ids of a title read in time linear in their number (no copy of a group per id)', async () => {
+    const own = titleEcho('own');
+    const x = { ...titleEcho('x'), name: 'x', owns: (id: string) => id.startsWith('x:'), changeStamps: async () => new Map<string, string>() };
+    const combined = combineSources(own, [x]);
+    const n = 4_000;
+    const ids = Array.from({ length: n }, (_, index) => (index % 2 === 0 ? `own-${index}` : `x:${index}`));
+    const { result, steps } = await arrayStepsOver(new Set(ids), () => combined.readTitles(ids));
+    expect(result).toHaveLength(n);
+    // Copying a group for every id steps through about n²/4 ids (4,000,000 here); building each group once, a small multiple of n.
+    expect(steps).toBeLessThanOrEqual(8 * n);
+  });
 });
+
+/** A storage answering every title as `<label>/<id>`, recording each batch it is asked for. */
+function titleEcho(label: string): SessionReferenceStorage & { label: string; calls: string[][] } {
+  const calls: string[][] = [];
+  return {
+    label,
+    calls,
+    listSessions: async () => [],
+    readTitles: async (sessionIds) => {
+      calls.push(Array.prototype.slice.call(sessionIds) as string[]);
+      return sessionIds.map((sessionId): TitleReadResult => ({ sessionId, status: 'fulfilled', title: `${label}/${sessionId}` }));
+    },
+    readSurface: () => Promise.reject(new Error('not read here')),
+  };
+}
+
+/**
+ * How many of `values` every iteration over an array during `run` stepped
+ * through (spread, `for…of`, `new Set(array)`, destructuring): a count of the
+ * work done, independent of the machine's speed.
+ */
+async function arrayStepsOver<T>(values: ReadonlySet<unknown>, run: () => Promise<T>): Promise<{ result: T; steps: number }> {
+  const original = Object.getOwnPropertyDescriptor(Array.prototype, Symbol.iterator)!;
+  const iterate = original.value as (this: unknown[]) => Iterator<unknown>;
+  let steps = 0;
+  Object.defineProperty(Array.prototype, Symbol.iterator, {
+    ...original,
+    value: function counted(this: unknown[]): IterableIterator<unknown> {
+      const inner = iterate.call(this);
+      return {
+        next() {
+          const step = inner.next();
+          if (step.done !== true && values.has(step.value)) steps += 1;
+          return step;
+        },
+        [Symbol.iterator]() {
+          return this;
+        },
+      };
+    },
+  });
+  try {
+    return { result: await run(), steps };
+  } finally {
+    Object.defineProperty(Array.prototype, Symbol.iterator, original);
+  }
+}

@@ -75,10 +75,13 @@ export function combineSources(primary: SessionReferenceStorage, foreign: readon
     },
 
     async readTitles(sessionIds, signal) {
+      // Each id is appended to its storage's group in place: copying a group per id made a listing of n ids cost n² (#37).
       const groups = new Map<SessionReferenceStorage, string[]>();
       for (const id of new Set(sessionIds)) {
         const storage = storageOf(id);
-        groups.set(storage, [...(groups.get(storage) ?? []), id]);
+        const group = groups.get(storage);
+        if (group === undefined) groups.set(storage, [id]);
+        else group.push(id);
       }
       const results = new Map<string, TitleReadResult>();
       await Promise.all(

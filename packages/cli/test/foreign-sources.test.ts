@@ -7,11 +7,11 @@
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
  * nothing writes to it.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
+import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/', import.meta.url));
 const CLAUDE_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
@@ -140,5 +140,37 @@ describe("other agents' sessions", () => {
     const codex = (await listed()).find((row) => row.source === 'codex')!;
     await ok(...inHome(['send', '--target', 'scratchpad', `see ${codex.mention}`]));
     expect(await hashTree(home)).toEqual(before);
+  });
+});
+
+describe("an agent's folder that cannot be checked (#37)", () => {
+  it('a symbolic-link loop at ~/.claude skips Claude Code with one note naming its folder; list, show and search answer as before', async () => {
+    const loopHome = await tempDir('sessref-loop-home-');
+    const day = join(loopHome, '.codex', 'sessions', '2025', '12', '18');
+    mkdirSync(day, { recursive: true });
+    copyFileSync(join(SAMPLES, 'codex/agent-sessions/large.jsonl'), join(day, `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`));
+    symlinkSync(join(loopHome, '.claude'), join(loopHome, '.claude'));
+    const run = (...args: string[]) => sessref([...args, '--root', root], { env: { HOME: loopHome } });
+    const note = { note: { message: `Claude Code sessions skipped: ${join(loopHome, '.claude', 'projects')} cannot be read (ELOOP)` } };
+    const notes = (stderr: string) => withoutRootLine(stderr).split('\n').filter((line) => line.includes('"note"')).map((line) => JSON.parse(line) as unknown);
+
+    const list = await run('list', '--json');
+    expect(list.code, list.stderr).toBe(0);
+    expect(notes(list.stderr)).toEqual([note]);
+    const rows = JSON.parse(list.stdout) as Row[];
+    expect(rows.filter((row) => row.source !== 'dsh').map((row) => row.sessionId)).toEqual([`codex:${CODEX_ID}`]);
+    expect(rows.some((row) => row.sessionId === 'billing-schema')).toBe(true);
+
+    const show = await run('show', `codex:${CODEX_ID}`, '--json');
+    expect(show.code, show.stderr).toBe(0);
+    expect(notes(show.stderr)).toEqual([note]);
+
+    const search = await run('search', 'multiline output', '--json');
+    expect(search.code, search.stderr).toBe(0);
+    expect((JSON.parse(search.stdout) as { sessionId: string }[]).map((hit) => hit.sessionId)).toEqual([`codex:${CODEX_ID}`]);
+
+    const text = await run('list');
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain(`sessref: note: Claude Code sessions skipped: ${join(loopHome, '.claude', 'projects')} cannot be read (ELOOP)`);
   });
 });

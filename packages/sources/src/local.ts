@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorCode } from '@sessref/core';
 import { claudeCodeFormat } from './claude-code/index.js';
 import { codexFormat } from './codex/index.js';
+import { SourceReadError } from './errors.js';
 import { geminiCliFormat } from './gemini-cli/format.js';
 import { opencodeDataDirectory, opencodeSource } from './opencode/source.js';
 import type { SourceEnvironment, TranscriptFormat } from './transcripts/format.js';
@@ -61,21 +63,52 @@ export interface LocalSource {
   source: TranscriptSource;
 }
 
+/** An agent's folder that is there but cannot be looked into (a symbolic-link loop, closed to this user): that agent is skipped, the others read. */
+export interface UnreadableHome {
+  name: AgentName;
+  displayName: string;
+  home: string;
+  error: SourceReadError;
+}
+
 /**
  * The sources of the agents among `names` whose homes exist on this machine
  * (a directory at the path their own environment variables or defaults
  * give), in {@link AGENT_NAMES} order. Nothing is read yet: each source
  * reads its home when it is first listed. Transcript sources keep their
  * listing in sessref's cache directory (see the README, "Listing cache").
+ * A home that cannot even be checked is skipped, never failing the others;
+ * {@link unreadableHomes} names those.
  */
 export function localSources(environment: SourceEnvironment, names: readonly AgentName[] = AGENT_NAMES): LocalSource[] {
-  return AGENT_NAMES.filter((name) => names.includes(name)).flatMap((name): LocalSource[] => {
+  return homes(environment, names).flatMap(({ name, agent, home, state }): LocalSource[] =>
+    state === 'directory' ? [{ name, displayName: agent.displayName, home, source: agent.open(environment) }] : [],
+  );
+}
+
+/** The agents among `names` whose home {@link localSources} skipped because checking it failed, each with why: what a caller warns about. */
+export function unreadableHomes(environment: SourceEnvironment, names: readonly AgentName[] = AGENT_NAMES): UnreadableHome[] {
+  return homes(environment, names).flatMap(({ name, agent, home, state }): UnreadableHome[] =>
+    state instanceof SourceReadError ? [{ name, displayName: agent.displayName, home, error: state }] : [],
+  );
+}
+
+function homes(environment: SourceEnvironment, names: readonly AgentName[]): { name: AgentName; agent: Agent; home: string; state: HomeState }[] {
+  return AGENT_NAMES.filter((name) => names.includes(name)).map((name) => {
     const agent = AGENTS[name];
     const home = agent.home(environment);
-    return isDirectory(home) ? [{ name, displayName: agent.displayName, home, source: agent.open(environment) }] : [];
+    return { name, agent, home, state: homeState(home, agent.displayName) };
   });
 }
 
-function isDirectory(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+type HomeState = 'directory' | 'absent' | SourceReadError;
+
+/** Whether `path` is a folder; missing or not a folder is `absent`; any other failure (ELOOP, EACCES on a parent) is why it cannot be read. */
+function homeState(path: string, displayName: string): HomeState {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true ? 'directory' : 'absent';
+  } catch (error) {
+    const code = errorCode(error);
+    return new SourceReadError('SOURCE_SESSION_UNREADABLE', `${displayName} sessions skipped: ${path} cannot be read${code === undefined ? '' : ` (${code})`}`, { cause: error });
+  }
 }

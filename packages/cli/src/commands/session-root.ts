@@ -6,7 +6,7 @@ import { progress, styleFor, terminalSafe, writeLine, type Io } from '../output.
 import { checkRoot, describeRoot, missingRoot, noSessionsHint, resolveRoot, type RootState, type SessionRoot } from '../root.js';
 import type { LocalSource } from '@sessref/sources';
 import { POSITIVE_INTEGER, parseInteger } from './options.js';
-import { homesRead, parseSources } from './sources.js';
+import { homesRead, homesSkipped, parseSources } from './sources.js';
 
 export interface OpenedRoot {
   readonly root: SessionRoot;
@@ -35,7 +35,10 @@ export function openRoot(flags: { root: string | undefined; json: boolean; sourc
   const root = resolveRoot(flags.root, io.env, { dsh: !seeds });
   const state = checkRoot(root);
   if (state !== 'missing') assertSupportedRoot(root.path);
-  if (options.announce === true) announceRoot(io, root, flags.json, homesRead(parseSources(flags.sources), io.env));
+  const selection = parseSources(flags.sources);
+  if (options.announce === true) announceRoot(io, root, flags.json, homesRead(selection, io.env));
+  // An agent's folder that cannot even be checked (a link loop, closed to this user) is skipped by every reader; said once here.
+  for (const skipped of homesSkipped(selection, io.env)) announceNotice(io, skipped.error.message, flags.json);
   const demoToSeed = seeds && root.source === 'demo' && (state === 'missing' || state === 'empty');
   if (state === 'missing' && !demoToSeed) throw missingRoot(root);
   if (options.announce === true && (state === 'empty' || state === 'no-sessions') && !demoToSeed) announceNoSessions(io, root, flags.json);
@@ -75,7 +78,7 @@ export async function withEngine(root: string, io: Io, options: Omit<EngineOptio
   }
 }
 
-/** A derived file not used as found: `sessref: note: …` on stderr, a `{"note": …}` object under `--json`; never on stdout. */
+/** A derived file not used as found, or an agent's folder skipped: `sessref: note: …` on stderr, a `{"note": …}` object under `--json`; never on stdout. */
 function announceNotice(io: Io, message: string, json: boolean): void {
   if (json) writeLine(io.stderr, JSON.stringify({ note: { message } }));
   else writeLine(io.stderr, `sessref: note: ${terminalSafe(message)}`);

@@ -1,5 +1,5 @@
 /** Which places a command reads sessions from (`--sources LIST`), and how it names one session. */
-import { AGENT_NAMES, isAgentName, localSources, nativeSessionId, type AgentName, type LocalSource } from '@sessref/sources';
+import { AGENT_NAMES, isAgentName, localSources, nativeSessionId, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
 import { homedir } from 'node:os';
 import { SESSION_REFERENCE_SCHEME, decodeSessionReferenceUri, parseSessionReferenceText } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh';
@@ -29,6 +29,11 @@ export function parseSources(value: string | undefined): SourceSelection {
 /** The agents' homes a run with `selection` reads: those that exist on this machine. */
 export function homesRead(selection: SourceSelection, env: NodeJS.ProcessEnv): LocalSource[] {
   return localSources({ home: env.HOME || homedir(), env }, selection.agents);
+}
+
+/** The agents' homes a run with `selection` skips because they cannot even be checked (a link loop, closed to this user), each with why. */
+export function homesSkipped(selection: SourceSelection, env: NodeJS.ProcessEnv): UnreadableHome[] {
+  return unreadableHomes({ home: env.HOME || homedir(), env }, selection.agents);
 }
 
 /** Whether `sessionId` is spelled as another agent's session (`claude-code:…`). */

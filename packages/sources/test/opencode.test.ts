@@ -5,9 +5,9 @@
  * deduplicated, folds of generated messages (revert, compaction, parts), and
  * damaged rows reported while the others list.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
@@ -92,6 +92,89 @@ describe('the shared opencode samples (JSON storage trees)', () => {
     for (const file of notSessions) read.delete(file);
     expect([...read].every((file) => /\/(session|message|part)\//.test(file))).toBe(true);
     expect(read.size).toBe(27);
+  });
+});
+
+/** Write each JSON object at its path under `folder`. */
+function writeJsonFiles(folder: string, files: Record<string, object>): void {
+  for (const [path, object] of Object.entries(files)) {
+    mkdirSync(dirname(join(folder, path)), { recursive: true });
+    writeFileSync(join(folder, path), JSON.stringify(object));
+  }
+}
+
+/** A session file of the tree (`storage/session/<project>/<file>`), with a creation time. */
+const treeSession = (id: string, extra: object = {}) => ({ id, title: `Title ${id}`, directory: '/work/app', time: { created: 1_730_000_000_000, updated: 1_730_000_000_000 }, ...extra });
+
+describe('the JSON tree never reads outside opencode\'s storage (#37)', () => {
+  /** A data folder whose tree holds one healthy session `ses_ok`, and a secret beside the storage folder. */
+  function treeWithSecret(name: string): { env: Record<string, string>; data: string; storage: string } {
+    const { env, data } = dataHome(name);
+    const storage = join(data, 'storage');
+    writeJsonFiles(storage, {
+      'session/proj/ses_ok.json': treeSession('ses_ok'),
+      'message/ses_ok/msg_1.json': { id: 'msg_1', role: 'user', time: { created: 1 } },
+      'part/msg_1/prt_1.json': { id: 'prt_1', type: 'text', text: 'healthy' },
+    });
+    // What a `../` in an id would reach: a message folder and a part folder beside `message/` and `part/`, a project file above the store.
+    writeJsonFiles(storage, {
+      'outside/msg_secret.json': { id: 'msg_secret', role: 'user', time: { created: 2 } },
+      'secret-parts/prt_s.json': { id: 'prt_s', type: 'text', text: 'SECRET' },
+    });
+    writeJsonFiles(data, { 'secret-project.json': { id: 'x', worktree: '/secret/worktree' } });
+    return { env, data, storage };
+  }
+
+  it('a session id that is not one path segment is refused with a code naming its file; the others list', async () => {
+    const ids = fc.oneof(
+      fc.constantFrom('.', '..', '../outside', '../../storage/outside', 'a/../../outside', '..\\outside', 'nul\0byte'),
+      fc.tuple(fc.string({ maxLength: 4 }), fc.constantFrom('/', '\\', '\0', '/../'), fc.string({ maxLength: 4 })).map(([head, separator, tail]) => `${head}${separator}${tail}`),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(ids, async (id) => {
+        const { env, storage } = treeWithSecret(`segment-${run++}`);
+        writeJsonFiles(storage, { 'session/proj/ses_bad.json': treeSession(id) });
+        const source = sourceFor(env);
+        expect((await source.listSessions()).map((header) => header.id)).toEqual(['opencode:ses_ok']);
+        const problems = source.problems();
+        expect(problems.map((problem) => [problem.sessionId, problem.error.code])).toEqual([['opencode:ses_bad', 'SOURCE_SESSION_CORRUPT']]);
+        expect(problems[0]!.error.message).toMatch(/^session\/proj\/ses_bad\.json: session id .* is not one path segment$/);
+        await expect(source.readSurface(`opencode:${id}`)).rejects.toMatchObject({ code: 'SOURCE_SESSION_NOT_FOUND' });
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a message id holding ../ refuses its session instead of reading parts outside the part folder', async () => {
+    const { env, storage } = treeWithSecret('message-id');
+    writeJsonFiles(storage, {
+      'session/proj/ses_m.json': treeSession('ses_m'),
+      'message/ses_m/msg_evil.json': { id: '../secret-parts', role: 'user', time: { created: 3 } },
+    });
+    const source = sourceFor(env);
+    expect((await source.listSessions()).map((header) => header.id).sort()).toEqual(['opencode:ses_m', 'opencode:ses_ok']);
+    await expect(source.readSurface('opencode:ses_m')).rejects.toMatchObject({ code: 'SOURCE_SESSION_CORRUPT', message: expect.stringMatching(/msg_evil\.json: message id "\.\.\/secret-parts" is not one path segment/) as unknown });
+    expect(carried((await source.readSurface('opencode:ses_ok')).messages)).toEqual([['user', 'healthy']]);
+  });
+
+  it('a project id holding ../ gives no working directory from a file outside the project folder', async () => {
+    const { env, storage } = treeWithSecret('project-id');
+    const { directory: _directory, ...withoutDirectory } = treeSession('ses_p', { projectID: '../../secret-project' });
+    writeJsonFiles(storage, { 'session/proj/ses_p.json': withoutDirectory });
+    const headers = await sourceFor(env).listSessions();
+    expect(headers.find((header) => header.id === 'opencode:ses_p')).toEqual({ id: 'opencode:ses_p', createdAt: 1_730_000_000_000 });
+  });
+
+  it('a message folder that is a link out of the store refuses its session', async () => {
+    const { env, data, storage } = treeWithSecret('linked-folder');
+    const elsewhere = join(data, '..', 'elsewhere-messages');
+    writeJsonFiles(elsewhere, { 'msg_x.json': { id: 'msg_x', role: 'user', time: { created: 4 } } });
+    writeJsonFiles(storage, { 'session/proj/ses_l.json': treeSession('ses_l') });
+    symlinkSync(elsewhere, join(storage, 'message', 'ses_l'));
+    const source = sourceFor(env);
+    await source.listSessions();
+    await expect(source.readSurface('opencode:ses_l')).rejects.toMatchObject({ code: 'SOURCE_SESSION_UNREADABLE', message: expect.stringContaining("leads outside opencode's storage") as unknown });
   });
 });
 

@@ -1,4 +1,5 @@
-import { basename, join, relative } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, sep } from 'node:path';
 import { listDirectory, type DirectoryEntry } from '../directory.js';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
@@ -27,6 +28,49 @@ function readObject(path: string, storage: string, maxBytes: number): { object: 
   return { object, size: bytes.length };
 }
 
+/**
+ * Whether `id` can name a file or folder of the tree: one path segment, so
+ * `message/<id>` stays in `message/`. An id holding a separator, `.`, `..`
+ * or a NUL byte is none of opencode's and would name a file elsewhere.
+ */
+function isSegment(id: string): boolean {
+  return id !== '' && id !== '.' && id !== '..' && !/[/\\\0]/.test(id);
+}
+
+/** `id`, checked to be one path segment ({@link isSegment}); otherwise the session is refused, naming it. */
+function segment(id: string, what: string): string {
+  if (!isSegment(id)) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${what} id ${JSON.stringify(id)} is not one path segment: it would name a file outside opencode's storage`);
+  return id;
+}
+
+function isWithin(folder: string, path: string): boolean {
+  const rest = relative(folder, path);
+  return rest !== '' && rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest);
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `storage` joined with `segments`, refused unless it stays inside the store:
+ * as spelled, and, when it exists, once its links are resolved (a message
+ * folder that is a link out of the store is not opencode's).
+ */
+function insideStore(storage: string, ...segments: string[]): string {
+  const path = join(storage, ...segments);
+  const real = isWithin(storage, path) ? realPath(path) : undefined;
+  const realStorage = real === undefined ? undefined : realPath(storage);
+  if (!isWithin(storage, path) || (real !== undefined && (realStorage === undefined || !isWithin(realStorage, real)))) {
+    throw new SourceReadError('SOURCE_SESSION_UNREADABLE', `${join(...segments)} leads outside opencode's storage`);
+  }
+  return path;
+}
+
 function jsonFiles(dir: string, storage: string): DirectoryEntry[] {
   return listDirectory(dir, storage).filter((entry) => entry.kind === 'file' && entry.name.endsWith('.json'));
 }
@@ -40,7 +84,10 @@ export function readSessionFile(path: string, storage: string): SessionRow {
     const projectId = asString(data['projectID']);
     const directory = asString(data['directory']) ?? (projectId === undefined ? undefined : projectWorktree(storage, projectId));
     const session = sessionOf({ id: data['id'], title: data['title'], directory, projectId, parentId: data['parentID'], created: time?.['created'], updated: time?.['updated'], revert: data['revert'] });
-    return session ?? { id: fallbackId, error: new SourceReadError('SOURCE_SESSION_CORRUPT', `${relative(storage, path)} has no session id or creation time`) };
+    if (session === undefined) return { id: fallbackId, error: new SourceReadError('SOURCE_SESSION_CORRUPT', `${relative(storage, path)} has no session id or creation time`) };
+    // The id names the session's message folder: one that is not one path segment is refused here, before any read through it.
+    if (!isSegment(session.id)) return { id: fallbackId, error: new SourceReadError('SOURCE_SESSION_CORRUPT', `${relative(storage, path)}: session id ${JSON.stringify(session.id)} is not one path segment`) };
+    return session;
   } catch (error) {
     return { id: fallbackId, error: error instanceof SourceReadError ? error : new SourceReadError('SOURCE_SESSION_UNREADABLE', `${relative(storage, path)} cannot be read`, { cause: error }) };
   }
@@ -55,7 +102,7 @@ export function sessionFiles(storage: string): string[] {
 
 function projectWorktree(storage: string, projectId: string): string | undefined {
   try {
-    return asString(readObject(join(storage, 'project', `${projectId}.json`), storage, MAX_HEADER_BYTES).object['worktree']);
+    return asString(readObject(insideStore(storage, 'project', `${segment(projectId, 'project')}.json`), storage, MAX_HEADER_BYTES).object['worktree']);
   } catch {
     return undefined;
   }
@@ -88,10 +135,11 @@ class Budget {
 export function readTreeSession(storage: string, sessionId: string, limits: RowLimits): OpencodeMessage[] {
   const budget = new Budget(limits, storage);
   const messages: OpencodeMessage[] = [];
-  for (const file of jsonFiles(join(storage, 'message', sessionId), storage)) {
+  for (const file of jsonFiles(insideStore(storage, 'message', segment(sessionId, 'session')), storage)) {
     const message = messageOf(budget.read(file.path), {});
     if (message === undefined) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${relative(storage, file.path)} is not an opencode message`);
-    messages.push({ ...message, parts: folderParts(join(storage, 'part', message.id), budget) });
+    if (!isSegment(message.id)) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${relative(storage, file.path)}: message id ${JSON.stringify(message.id)} is not one path segment`);
+    messages.push({ ...message, parts: folderParts(insideStore(storage, 'part', message.id), budget) });
   }
   const byId = new Map(messages.map((message) => [message.id, message]));
   for (const file of jsonFiles(join(storage, 'part'), storage)) {

@@ -28,7 +28,10 @@ const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_MAX_LISTENERS = 16;
 
 export class ChangeFeed {
+  /** Streams that follow changes: their headers and first event are sent. */
   private readonly listeners = new Set<ServerResponse>();
+  /** Streams whose slot is taken while their first answer is prepared (they count toward the bound). */
+  private readonly pending = new Set<ServerResponse>();
   private stamps: ReadonlyMap<string, string> | undefined;
   private revision = 0;
   private poller: ReturnType<typeof setInterval> | undefined;
@@ -52,25 +55,41 @@ export class ChangeFeed {
   /** Serve one stream until the page goes away or the server closes. */
   async stream(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.closed) throw new HttpError(503, 'SERVER_CLOSING', 'the inspector is shutting down');
-    if (this.listeners.size >= this.maxListeners) {
+    if (this.listeners.size + this.pending.size >= this.maxListeners) {
       throw new HttpError(503, 'TOO_MANY_STREAMS', `at most ${this.maxListeners} pages may follow changes at once; close another tab`);
     }
-    // The first stamps are the baseline the page's own first load matches; later ones are changes.
-    this.stamps ??= await this.engine.changeStamps();
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
-    this.listeners.add(res);
-    this.start();
-    // A first event at once: the page knows it is following from here on.
-    write(res, { revision: this.revision, changed: [] });
-    await new Promise<void>((resolve) => {
+    // The slot is taken and the page's leaving watched before anything is awaited: a page that goes
+    // while its first answer is prepared gives its slot back, and a burst cannot pass the bound.
+    this.pending.add(res);
+    let gone = false;
+    const left = new Promise<void>((resolve) => {
       const done = () => {
-        this.listeners.delete(res);
-        if (this.listeners.size === 0) this.stop();
+        gone = true;
+        this.pending.delete(res);
+        if (this.listeners.delete(res) && this.listeners.size === 0) this.stop();
         resolve();
       };
       req.once('close', done);
       res.once('close', done);
     });
+    try {
+      // The first stamps are the baseline the page's own first load matches; later ones are changes.
+      this.stamps ??= await this.engine.changeStamps();
+    } finally {
+      this.pending.delete(res);
+    }
+    if (gone) {
+      // Nobody listens: the next page starts from fresh stamps, as after the last page leaves.
+      if (this.listeners.size === 0) this.stamps = undefined;
+      return;
+    }
+    if (this.closed) throw new HttpError(503, 'SERVER_CLOSING', 'the inspector is shutting down');
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    this.listeners.add(res);
+    this.start();
+    // A first event at once: the page knows it is following from here on.
+    write(res, { revision: this.revision, changed: [] });
+    await left;
   }
 
   /** End every stream and stop polling: the server is closing. */

@@ -174,18 +174,30 @@ describe('sessref mcp', () => {
   });
 
   it('says in one short line why it ignored JSON that is not JSON-RPC, and keeps answering', async () => {
-    const { responses, stderr, code } = await rawSession([INITIALIZE, '{"foo":1}', '[1,2]', { id: 2, method: 'tools/list' }]);
+    const { responses, stderr, code } = await rawSession([INITIALIZE, '{"foo":1}', '5', { id: 2, method: 'tools/list' }]);
     expect(responses.get(2)).toMatchObject({ result: { tools: [] } });
     expect(code).toBe(0);
     const prefix = 'sessref mcp: ignored a message that is not JSON-RPC: ';
     const lines = stderr.trimEnd().split('\n');
     expect(lines).toEqual([
       expect.stringMatching(/^sessref mcp: ignored a message that is not JSON-RPC: jsonrpc: expected "2\.0"; id: expected string, received undefined; /),
-      `${prefix}expected object, received array`,
+      `${prefix}expected object, received number`,
     ]);
     // Not zod's issue tree, escaped onto the line: a bounded reason in words.
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(prefix.length + 200);
     expect(stderr).not.toMatch(/\\n|"code"|[{[]/);
+  });
+
+  it('answers a batch with Invalid Request (id null), as JSON-RPC says for a server without batches, and keeps answering', async () => {
+    const batch = JSON.stringify([{ jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
+    const { responses, unidentified, stderr, code } = await rawSession([INITIALIZE, batch, '[]', ' [1, 2]\r', { id: 3, method: 'tools/list' }], { waitFor: 5 });
+    const refusal = { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: JSON-RPC batches are not supported/) } };
+    expect(unidentified).toEqual([refusal, refusal, refusal]);
+    // Nothing inside the batch was run, and the next request is answered.
+    expect(responses.has(2)).toBe(false);
+    expect(responses.get(3)).toMatchObject({ result: { tools: [] } });
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
   });
 
   it('survives deep JSON and lines that are not JSON, drops an oversized line, and a client that leaves mid-request', async () => {
@@ -212,6 +224,8 @@ const INITIALIZE = { id: 1, method: 'initialize', params: { protocolVersion: '20
 
 interface RawResult {
   responses: Map<number, unknown>;
+  /** Responses without a numeric id (an error about a message whose id could not be known), in order. */
+  unidentified: unknown[];
   code: number | null;
   stderr: string;
 }
@@ -226,6 +240,7 @@ function rawSession(messages: readonly (string | { id?: number; method: string; 
   const child = spawn(process.execPath, [BIN, 'mcp', '--root', root, ...(options.args ?? [])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const expected = options.waitFor ?? messages.filter((message) => typeof message !== 'string' || /"id":\d/.test(message.slice(0, 40))).length;
   const responses = new Map<number, unknown>();
+  const unidentified: unknown[] = [];
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -237,7 +252,8 @@ function rawSession(messages: readonly (string | { id?: number; method: string; 
       const response = JSON.parse(stdout.slice(0, end)) as { id?: number };
       stdout = stdout.slice(end + 1);
       if (typeof response.id === 'number') responses.set(response.id, response);
-      if (responses.size >= expected) done();
+      else unidentified.push(response);
+      if (responses.size + unidentified.length >= expected) done();
     }
   });
   for (const message of messages) child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
@@ -245,6 +261,6 @@ function rawSession(messages: readonly (string | { id?: number; method: string; 
   const timer = setTimeout(done, 15_000);
   return new Promise((resolve) => child.on('close', (code) => {
     clearTimeout(timer);
-    resolve({ responses, code, stderr });
+    resolve({ responses, unidentified, code, stderr });
   }));
 }

@@ -10,6 +10,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { EngineOptions } from '../engine/engine.js';
 import { terminalSafe } from '../output.js';
+import { BatchRefusal } from './batches.js';
 import { registerRefPrompt } from './prompt.js';
 import { serveSessionResources } from './resources.js';
 import { CitableSessions } from './sessions.js';
@@ -37,7 +38,12 @@ export async function mcpCommand(options: McpOptions, stderr: { write(text: stri
   // Long-lived like `serve`: the title index follows file events, and content search is primed in the background.
   const sessions = await CitableSessions.open({ ...options.engine, watchLogs: true }, process.cwd());
   try {
-    const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
+    // A batch is answered here with Invalid Request: the SDK would drop it without a reply.
+    const input = new BatchRefusal((line) => process.stdout.write(line), MAX_MESSAGE_BYTES);
+    const forwardError = (error: Error) => input.destroy(error);
+    process.stdin.on('error', forwardError);
+    process.stdin.pipe(input);
+    const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
     const handle = serveStdio(() => mcpServer(sessions, options), {
       transport,
       // The client's own mistakes (JSON that is not JSON-RPC, an oversized line) land here: logged, never fatal.
@@ -46,6 +52,10 @@ export async function mcpCommand(options: McpOptions, stderr: { write(text: stri
     });
     await closed(transport);
     await handle.close();
+    // The transport may have given up before stdin ended: stop reading it, so the process can exit.
+    process.stdin.unpipe(input);
+    process.stdin.off('error', forwardError);
+    process.stdin.pause();
   } finally {
     await sessions.close();
   }

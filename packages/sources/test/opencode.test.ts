@@ -5,6 +5,7 @@
  * deduplicated, folds of generated messages (revert, compaction, parts), and
  * damaged rows reported while the others list.
  */
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,6 +19,7 @@ import { opencodeSurface } from '../src/opencode/fold.js';
 import type { OpencodeMessage, OpencodePart } from '../src/opencode/model.js';
 import { carried as carriedBy, type Item } from './support.js';
 
+const BUILT_SOURCES = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/opencode/agent-sessions/', import.meta.url));
 
 /** What a snapshot of these surface messages carries. */
@@ -313,6 +315,58 @@ describe('the SQLite store', () => {
       ['opencode-beta.db', 'SOURCE_SESSION_UNSUPPORTED'],
       ['opencode.db', 'SOURCE_SESSION_CORRUPT'],
     ]);
+  });
+
+  it.each([
+    ['a view', (database: DatabaseSync) => database.exec('ALTER TABLE session RENAME TO session_rows; CREATE VIEW session AS SELECT * FROM session_rows;')],
+    ['a virtual table', (database: DatabaseSync) => database.exec('DROP TABLE session; CREATE VIRTUAL TABLE session USING fts5(id, title, directory, project_id, parent_id, time_created, time_updated, revert);')],
+  ])('reads only real tables (#37): `session` as %s refuses the database with a code, never computing it; the tree still lists', async (kind, replace) => {
+    const { env, data, database } = buildStore(`session-${kind.replaceAll(' ', '-')}`);
+    replace(database);
+    database.close();
+    writeJsonFiles(join(data, 'storage'), { 'session/proj/ses_tree.json': treeSession('ses_tree') });
+    const source = sourceFor(env);
+    expect((await source.listSessions()).map((header) => header.id)).toEqual(['opencode:ses_tree']);
+    expect(source.problems().map((problem) => [problem.file, problem.error.code, problem.error.message])).toEqual([
+      ['opencode.db', 'SOURCE_SESSION_UNSUPPORTED', `opencode.db: \`session\` is ${kind}, not a table: sessref reads only opencode's own tables`],
+    ]);
+  });
+
+  it('reads only real tables (#37): `message` or `part` as a view refuses the session with a code', async () => {
+    for (const table of ['message', 'part']) {
+      const { env, database } = buildStore(`${table}-view`);
+      database.exec(`ALTER TABLE ${table} RENAME TO ${table}_rows; CREATE VIEW ${table} AS SELECT * FROM ${table}_rows;`);
+      database.close();
+      const source = sourceFor(env);
+      await source.listSessions();
+      await expect(source.readSurface('opencode:ses_1')).rejects.toMatchObject({ code: 'SOURCE_SESSION_UNSUPPORTED', message: expect.stringContaining(`\`${table}\` is a view, not a table`) as unknown });
+    }
+  });
+
+  it('an endless view in place of `session` or `project` never stops a listing (#37; in a child process, since node:sqlite blocks the one it runs in)', () => {
+    const endless = (columns: string) => `WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT ${columns} FROM n WHERE x < 0`;
+    const cases = {
+      session: `ALTER TABLE session RENAME TO session_rows; CREATE VIEW session AS ${endless("'ses_' || x AS id, 't' AS title, '/d' AS directory, 'proj' AS project_id, NULL AS parent_id, x AS time_created, x AS time_updated, NULL AS revert")};`,
+      project: `DROP TABLE project; CREATE VIEW project AS ${endless("'proj' AS id, '/w' AS worktree")};`,
+    };
+    for (const [table, sql] of Object.entries(cases)) {
+      const { env, database } = buildStore(`endless-${table}`);
+      database.exec(sql);
+      database.close();
+      // The package's build, as the CLI runs it (`npx tsc -b` first); the child is killed if the listing does not end.
+      const script = `
+        const { opencodeSource } = await import(${JSON.stringify(BUILT_SOURCES)});
+        const source = opencodeSource({ environment: { home: '/nonexistent', env: ${JSON.stringify(env)} } });
+        const headers = await source.listSessions();
+        console.log(JSON.stringify({ headers: headers.map((header) => header.id), problems: source.problems().map((problem) => [problem.file, problem.error.code]) }));`;
+      const child = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+      expect(child.signal, `${table}: the listing did not end`).toBeNull();
+      expect(child.stderr).toBe('');
+      const answer = JSON.parse(child.stdout) as { headers: string[]; problems: string[][] };
+      if (table === 'session') expect(answer).toEqual({ headers: [], problems: [['opencode.db', 'SOURCE_SESSION_UNSUPPORTED']] });
+      // A project view is not read: sessions keep their own directories.
+      else expect(answer).toEqual({ headers: ['opencode:ses_bad', 'opencode:ses_1'], problems: [['opencode.db', 'SOURCE_SESSION_CORRUPT']] });
+    }
   });
 
   it('refuses the database with SOURCE_SESSION_UNSUPPORTED where node:sqlite is missing, still listing the tree', async () => {

@@ -64,12 +64,47 @@ async function withDatabase<T>(path: string, read: (database: DatabaseSync) => T
   }
 }
 
+/** Project rows read for their worktrees: far above any real store, and a bound on the read. */
+const MAX_PROJECTS = 100_000;
+
+type SchemaKind = 'table' | 'virtual table' | 'view' | 'index' | 'trigger';
+
+/**
+ * What each of `names` is in the database's schema (names compare without
+ * case, as SQLite's do); a name absent there is left out.
+ */
+function schemaKinds(database: DatabaseSync, names: readonly string[]): Map<string, SchemaKind> {
+  const rows = database.prepare(`SELECT lower(name) AS name, type, sql FROM sqlite_master WHERE lower(name) IN (${names.map(() => '?').join(', ')})`).all(...names);
+  const kinds = new Map<string, SchemaKind>();
+  for (const row of rows) {
+    const virtual = typeof row['sql'] === 'string' && /^\s*create\s+virtual\b/i.test(row['sql']);
+    kinds.set(String(row['name']), virtual ? 'virtual table' : (String(row['type']) as SchemaKind));
+  }
+  return kinds;
+}
+
+/**
+ * Refuse the database unless each of `names` is a real table. A view (a
+ * recursive one never ends) or a virtual table can compute rows without
+ * end, and `node:sqlite` runs synchronously: one would stop the process.
+ * A real table's rows are in the file, so every read of them is bounded.
+ */
+function requireTables(database: DatabaseSync, names: readonly string[]): void {
+  const kinds = schemaKinds(database, names);
+  for (const name of names) {
+    const kind = kinds.get(name);
+    if (kind === 'table') continue;
+    throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `\`${name}\` is ${kind === undefined ? 'missing' : `a ${kind}`}, not a table: sessref reads only opencode's own tables`);
+  }
+}
+
 /** The sessions of a database: each one's facts, or why its row cannot be read. */
 export type SessionRow = OpencodeSessionInfo | { id: string; error: SourceReadError };
 
 /** Every session row (subagents' too) with its project's worktree as a fallback cwd; at most `maxSessions`. */
 export function listDatabaseSessions(path: string, maxSessions: number): Promise<SessionRow[]> {
   return withDatabase(path, (database) => {
+    requireTables(database, ['session']);
     const worktrees = projectWorktrees(database);
     const rows = database
       .prepare('SELECT id, title, directory, project_id, parent_id, time_created, time_updated, revert FROM session LIMIT ?')
@@ -81,12 +116,14 @@ export function listDatabaseSessions(path: string, maxSessions: number): Promise
 
 function projectWorktrees(database: DatabaseSync): Map<string, string> {
   const worktrees = new Map<string, string>();
+  // Only a real table is read: a project view would be computed, maybe without end.
+  if (schemaKinds(database, ['project']).get('project') !== 'table') return worktrees;
   try {
-    for (const row of database.prepare('SELECT id, worktree FROM project').all()) {
+    for (const row of database.prepare('SELECT id, worktree FROM project LIMIT ?').all(MAX_PROJECTS)) {
       if (typeof row['id'] === 'string' && typeof row['worktree'] === 'string') worktrees.set(row['id'], row['worktree']);
     }
   } catch {
-    // No project table: sessions keep their own directory only.
+    // A project table of another shape: sessions keep their own directory only.
   }
   return worktrees;
 }
@@ -107,6 +144,7 @@ function sessionRow(row: Row, worktrees: ReadonlyMap<string, string>): SessionRo
 /** A session's messages with their parts, refused whole when over `limits` or when a row is not opencode's JSON. */
 export function readDatabaseSession(path: string, sessionId: string, limits: RowLimits): Promise<OpencodeMessage[]> {
   return withDatabase(path, (database) => {
+    requireTables(database, ['message', 'part']);
     const size = database
       .prepare('SELECT (SELECT count(*) FROM message WHERE session_id = ?1) + (SELECT count(*) FROM part WHERE session_id = ?1) AS rows, (SELECT coalesce(sum(length(data)), 0) FROM message WHERE session_id = ?1) + (SELECT coalesce(sum(length(data)), 0) FROM part WHERE session_id = ?1) AS bytes')
       .get(sessionId);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { claudeCodeFormat } from './claude-code/index.js';
 import { codexFormat } from './codex/index.js';
@@ -29,17 +30,21 @@ const fromFormat = (format: TranscriptFormat): Agent => ({
 });
 
 /**
- * sessref's cache directory, the one its title and content indexes use:
- * `$SESSREF_CACHE_DIR`, else `$XDG_CACHE_HOME/sessref`, else
- * `~/.cache/sessref`. Never an agent's folder nor a dsh root.
+ * sessref's cache directory, where its title and content indexes and the
+ * agents' listing caches live: `$SESSREF_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/sessref`, else `<home>/.cache/sessref`. Never an agent's
+ * folder nor a dsh root. An `XDG_CACHE_HOME` that is not an absolute path is
+ * ignored, as the XDG Base Directory specification requires: a relative one
+ * would scatter derived files under whatever folder a command runs in.
  */
-function cacheDirectory({ home, env }: SourceEnvironment): string {
-  return env['SESSREF_CACHE_DIR'] || join(env['XDG_CACHE_HOME'] || join(home, '.cache'), 'sessref');
+export function sessrefCacheDirectory(env: SourceEnvironment['env'], home: string = homedir()): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  return env['SESSREF_CACHE_DIR'] || join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.cache'), 'sessref');
 }
 
 /** One agent's listing cache: one file per agent and folder (`CLAUDE_CONFIG_DIR`, `CODEX_HOME` … each have their own). */
 function listingCacheFile(environment: SourceEnvironment, agent: string, home: string): string {
-  return join(cacheDirectory(environment), `listing-${agent}-${createHash('sha256').update(home).digest('hex').slice(0, 16)}.v1.json`);
+  return join(sessrefCacheDirectory(environment.env, environment.home), `listing-${agent}-${createHash('sha256').update(home).digest('hex').slice(0, 16)}.v1.json`);
 }
 
 const AGENTS: Record<AgentName, Agent> = {

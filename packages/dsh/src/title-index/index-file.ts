@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
-import { directoryProblem, readRegularFile, replaceFileAtomically } from '@sessref/sources';
+import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefCacheDirectory } from '@sessref/sources';
 import { isJsonObject } from '@sessref/core';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
@@ -32,10 +31,11 @@ const MAX_INDEX_BYTES = 512 * 1024 * 1024;
 
 /**
  * The per-root index file, outside any dsh root: under `$SESSREF_CACHE_DIR`,
- * else `$XDG_CACHE_HOME/sessref`, else `~/.cache/sessref`.
+ * else `$XDG_CACHE_HOME/sessref` (an absolute one), else `~/.cache/sessref`
+ * (`sessrefCacheDirectory` of `@sessref/sources`).
  */
 export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(cacheDirectory(env), `titles-${rootKey(root)}.json`);
+  return join(sessrefCacheDirectory(env), `titles-${rootKey(root)}.json`);
 }
 
 /**
@@ -45,12 +45,7 @@ export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.
  * (`search-<key>.sqlite`), so that file is never opened as this index.
  */
 export function defaultSearchIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(cacheDirectory(env), `content-${rootKey(root)}.v1.sqlite`);
-}
-
-/** `$SESSREF_CACHE_DIR`, else `$XDG_CACHE_HOME/sessref`, else `~/.cache/sessref`. */
-function cacheDirectory(env: NodeJS.ProcessEnv): string {
-  return env.SESSREF_CACHE_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'sessref');
+  return join(sessrefCacheDirectory(env), `content-${rootKey(root)}.v1.sqlite`);
 }
 
 function rootKey(root: string): string {

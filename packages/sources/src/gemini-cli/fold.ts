@@ -128,8 +128,9 @@ function classifyMessage(message: JsonObject): Classified {
   if (type !== 'user') return { kind: 'injected', text: textOf(parts) };
   if (parts.some((part) => asObject(part)?.['functionResponse'] !== undefined)) return { kind: 'tool' };
   const full = textOf(parts);
-  if (full.includes(STATE_SNAPSHOT)) return { kind: 'checkpoint', text: full };
   const typed = typedText(message, full);
+  // Only what the user's turn itself says marks a summary: a referenced file holding the marker, expanded after the typed text, is the file's content.
+  if (typed.includes(STATE_SNAPSHOT)) return { kind: 'checkpoint', text: typed };
   const ignored = typed.trim() === '' || IGNORED_PREFIXES.some((prefix) => typed.trimStart().startsWith(prefix));
   return ignored ? { kind: 'injected', text: full } : { kind: 'user', text: typed };
 }

@@ -32,7 +32,7 @@ export type FailureClass =
   | 'unexpected';
 
 /** sessref's own refusals, made before or around the host. */
-export type CliCode = 'USAGE' | 'NO_ROOT' | 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREADABLE' | 'ROOT_NOT_EMPTY' | 'SEED_EXISTS' | 'PORT_IN_USE' | 'STDIN_TOO_LARGE';
+export type CliCode = 'USAGE' | 'NO_ROOT' | 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREADABLE' | 'ROOT_IN_AGENT_HOME' | 'ROOT_NOT_EMPTY' | 'SEED_EXISTS' | 'PORT_IN_USE' | 'STDIN_TOO_LARGE';
 
 export type SessionLogCode = SessionLogError['code'];
 
@@ -107,6 +107,8 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   NO_ROOT: 'not-found',
   ROOT_NOT_A_DIRECTORY: 'invalid-input',
   ROOT_UNREADABLE: 'storage',
+  // A command that writes, over a root in another agent's folder: read there, never write.
+  ROOT_IN_AGENT_HOME: 'invalid-input',
   ROOT_NOT_EMPTY: 'conflict',
   SEED_EXISTS: 'conflict',
   PORT_IN_USE: 'conflict',

@@ -1,9 +1,11 @@
-import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { dshHomeDisplay, resolveDshHome } from '@deepseek-ai/dsh-home-paths';
 import { CliError } from './failure.js';
 import { errorCode } from '@sessref/core';
 import { currentLogOf, listNames } from '@sessref/dsh/jsonl-root';
+import { agentFolders } from '@sessref/sources';
 
 /** The embedded demo root, relative to the current directory: what `sessref seed` and `npm start` write. */
 const DEMO_ROOT = '.sessref/sessions';
@@ -118,6 +120,45 @@ function holdsLog(project: string): boolean {
     return false;
   }
   return sessions.some((session) => session.isDirectory() && currentLogOf(listNames(join(project, session.name))) !== undefined);
+}
+
+/**
+ * Refuse a root inside another agent's own folder (`~/.claude`, `~/.codex`
+ * or `$CODEX_HOME`, `~/.gemini`, `~/.local/share/opencode`, …) for a command
+ * that writes dsh sessions there (`new`, `send`, `seed`): those folders are
+ * read in place and never written. Links are resolved on both sides, and a
+ * root that does not exist yet is placed by its nearest existing parent.
+ */
+export function refuseAgentFolder(root: SessionRoot, env: NodeJS.ProcessEnv): void {
+  const at = canonical(root.path);
+  for (const { displayName, folder } of agentFolders({ home: env.HOME || homedir(), env })) {
+    if (!isInside(at, canonical(folder))) continue;
+    throw new CliError(
+      'ROOT_IN_AGENT_HOME',
+      `the session root ${origin(root)} is inside ${displayName}'s folder ${folder}: sessref never writes into another agent's folder`,
+      `name a dsh session root instead (--root DIR or $SESSREF_ROOT), such as dsh's ~/.dsh/sessions; ${displayName}'s own sessions are read where they are`,
+    );
+  }
+}
+
+/** Whether `path` is `folder` or under it (both absolute and canonical). */
+function isInside(path: string, folder: string): boolean {
+  const rest = relative(folder, path);
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+}
+
+/** `path` with its links resolved, as far as it exists: the rest, not there yet, is joined to its nearest existing parent. */
+function canonical(path: string): string {
+  const missing: string[] = [];
+  for (let at = resolve(path); ; at = dirname(at)) {
+    try {
+      return join(realpathSync.native(at), ...[...missing].reverse());
+    } catch {
+      // Not there (or not to be looked into): try its parent.
+    }
+    if (dirname(at) === at) return resolve(path);
+    missing.push(basename(at));
+  }
 }
 
 /** How to get a root that is missing, by where it came from; sessref creates none but the demo root. */

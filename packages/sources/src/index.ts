@@ -11,7 +11,7 @@ export { codexFormat } from './codex/index.js';
 export { SourceReadError, type SourceReadCode } from './errors.js';
 export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
-export { AGENT_NAMES, isAgentName, localSources, sessrefCacheDirectory, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from './local.js';
+export { AGENT_NAMES, agentFolders, isAgentName, localSources, sessrefCacheDirectory, unreadableHomes, type AgentFolder, type AgentName, type LocalSource, type UnreadableHome } from './local.js';
 export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
 export { deliverPendingEvents } from './pending-events.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { claudeCodeFormat } from './claude-code/index.js';
 import { codexFormat } from './codex/index.js';
@@ -57,6 +57,34 @@ const AGENTS: Record<AgentName, Agent> = {
 /** Whether `name` is one of {@link AGENT_NAMES}. */
 export function isAgentName(name: string): name is AgentName {
   return (AGENT_NAMES as readonly string[]).includes(name);
+}
+
+/** A folder an agent owns: sessref reads sessions there in place and never writes into it. */
+export interface AgentFolder {
+  name: AgentName;
+  displayName: string;
+  folder: string;
+}
+
+/**
+ * Every folder an agent owns, whether it exists or not: the one its own
+ * environment variables name and its default under the home
+ * (`$CLAUDE_CONFIG_DIR` and `~/.claude`, `$CODEX_HOME` and `~/.codex`,
+ * `$GEMINI_CLI_HOME/.gemini` and `~/.gemini`, `$XDG_DATA_HOME/opencode`
+ * and `~/.local/share/opencode`), in {@link AGENT_NAMES} order. What a
+ * command that writes dsh sessions refuses as its root.
+ */
+export function agentFolders(environment: SourceEnvironment): AgentFolder[] {
+  const defaults: SourceEnvironment = { home: environment.home, env: {} };
+  return AGENT_NAMES.flatMap((name) =>
+    [...new Set([ownFolder(name, environment), ownFolder(name, defaults)])].map((folder) => ({ name, displayName: AGENTS[name].displayName, folder })),
+  );
+}
+
+/** An agent's own folder: its home, except Claude Code's, whose home is the `projects` folder inside it. */
+function ownFolder(name: AgentName, environment: SourceEnvironment): string {
+  const home = AGENTS[name].home(environment);
+  return name === 'claude-code' ? dirname(home) : home;
 }
 
 /** An agent's home that exists on this machine, and the source over it. */

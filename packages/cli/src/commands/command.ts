@@ -91,6 +91,8 @@ interface CommandSpecBase<O extends readonly Operand[], P extends CommandOptions
   readonly seedsDemo?: (flags: ParsedFlags) => boolean;
   /** Print which root and why on stderr, then a hint when it holds no sessions (`list`, `serve`). */
   readonly announcesRoot?: true;
+  /** Writes dsh sessions into the root (`new`, `send`, `seed`): a root inside another agent's folder is refused first. */
+  readonly writes?: true;
 }
 
 /** A command with its operand and flag types erased, as the table holds it. */
@@ -108,7 +110,7 @@ export function defineCommand<const O extends readonly Operand[], const P extend
       const flags = flagValues(spec, parsed);
       const call: Call<O, P> = { operands, flags, io, seeds: spec.seedsDemo?.(parsed) === true };
       if (spec.needs === undefined) return spec.run(call);
-      const opened = openRoot(flags, io, { announce: spec.announcesRoot === true, seeds: call.seeds });
+      const opened = openRoot(flags, io, { announce: spec.announcesRoot === true, seeds: call.seeds, writes: spec.writes === true });
       if (spec.needs === 'root') return spec.run({ ...call, opened });
       const run = spec.run;
       return withEngine(opened.root.path, io, { ...spec.engine?.(flags, io.env), json: flags.json }, (engine) => Promise.resolve(run({ ...call, opened, engine })));

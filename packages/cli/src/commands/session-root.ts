@@ -3,7 +3,7 @@ import { assertSupportedRoot } from '@sessref/host';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import { explainMissing } from '../engine/listing.js';
 import { progress, styleFor, terminalSafe, writeLine, type Io } from '../output.js';
-import { checkRoot, describeRoot, missingRoot, noSessionsHint, resolveRoot, type RootState, type SessionRoot } from '../root.js';
+import { checkRoot, describeRoot, missingRoot, noSessionsHint, refuseAgentFolder, resolveRoot, type RootState, type SessionRoot } from '../root.js';
 import type { LocalSource } from '@sessref/sources';
 import { POSITIVE_INTEGER, parseInteger } from './options.js';
 import { homesRead, homesSkipped, parseSources } from './sources.js';
@@ -26,13 +26,16 @@ export interface OpenedRoot {
  * `NO_ROOT`, except the demo root in a run that `seeds` (`seed`, `serve
  * --seed-if-empty`): nothing else ever creates a root. `seeds` also leaves
  * dsh's own sessions out, so demo sessions never go into dsh's root unless
- * the user names it. `announce` prints which root and why on stderr (`list`,
+ * the user names it. `writes` refuses a root inside another agent's folder
+ * (`new`, `send`, `seed`). `announce` prints which root and why on stderr (`list`,
  * `serve`), then, when it holds no sessions and is not about to be seeded, a
  * hint that fits it.
  */
-export function openRoot(flags: { root: string | undefined; json: boolean; sources?: string | undefined }, io: Io, options: { announce?: boolean; seeds?: boolean } = {}): OpenedRoot {
+export function openRoot(flags: { root: string | undefined; json: boolean; sources?: string | undefined }, io: Io, options: { announce?: boolean; seeds?: boolean; writes?: boolean } = {}): OpenedRoot {
   const seeds = options.seeds === true;
   const root = resolveRoot(flags.root, io.env, { dsh: !seeds });
+  // Before anything is read: a command that writes never writes into another agent's folder.
+  if (options.writes === true) refuseAgentFolder(root, io.env);
   const state = checkRoot(root);
   if (state !== 'missing') assertSupportedRoot(root.path);
   const selection = parseSources(flags.sources);

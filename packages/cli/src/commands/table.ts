@@ -115,6 +115,7 @@ export const COMMANDS: readonly Command[] = [
     json: "prepare's, and the seqs appended at",
     examples: ['sessref send --target scratchpad "Recap $(sessref mention oauth-migration)"', 'git log -5 | sessref send --target scratchpad -'],
     needs: 'engine',
+    writes: true,
     engine: (flags, env) => ({ ...budget(flags['max-bytes']), ...lockWait(env), ...sourcesRead(flags.sources) }),
     run: async ({ operands, flags, io, engine }) =>
       stepCommand(engine, io, { target: sessionIdOf(flags.target), message: await messageText(operands.MESSAGE, io), json: flags.json, send: true }),
@@ -131,6 +132,7 @@ export const COMMANDS: readonly Command[] = [
     json: 'the new session id',
     examples: ['sessref new --cwd /home/dev/webapp --title "Release notes"'],
     needs: 'engine',
+    writes: true,
     run: ({ flags, io, engine }) => newCommand(engine, io, { cwd: flags.cwd, title: flags.title, json: flags.json }),
   }),
   defineCommand({
@@ -175,6 +177,7 @@ export const COMMANDS: readonly Command[] = [
     examples: ['sessref seed', 'mkdir /tmp/demo && sessref seed --root /tmp/demo'],
     seedsDemo: () => true,
     needs: 'root',
+    writes: true,
     run: ({ flags, io, opened }) => seedCommand(opened, io, { force: flags.force }),
   }),
   defineCommand({

@@ -173,4 +173,22 @@ describe("an agent's folder that cannot be checked (#37)", () => {
     expect(text.code).toBe(0);
     expect(text.stderr).toContain(`sessref: note: Claude Code sessions skipped: ${join(loopHome, '.claude', 'projects')} cannot be read (ELOOP)`);
   });
+
+  it('a Claude Code project folder that cannot be searched hides only its own sessions, with a warning naming it', async () => {
+    const loopHome = await tempDir('sessref-loop-project-');
+    const projects = join(loopHome, '.claude', 'projects');
+    mkdirSync(join(projects, '-work-app'), { recursive: true });
+    copyFileSync(join(SAMPLES, `claude-code/spotter/${CLAUDE_ID}.jsonl`), join(projects, '-work-app', `${CLAUDE_ID}.jsonl`));
+    symlinkSync(join(projects, '-loop'), join(projects, '-loop'));
+    const list = await sessref(['list', '--json', '--sources', 'claude-code', '--root', root], { env: { HOME: loopHome } });
+    expect(list.code, list.stderr).toBe(0);
+    const rows = JSON.parse(list.stdout) as (Row & { readError?: { code: string } })[];
+    expect(rows.map((row) => [row.sessionId, row.readError?.code])).toEqual([
+      [`claude-code:${CLAUDE_ID}`, undefined],
+      ['claude-code:-loop/', 'SOURCE_SESSION_UNREADABLE'],
+    ]);
+    const warnings = withoutRootLine(list.stderr).split('\n').filter((line) => line.includes('"warning"'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('-loop/ cannot be searched (ELOOP): its Claude Code sessions are left out');
+  });
 });

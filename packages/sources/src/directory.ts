@@ -43,9 +43,10 @@ export interface WalkTrail {
  * a link out of it would make sessref read what is not the agent's.
  * FIFOs, sockets and devices are never listed. Reads names one at a time
  * and at most as many as `budget` has left (by default 100,000 for this
- * folder alone), never a whole folder at once.
+ * folder alone), never a whole folder at once. A link that cannot be
+ * resolved but for a missing target is named to `onBrokenLink`.
  */
-export function listDirectory(dir: string, home: string, budget: DirectoryBudget = { entries: MAX_DIRECTORY_ENTRIES }): DirectoryEntry[] {
+export function listDirectory(dir: string, home: string, budget: DirectoryBudget = { entries: MAX_DIRECTORY_ENTRIES }, onBrokenLink?: BrokenLinkHandler): DirectoryEntry[] {
   budget.trail?.folders.add(dir);
   const found = readEntries(dir, budget);
   if (found.length === 0) return [];
@@ -54,7 +55,7 @@ export function listDirectory(dir: string, home: string, budget: DirectoryBudget
   for (const entry of found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const path = join(dir, entry.name);
     // The home is resolved once, and only for a folder that has a link in it.
-    const kind = entryKind(entry, path, () => (realHome ??= realPath(home)));
+    const kind = entryKind(entry, path, () => (realHome ??= realPath(home)), onBrokenLink);
     if (kind !== undefined) entries.push({ name: entry.name, path, kind });
   }
   return entries;
@@ -87,13 +88,13 @@ function readEntries(dir: string, budget: DirectoryBudget): Dirent[] {
  * the folder reports is used as is (no `lstat` per entry); a file system
  * that reports none is asked with `lstat`.
  */
-function entryKind(entry: Dirent, path: string, realHome: () => string | undefined): DirectoryEntry['kind'] | undefined {
+function entryKind(entry: Dirent, path: string, realHome: () => string | undefined, onBrokenLink?: BrokenLinkHandler): DirectoryEntry['kind'] | undefined {
   const reported = entry.isFile() || entry.isDirectory() || entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
   const link = reported ? entry : lstatSync(path, { throwIfNoEntry: false });
   if (link === undefined) return undefined;
   let stats: Pick<Dirent, 'isFile' | 'isDirectory'> | undefined = link;
   if (link.isSymbolicLink()) {
-    const target = realPath(path);
+    const target = realPath(path, onBrokenLink);
     const home = realHome();
     if (target === undefined || home === undefined || !(target === home || target.startsWith(home + sep))) return undefined;
     stats = statSync(path, { throwIfNoEntry: false });
@@ -103,10 +104,18 @@ function entryKind(entry: Dirent, path: string, realHome: () => string | undefin
   return undefined;
 }
 
-function realPath(path: string): string | undefined {
+/**
+ * Told of a link in the folder that cannot be resolved for another reason
+ * than a missing target (a loop, a folder on its way closed to this user):
+ * the entry is left out either way.
+ */
+export type BrokenLinkHandler = (path: string, error: unknown) => void;
+
+function realPath(path: string, onBroken?: BrokenLinkHandler): string | undefined {
   try {
     return realpathSync(path);
-  } catch {
+  } catch (error) {
+    if (onBroken !== undefined && errorCode(error) !== 'ENOENT') onBroken(path, error);
     return undefined;
   }
 }

@@ -4,12 +4,13 @@
  * of the SDK's leaf walk, hostile transcripts, and a home folder read
  * through the generic transcript source.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import type * as NodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { projectConversation, renderReferencedSessionsPrompt } from '@sessref/core';
 import { claudeCodeFormat, SourceReadError, transcriptSource, type Transcript } from '@sessref/sources';
 import { carried, type Item } from './support.js';
@@ -716,5 +717,81 @@ describe('a Claude Code home read through transcriptSource', () => {
     symlinkSync(join(projectsDir, 'p'), join(projectsDir, 'alias'));
     const files = claudeCodeFormat.transcripts({ home, env: { CLAUDE_CONFIG_DIR: config } });
     expect(files.map((file) => [file.nativeId, relative(projectsDir, file.path)])).toEqual([[IDS.linked, `alias/${IDS.linked}.jsonl`]]);
+  });
+});
+
+describe('one Claude Code project folder that cannot be searched (#37)', () => {
+  const isRoot = process.getuid?.() === 0;
+  const id = (nativeId: string) => `claude-code:${nativeId}`;
+
+  /** A projects folder with two projects: `a` holds one session, `b` another. */
+  function twoProjects(name: string): { config: string; projectsDir: string } {
+    const config = join(scratch, name);
+    const projectsDir = join(config, 'projects');
+    mkdirSync(join(projectsDir, 'a'), { recursive: true });
+    mkdirSync(join(projectsDir, 'b'), { recursive: true });
+    writeFileSync(join(projectsDir, 'a', `${IDS.titled}.jsonl`), session('in a', 'ok', 1));
+    writeFileSync(join(projectsDir, 'b', `${IDS.untitled}.jsonl`), session('in b', 'ok', 2));
+    return { config, projectsDir };
+  }
+
+  const folderProblem = (source: { problems(): { sessionId: string; file: string; error: SourceReadError }[] }) =>
+    source.problems().map((problem) => [problem.sessionId, problem.file, problem.error.code, problem.error.message]);
+
+  it('a project folder whose transcripts cannot be stat-ed (EACCES, as a folder readable but not searchable gives) is skipped alone and reported', async () => {
+    const { config, projectsDir } = twoProjects('unsearchable-mocked');
+    const closed = join(projectsDir, 'b');
+    const denied = (path: unknown) => Object.assign(new Error(`EACCES: permission denied, stat '${String(path)}'`), { code: 'EACCES' });
+    // As root no mode makes a folder unsearchable, so the file system answers as it does for a user without search permission on `b`.
+    vi.resetModules();
+    vi.doMock('node:fs', async (importOriginal) => {
+      const fs = await importOriginal<typeof NodeFs>();
+      const inClosed = (path: unknown) => typeof path === 'string' && path.startsWith(`${closed}/`);
+      return {
+        ...fs,
+        accessSync: (path: string, mode?: number) => {
+          if (path === closed && ((mode ?? 0) & fs.constants.X_OK) !== 0) throw denied(path);
+          fs.accessSync(path, mode);
+        },
+        statSync: (path: string, options?: object) => {
+          if (inClosed(path)) throw denied(path);
+          return fs.statSync(path, options as Parameters<typeof fs.statSync>[1]);
+        },
+      };
+    });
+    try {
+      const isolated = await import('../src/index.js');
+      const source = isolated.transcriptSource(isolated.claudeCodeFormat, { environment: { home: scratch, env: { CLAUDE_CONFIG_DIR: config } }, watch: false });
+      expect((await source.listSessions()).map((header) => header.id)).toEqual([id(IDS.titled)]);
+      expect(folderProblem(source)).toEqual([[id('b/'), 'b/', 'SOURCE_SESSION_UNREADABLE', 'b/ cannot be searched (EACCES): its Claude Code sessions are left out']]);
+    } finally {
+      vi.doUnmock('node:fs');
+      vi.resetModules();
+    }
+  });
+
+  it('a symbolic-link loop in place of a project folder is skipped and reported; the other projects list', async () => {
+    const { config, projectsDir } = twoProjects('loop-project');
+    symlinkSync(join(projectsDir, 'c'), join(projectsDir, 'c'));
+    const source = transcriptSource(claudeCodeFormat, { environment: { home: scratch, env: { CLAUDE_CONFIG_DIR: config } }, watch: false });
+    expect((await source.listSessions()).map((header) => header.id)).toEqual([id(IDS.untitled), id(IDS.titled)]);
+    expect(folderProblem(source)).toEqual([[id('c/'), 'c/', 'SOURCE_SESSION_UNREADABLE', 'c/ cannot be searched (ELOOP): its Claude Code sessions are left out']]);
+    // A link whose target is merely missing is nothing to report.
+    rmSync(join(projectsDir, 'c'));
+    symlinkSync(join(projectsDir, 'gone'), join(projectsDir, 'c'));
+    await source.listSessions();
+    expect(source.problems()).toEqual([]);
+  });
+
+  it.skipIf(isRoot)('a project folder readable but not searchable (mode r--) is skipped alone and reported', async () => {
+    const { config, projectsDir } = twoProjects('unsearchable-mode');
+    chmodSync(join(projectsDir, 'b'), 0o444);
+    try {
+      const source = transcriptSource(claudeCodeFormat, { environment: { home: scratch, env: { CLAUDE_CONFIG_DIR: config } }, watch: false });
+      expect((await source.listSessions()).map((header) => header.id)).toEqual([id(IDS.titled)]);
+      expect(folderProblem(source)).toEqual([[id('b/'), 'b/', 'SOURCE_SESSION_UNREADABLE', 'b/ cannot be searched (EACCES): its Claude Code sessions are left out']]);
+    } finally {
+      chmodSync(join(projectsDir, 'b'), 0o755);
+    }
   });
 });

@@ -1,7 +1,8 @@
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorCode } from '@sessref/core';
 import { listDirectory, type WalkTrail } from '../directory.js';
-import type { SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /**
  * Directory entries one listing looks at, across the projects folder and
@@ -30,21 +31,34 @@ export function claudeProjectsDir(environment: SourceEnvironment): string {
  * two levels and no deeper (subagents live in `<project>/<uuid>/subagents/`).
  * A symbolic link is followed only when it stays inside the projects folder
  * (`listDirectory`), so nothing outside it is listed. A session id found in
- * two projects is listed once, from the file modified last. Folders that
- * vanish or cannot be read are skipped.
+ * two projects is listed once, from the file modified last. A project
+ * folder that vanishes is nothing; one that cannot be read or searched, or
+ * a link loop in a project's place, is skipped alone and named to
+ * `onSkipped`: every other project is listed.
  */
-export function claudeCodeTranscripts(environment: SourceEnvironment, trail?: WalkTrail): TranscriptFile[] {
+export function claudeCodeTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
   const home = claudeProjectsDir(environment);
   const budget = { entries: MAX_DIRECTORY_ENTRIES, trail };
   const byId = new Map<string, TranscriptFile>();
-  for (const project of listDirectory(home, home, budget)) {
+  for (const project of listDirectory(home, home, budget, onSkipped)) {
     if (project.kind !== 'directory') continue;
-    for (const entry of listDirectory(project.path, home, budget)) {
-      const nativeId = SESSION_FILE.exec(entry.name)?.[1];
-      if (entry.kind !== 'file' || nativeId === undefined) continue;
-      const file = { nativeId, path: entry.path, home };
-      const seen = byId.get(nativeId);
-      if (seen === undefined || modifiedAt(file.path) > modifiedAt(seen.path)) byId.set(nativeId, file);
+    // A project's sessions are gathered apart, so a failure halfway through leaves none of them half-listed.
+    const found: TranscriptFile[] = [];
+    try {
+      // Listing needs read permission, each transcript's stat needs search: a folder with one but not the other hides its sessions.
+      accessSync(project.path, constants.R_OK | constants.X_OK);
+      for (const entry of listDirectory(project.path, home, budget)) {
+        const nativeId = SESSION_FILE.exec(entry.name)?.[1];
+        if (entry.kind === 'file' && nativeId !== undefined) found.push({ nativeId, path: entry.path, home });
+      }
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') continue;
+      onSkipped?.(project.path, error);
+      continue;
+    }
+    for (const file of found) {
+      const seen = byId.get(file.nativeId);
+      if (seen === undefined || modifiedAt(file.path) > modifiedAt(seen.path)) byId.set(file.nativeId, file);
     }
   }
   return [...byId.values()];

@@ -7,6 +7,9 @@ export interface SourceEnvironment {
   env: Readonly<Record<string, string | undefined>>;
 }
 
+/** Told of a folder a walk left out, and why. */
+export type SkippedFolderHandler = (folder: string, error: unknown) => void;
+
 /** One session's transcript file in an agent's home. */
 export interface TranscriptFile {
   /** The agent's own id for the session. */
@@ -51,8 +54,14 @@ export interface TranscriptFormat {
   readonly displayName: string;
   /** The folder the agent keeps its sessions in, from the environment (whether or not it exists). */
   home(environment: SourceEnvironment): string;
-  /** The transcript files of every session in the agent's home(s); none when it has none. Records what it looked at in `trail`. */
-  transcripts(environment: SourceEnvironment, trail?: WalkTrail): TranscriptFile[];
+  /**
+   * The transcript files of every session in the agent's home(s); none when
+   * it has none. Records what it looked at in `trail`, and names to
+   * `onSkipped` each folder it had to leave out (it cannot be searched, a
+   * link loop stands in its place): the sessions there are not listed, the
+   * others are.
+   */
+  transcripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[];
   /** The file's text from its bytes (a compressed transcript decompresses here); UTF-8 when absent. */
   decode?(bytes: Buffer, file: TranscriptFile): string;
   /** Fold a transcript's text. Pure; throws a `SourceReadError` for what it cannot read. */

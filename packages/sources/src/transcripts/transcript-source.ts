@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { SessionHeaderLike, SessionSource, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
+import { errorCode, type SessionHeaderLike, type SessionSource, type SurfaceSnapshot, type TitleReadResult } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../regular-file.js';
@@ -32,10 +32,15 @@ export interface TranscriptSourceOptions {
   watch?: boolean;
 }
 
-/** A session of a source that cannot be read: listed nowhere, named here with why. */
+/**
+ * A session of a source that cannot be read: listed nowhere, named here
+ * with why. A folder the walk had to skip is one too, whose sessions are
+ * all left out: its `sessionId` is the agent's prefix and the folder
+ * relative to the home with a trailing `/` (no session has such an id).
+ */
 export interface SourceProblem {
   sessionId: string;
-  /** The transcript, relative to the agent's home. */
+  /** The transcript (or skipped folder, ending in `/`), relative to the agent's home. */
   file: string;
   error: SourceReadError;
 }
@@ -72,6 +77,8 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   /** What the listing that ran in this turn of the event loop verified, by path; cleared when the loop turns. */
   let justListed: Map<string, ListingFacts> | undefined;
   let titles: ReadonlyMap<string, string> = new Map();
+  /** The folders the last discovery had to skip, as problems. */
+  let skippedFolders: SourceProblem[] = [];
 
   const knownFacts = (): Map<string, ListingEntry> => {
     if (known !== undefined) return known;
@@ -95,7 +102,15 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   const discover = (): Map<string, TranscriptFile> => {
     const startedAt = Date.now();
     const trail = { folders: new Set<string>(), files: new Set<string>() };
-    files = new Map(format.transcripts(options.environment, trail).map((file) => [foreignSessionId(format.name, file.nativeId), file]));
+    const skipped: SourceProblem[] = [];
+    const home = format.home(options.environment);
+    const onSkipped = (folder: string, error: unknown): void => {
+      const name = `${relative(home, folder)}/`;
+      const detail = errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+      skipped.push({ sessionId: foreignSessionId(format.name, name), file: name, error: new SourceReadError('SOURCE_SESSION_UNREADABLE', `${name} cannot be searched (${detail}): its ${format.displayName} sessions are left out`, { cause: error }) });
+    };
+    files = new Map(format.transcripts(options.environment, trail, onSkipped).map((file) => [foreignSessionId(format.name, file.nativeId), file]));
+    skippedFolders = skipped;
     titles = format.titles?.(options.environment, trail) ?? new Map();
     const present = new Set([...files.values()].map((file) => file.path));
     // Watched before the stats: a transcript that grows after its stat is an event.
@@ -221,7 +236,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     },
 
     problems() {
-      const problems: SourceProblem[] = [];
+      const problems: SourceProblem[] = [...skippedFolders];
       for (const [sessionId, file] of files) {
         const facts = known?.get(file.path)?.facts;
         if (facts instanceof SourceReadError) problems.push({ sessionId, file: relative(file.home, file.path), error: facts });

@@ -8,6 +8,7 @@ import { LogFileTracker, listSubdirectories, readRegularFile, revisionToken, sam
 import { directoryProblem, replaceFileAtomically } from '@sessref/sources';
 import { HEADER_BUDGET_BYTES } from './log-probe.js';
 import { readLogHead, type LogHead } from './log-head.js';
+import { assertSupportedRoot } from './root-shape.js';
 import { CheckedJsonlPersistence } from './storage.js';
 
 /**
@@ -53,6 +54,8 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   private unsaved = false;
   private tracker: LogFileTracker | undefined;
   private readonly headers = new Map<string, KnownHeader>();
+  /** Logs a listing left out (damaged, refused, duplicated), by their revision token: not read again while they keep it. */
+  private readonly leftOut = new Map<string, string>();
   /** The last answer and the revisions it was built from: an unchanged root gets the same (frozen) snapshots again. */
   private last: { revisions: ReadonlyMap<string, FileRevision>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
   /** Writes through this backend so far: a listing taken before one is not reused. */
@@ -131,17 +134,18 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       this.last = { ...this.last, directories, writes };
       return [...this.last.snapshots];
     }
-    for (const [id, revision] of revisions) {
-      if (this.stillKnown(id, revision)) continue;
-      await this.readHeaders(revisions, signal);
-      break;
+    const unknown = [...revisions].filter(([id, revision]) => !this.stillKnown(id, revision) && this.leftOut.get(id) !== revisionToken(revision));
+    if (unknown.length > 0) {
+      // With nothing kept (a first listing) the backend lists the root; else only the new or changed logs are read.
+      if (this.headers.size === 0 && this.leftOut.size === 0) await this.readHeaders(revisions, signal);
+      else await this.readSome(unknown, signal);
     }
     const snapshots: SessionPersistenceSnapshot[] = [];
     for (const [id, revision] of revisions) {
       const known = this.headers.get(id);
       if (known !== undefined) snapshots.push(Object.freeze({ header: known.header, revision: SessionPersistenceRevision(revisionToken(revision)) }));
     }
-    if (this.headers.size > revisions.size) for (const id of this.headers.keys()) if (!revisions.has(id)) this.headers.delete(id);
+    for (const kept of [this.headers, this.leftOut]) if (kept.size > 0) for (const id of kept.keys()) if (!revisions.has(id)) kept.delete(id);
     this.last = { revisions, snapshots, directories, writes };
     return [...snapshots];
   }
@@ -185,10 +189,33 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
     }
     const snapshots = await super.listSnapshots(signal);
     this.headers.clear();
+    this.leftOut.clear();
     for (const { header } of snapshots) {
       const revision = revisions.get(header.id);
       const head = heads.get(header.id);
       if (revision !== undefined && head !== undefined) this.headers.set(header.id, { revision: revisionToken(revision), head, header: deepFreeze(structuredClone(header)) });
+    }
+    const listed = new Set<string>(snapshots.map((snapshot) => snapshot.header.id));
+    for (const [id, revision] of revisions) if (!listed.has(id)) this.leftOut.set(id, revisionToken(revision));
+    this.saveHeaders();
+  }
+
+  /**
+   * Read the logs of `unknown` alone (each with the checks a whole listing
+   * makes, see `listOne`), heads before headers as in {@link readHeaders}:
+   * one new session, or one damaged log, costs its own read, never the
+   * root's. A log the listing leaves out is kept as left out at its revision.
+   */
+  private async readSome(unknown: readonly (readonly [string, FileRevision])[], signal: AbortSignal | undefined): Promise<void> {
+    assertSupportedRoot(this.config.root, this.listings.list);
+    for (const [id, revision] of unknown) {
+      const logs = sessionLogsOf(this.config.root, id, this.logCompression, this.listings.list);
+      const head = logs.length === 1 ? readLogHead(logs[0]!.path, revision) : undefined;
+      const snapshot = await this.listOne(id, signal);
+      this.headers.delete(id);
+      this.leftOut.delete(id);
+      if (snapshot === null) this.leftOut.set(id, revisionToken(revision));
+      else if (head !== undefined) this.headers.set(id, { revision: revisionToken(revision), head, header: deepFreeze(snapshot.header) });
     }
     this.saveHeaders();
   }
@@ -223,6 +250,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       for (const [id, known] of Object.entries(saved['headers'])) {
         if (isKnownHeader(id, known)) this.headers.set(id, { revision: known.revision, head: { bytes: known.head.bytes, sha256: known.head.sha256 }, header: deepFreeze(known.header) });
       }
+      if (isJsonObject(saved['leftOut'])) for (const [id, revision] of Object.entries(saved['leftOut'])) if (typeof revision === 'string') this.leftOut.set(id, revision);
     } catch (error) {
       unused(error instanceof Error ? error.message : String(error));
     }
@@ -231,7 +259,7 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   /** Replace the saved headers atomically; a file that cannot be written only costs the next process a full listing, said once. */
   private saveHeaders(): void {
     if (this.headersFile === undefined) return;
-    const saved: SavedHeaders = { version: HEADERS_VERSION, root: this.config.root, headers: Object.fromEntries(this.headers) };
+    const saved: SavedHeaders = { version: HEADERS_VERSION, root: this.config.root, headers: Object.fromEntries(this.headers), leftOut: Object.fromEntries(this.leftOut) };
     if (replaceFileAtomically(this.headersFile, Buffer.from(JSON.stringify(saved))) || this.unsaved) return;
     this.unsaved = true;
     this.notices.push(`kept headers ${this.headersFile} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);
@@ -277,10 +305,12 @@ interface SavedHeaders {
   version: typeof HEADERS_VERSION;
   root: string;
   headers: Record<string, KnownHeader>;
+  /** The logs a listing left out, by revision token. */
+  leftOut: Record<string, string>;
 }
 
-/** 3: a header carries its log's revision and first bytes' digest (2 named the file by device and inode alone, 1 by inode). */
-const HEADERS_VERSION = 3;
+/** 4: with the logs a listing left out; 3: a header carries its log's revision and first bytes' digest (2 named the file by device and inode alone, 1 by inode). */
+const HEADERS_VERSION = 4;
 
 
 /** The optional header fields dsh 0.1.0-rc.8 writes, by the type their value must have. */

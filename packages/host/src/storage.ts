@@ -5,7 +5,7 @@ import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-js
 import { readRevision, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type Compression, type FileRevision, type SessionLog } from '@sessref/dsh/jsonl-root';
 import { DirectoryListings } from './directory-listings.js';
 import { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
-import { readSessionLog } from './generations/read-session-log.js';
+import { readSessionHeader, readSessionLog } from './generations/read-session-log.js';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
 import { assertSupportedRoot, assertSupportedSession } from './root-shape.js';
 
@@ -53,7 +53,7 @@ interface ListedEntry {
  */
 export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   /** What the log-by-log listing read of each log (`null`: it cannot be read), valid while the log keeps its revision. */
-  private listed = new Map<string, { revision: FileRevision | undefined; entry: ListedEntry | null }>();
+  private listed = new Map<string, { revision: FileRevision | undefined; entry: ListedEntry | null; damage?: SessionLogError; explained?: true }>();
   /** The last probe of each log, valid while the log keeps the file revision it was probed at. */
   private probes = new Map<string, { revision: FileRevision | undefined; problem: LogProblem | undefined }>();
   /**
@@ -85,7 +85,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     for (const file of this.logFiles()) {
       // One refusal per session: the copies of a duplicated id share theirs.
       if (listed.has(file.sessionId) || damaged.has(file.sessionId)) continue;
-      const damage = await this.inspectFile(file);
+      const damage = await this.headerDamage(file);
       if (damage !== undefined) damaged.set(file.sessionId, damage);
     }
     return [...damaged.values()];
@@ -211,15 +211,52 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     const known = this.listed.get(file.path);
     if (known !== undefined && sameRevision(known.revision, revision)) return known.entry;
     let entry: ListedEntry | null = null;
+    let damage: SessionLogError | undefined;
     try {
-      // The backend's own read for generation 0; the generation reader for the others.
-      const stored = file.generation === 0 ? await super.loadStored(SessionId(file.sessionId), signal) : this.readGeneration(file).stored;
-      if (stored !== undefined) entry = { header: stored.meta, revision: stored.revision };
+      signal?.throwIfAborted();
+      if (file.generation <= 1) entry = this.readListedHeader(file, revision);
+      else {
+        const { meta, revision: read } = this.readGeneration(file).stored;
+        entry = { header: meta, revision: read };
+      }
     } catch (readError) {
       if (signal?.aborted || !isUnreadableLog(readError, file.path)) throw readError;
+      if (readError instanceof SessionLogError) damage = readError;
     }
-    this.listed.set(file.path, { revision, entry });
+    this.listed.set(file.path, { revision, entry, ...(damage === undefined ? {} : { damage }) });
     return entry;
+  }
+
+  /**
+   * A v0 or v1 log's header, as the backend's listing gives it, from its
+   * first line alone: one damaged log among thousands costs those few
+   * hundred bytes each, never a read of every log whole.
+   */
+  private readListedHeader(file: LogFile, revision: FileRevision | undefined): ListedEntry {
+    let header: SessionHeader;
+    try {
+      header = readSessionHeader(file.path, file.generation as 0 | 1);
+    } catch (error) {
+      throw this.fromReader(file, error);
+    }
+    if (header.id !== file.sessionId) {
+      throw new SessionLogError(file.sessionId, 'SESSION_LOG_CORRUPT', `log ${this.relative(file.path)} carries the header of another session ("${header.id}")`);
+    }
+    return { header, revision: SessionPersistenceRevision(revision === undefined ? 'gone' : revisionToken(revision)) };
+  }
+
+  /**
+   * One session's listing entry read alone, with every check a whole
+   * listing makes of it (one log across the project directories, its probe,
+   * its header): `null` when the listing leaves it out. What a listing that
+   * already knows every other log asks for a new or changed one.
+   */
+  protected async listOne(id: string, signal?: AbortSignal): Promise<SessionPersistenceSnapshot | null> {
+    const logs = this.candidateLogs(id);
+    const file = logs[0];
+    if (logs.length !== 1 || file === undefined || this.probe(file.path) !== undefined) return null;
+    const entry = await this.listedEntry(file, signal);
+    return entry === null ? null : { header: structuredClone(entry.header), revision: entry.revision };
   }
 
   /** The log of a newer generation than 0 that is the current log of `id`, when there is one. */
@@ -252,6 +289,25 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     if (!(error instanceof SessionLogReadError)) throw error;
     const detail = error.cause instanceof SessionLogReadError ? error.cause.message : error.message;
     return new SessionLogError(file.sessionId, READER_CODES[error.code], `log ${this.relative(file.path)}: ${detail}`, { cause: error });
+  }
+
+  /**
+   * Why a listing leaves the log of `file` out: what its probe or its
+   * header says, in the words a read of that session gives (the one read
+   * of the damaged log, not of the root), kept while the log keeps its
+   * revision.
+   */
+  private async headerDamage(file: LogFile): Promise<SessionLogError | undefined> {
+    const problem = this.probe(file.path);
+    if (problem !== undefined) return this.refused(file.sessionId, file.path, problem);
+    const logs = this.candidateLogs(file.sessionId);
+    if (logs.length > 1) return this.duplicated(file.sessionId, logs);
+    await this.listedEntry(file, undefined);
+    const known = this.listed.get(file.path);
+    if (known?.damage === undefined || known.explained === true) return known?.damage;
+    known.damage = (await this.inspectFile(file)) ?? known.damage;
+    known.explained = true;
+    return known.damage;
   }
 
   private async inspectFile(file: LogFile): Promise<SessionLogError | undefined> {

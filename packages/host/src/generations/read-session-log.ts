@@ -7,11 +7,14 @@
  * whole committed log or throws a {@link SessionLogReadError} naming the
  * file, never a partial result.
  */
+import { closeSync } from 'node:fs';
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
-import { FileTooLargeError, NotRegularFileError, readRegularFile } from '@sessref/dsh/jsonl-root';
-import { MAX_LOG_BYTES } from '../log-probe.js';
+import { FileTooLargeError, NotRegularFileError, openRegularFile, readFully, readRegularFile } from '@sessref/dsh/jsonl-root';
+import { HEADER_BUDGET_BYTES, MAX_LOG_BYTES } from '../log-probe.js';
 import { SessionLogReadError } from './errors.js';
 import { knownGeneration, type Generation } from './generation.js';
+import { readHeader, sessionHeaderOf } from './header.js';
+import { parseJsonLine } from './json-line.js';
 import { createLogReader } from './log-reader.js';
 import { forEachLine, type ReadLimits, type TornTail } from './physical.js';
 
@@ -56,14 +59,64 @@ export function readSessionLog(path: string, version: number, limits: Partial<Re
   }
 }
 
+/**
+ * The header of the v0 or v1 log at `path`, from its first line alone (at
+ * most the first {@link HEADER_BUDGET_BYTES}): what a listing needs, checked
+ * as {@link readSessionLog} checks it, without reading one event. A v2+
+ * header's inherited cut is an event, so those logs are read whole.
+ */
+export function readSessionHeader(path: string, version: 0 | 1): SessionHeader {
+  try {
+    const generation = knownGeneration(version, 'its file name says it was');
+    let first: Buffer | undefined;
+    const limits = { maxFileBytes: HEADER_BUDGET_BYTES, maxPlaintextBytes: HEADER_BUDGET_BYTES, maxLineBytes: HEADER_BUDGET_BYTES };
+    try {
+      forEachLine(readHead(path, HEADER_BUDGET_BYTES), limits, (line) => {
+        first = line;
+        throw FIRST_LINE_READ;
+      });
+    } catch (stop) {
+      if (stop !== FIRST_LINE_READ) throw stop;
+    }
+    if (first === undefined) throw new SessionLogReadError('SESSION_LOG_NO_HEADER', 'the log has no complete header line');
+    const fields = readHeader(parseJsonLine(first, 1), generation);
+    return sessionHeaderOf(fields, fields.seedLength);
+  } catch (error) {
+    throw located(path, error);
+  }
+}
+
+/** Thrown from the line sink to stop at the header: the rest of the head is not decoded. */
+const FIRST_LINE_READ = Symbol('first line read');
+
+/** At most the first `maxBytes` of the file at `path`. */
+function readHead(path: string, maxBytes: number): Buffer {
+  let opened: ReturnType<typeof openRegularFile>;
+  try {
+    opened = openRegularFile(path);
+  } catch (error) {
+    throw unreadable(error);
+  }
+  try {
+    const head = Buffer.alloc(Math.min(opened.stats.size, maxBytes));
+    return head.subarray(0, readFully(opened.fd, head, 0, head.length, 0));
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+function unreadable(error: unknown): SessionLogReadError {
+  const reason = error instanceof NotRegularFileError ? `it is ${error.kind}, not a regular file` : `it cannot be read (${String(error)})`;
+  return new SessionLogReadError('SESSION_LOG_UNREADABLE', reason, { cause: error });
+}
+
 function readFile(path: string, maxBytes: number): Buffer {
   let bytes: Buffer | undefined;
   try {
     bytes = readRegularFile(path, maxBytes);
   } catch (error) {
     if (error instanceof FileTooLargeError) throw new SessionLogReadError('SESSION_LOG_TOO_LARGE', `it is over ${maxBytes} bytes`, { cause: error });
-    const reason = error instanceof NotRegularFileError ? `it is ${error.kind}, not a regular file` : `it cannot be read (${String(error)})`;
-    throw new SessionLogReadError('SESSION_LOG_UNREADABLE', reason, { cause: error });
+    throw unreadable(error);
   }
   if (bytes === undefined) throw new SessionLogReadError('SESSION_LOG_UNREADABLE', 'it does not exist');
   return bytes;

@@ -1,0 +1,162 @@
+/**
+ * One bad log costs one read (#31 item 3). A root of healthy sessions with
+ * one log of each kind of damage beside them: a new engine over the derived
+ * files a first one left (what a fresh `sessref` process opens) lists, shows,
+ * searches and cites the healthy sessions, flags each damaged one, and reads
+ * no more than the logs it was asked about. The bytes this process reads
+ * (`rchar` of /proc/self/io) are the count: a listing that fell back to a
+ * whole-root walk reads every healthy log whole, many times what any of these
+ * steps may read. Content search reads sessref's own index, so it is held to
+ * what the same search reads over the same root without the damaged logs.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { framePerRecord, writeGeneration, type Step } from '@sessref/test-support';
+import { listSessions } from '../src/engine/listing.js';
+import { Engine } from '../src/engine/engine.js';
+import { logPath, tempDir } from './support.js';
+
+const CWD = '/work/app';
+const HEALTHY = Array.from({ length: 24 }, (_, index) => `healthy-${String(index).padStart(2, '0')}`);
+
+/** Words a compressor cannot shrink much, so every log weighs about what its text does. */
+function noise(seed: number, words: number): string {
+  let state = seed;
+  const out: string[] = [];
+  for (let index = 0; index < words; index += 1) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    out.push(state.toString(36));
+  }
+  return out.join(' ');
+}
+
+/** Sixty exchanges of ~1.3 KB each, the last naming the session, and a title. */
+function conversation(id: string, seed: number): Step[] {
+  const exchanges: Step[] = Array.from({ length: 60 }, (_, turn) => ({ kind: 'exchange', user: noise(seed * 1000 + turn, 100), assistant: noise(seed * 1000 + turn + 500, 100) }));
+  return [...exchanges, { kind: 'exchange', user: `What about marker${id.replace('-', '')}?`, assistant: 'Noted.' }, { kind: 'title', title: `Title of ${id}` }];
+}
+
+function writeLog(path: string, generation: number, id: string, steps: readonly Step[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, framePerRecord(writeGeneration(generation, steps, { id, createdAt: 1_700_000_000_000 + Number(id.length), cwd: CWD })));
+}
+
+/** Each kind of damage a real home can hold, as a session directory beside the healthy ones. */
+const DAMAGE: Record<string, (root: string) => void> = {
+  corrupt: (root) => writeFile(logPath(root, 'corrupt', CWD), 'not a zstd frame at all'),
+  truncated: (root) => writeFile(logPath(root, 'truncated', CWD), readFileSync(logPath(root, HEALTHY[0]!, CWD)).subarray(0, 12)),
+  'unknown-generation': (root) => writeLog(join(dirname(logPath(root, 'unknown-generation', CWD)), 'session.v5.jsonl.zstd'), 5, 'unknown-generation', [{ kind: 'title', title: 'v5' }]),
+  'other-header': (root) => writeLog(logPath(root, 'other-header', CWD), 0, HEALTHY[1]!, [{ kind: 'title', title: 'a copy' }]),
+  directory: (root) => mkdirSync(logPath(root, 'directory', CWD), { recursive: true }),
+  fifo: (root) => (mkdirSync(dirname(logPath(root, 'fifo', CWD)), { recursive: true }), execFileSync('mkfifo', [logPath(root, 'fifo', CWD)])),
+  dangling: (root) => (mkdirSync(dirname(logPath(root, 'dangling', CWD)), { recursive: true }), symlinkSync('nowhere.zstd', logPath(root, 'dangling', CWD))),
+};
+
+function writeFile(path: string, content: string | Buffer): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, content);
+}
+
+/** Bytes this process has read so far, through every file descriptor. */
+function bytesRead(): number {
+  return Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+}
+
+async function counted<T>(work: () => Promise<T>): Promise<{ value: T; bytes: number }> {
+  const before = bytesRead();
+  const value = await work();
+  return { value, bytes: bytesRead() - before };
+}
+
+/** A root and the cache directory its derived files live in. */
+interface Place {
+  root: string;
+  cache: string;
+}
+
+let damaged: Place;
+let clean: Place;
+let largestLog: number;
+let healthyBytes: number;
+
+const open = ({ root, cache }: Place) => Engine.open({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'content.sqlite'), sources: [] });
+
+/** A root of the healthy sessions, with the damaged ones beside them when `withDamage`, after a first engine left its derived files. */
+async function place(withDamage: boolean): Promise<Place> {
+  const dir = await tempDir('sessref-one-bad-log-');
+  const made = { root: join(dir, 'sessions'), cache: join(dir, 'cache') };
+  mkdirSync(made.cache, { mode: 0o700 });
+  HEALTHY.forEach((id, index) => writeLog(logPath(made.root, id, CWD), 0, id, conversation(id, index + 1)));
+  if (withDamage) for (const damage of Object.values(DAMAGE)) damage(made.root);
+  // A first process: builds the title index, the kept headers and the content index.
+  const first = await open(made);
+  try {
+    await listSessions(first);
+    await first.search('markerhealthy03');
+  } finally {
+    await first.close();
+  }
+  return made;
+}
+
+beforeAll(async () => {
+  damaged = await place(true);
+  clean = await place(false);
+  const sizes = HEALTHY.map((id) => statSync(logPath(damaged.root, id, CWD)).size);
+  largestLog = Math.max(...sizes);
+  healthyBytes = sizes.reduce((sum, size) => sum + size, 0);
+}, 120_000);
+
+describe.runIf(existsSync('/proc/self/io'))('one damaged log of each kind among healthy ones, in a new engine', () => {
+  let engine: Engine;
+  let control: Engine;
+  beforeAll(async () => {
+    engine = await open(damaged);
+    control = await open(clean);
+  });
+  afterAll(async () => {
+    await engine.close();
+    await control.close();
+  });
+
+  it('the logs are large enough that a whole-root walk is many times any step', () => {
+    expect(healthyBytes).toBeGreaterThan(20 * largestLog);
+    expect(largestLog).toBeGreaterThan(100_000);
+  });
+
+  it('lists every healthy session and flags each damaged one, reading less than one log', async () => {
+    const { value: listed, bytes } = await counted(() => listSessions(engine));
+    const healthy = listed.filter((session) => session.readError === undefined).map((session) => session.sessionId);
+    expect(healthy.sort()).toEqual(HEALTHY);
+    const flagged = listed.filter((session) => session.readError !== undefined).map((session) => session.sessionId);
+    expect(flagged.sort()).toEqual(Object.keys(DAMAGE).sort());
+    expect(bytes).toBeLessThan(largestLog);
+  });
+
+  it('lists again reading no log at all', async () => {
+    const { bytes } = await counted(() => listSessions(engine));
+    expect(bytes).toBeLessThan(largestLog / 4);
+  });
+
+  it('shows a healthy session reading that session, not the root', async () => {
+    const { value: view, bytes } = await counted(() => engine.show(HEALTHY[5]!));
+    expect(view.title).toBe(`Title of ${HEALTHY[5]!}`);
+    expect(bytes).toBeLessThan(3 * largestLog);
+  });
+
+  it('searches the warm index reading no more than over the root without the damaged logs', async () => {
+    const { value: hits, bytes } = await counted(() => engine.search('markerhealthy07'));
+    expect(hits.map((hit) => hit.sessionId)).toEqual([HEALTHY[7]]);
+    const { bytes: cleanBytes } = await counted(() => control.search('markerhealthy07'));
+    expect(bytes).toBeLessThan(cleanBytes + largestLog / 4);
+  });
+
+  it('cites a healthy session reading that session, not the root', async () => {
+    const mention = `@[x](dsh-session:${Buffer.from(JSON.stringify(HEALTHY[9])).toString('base64url')})`;
+    const { value: step, bytes } = await counted(() => engine.preview(HEALTHY[2]!, `see ${mention}`));
+    expect(step.messages).toHaveLength(2);
+    expect(bytes).toBeLessThan(4 * largestLog);
+  });
+});

@@ -339,6 +339,64 @@ describe('the index file', () => {
     expect(index.notices.join('\n')).toMatch(/rebuilt/);
   });
 
+  it.each([
+    ['a trigger that aborts every insert', "CREATE TRIGGER planted BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'planted'); END;", /rebuilt: damaged: planted/],
+    ['a trigger that aborts every delete', "CREATE TRIGGER planted BEFORE DELETE ON messages BEGIN SELECT RAISE(ABORT, 'planted'); END;", /rebuilt: damaged: planted/],
+    ['a view in place of a table', "DROP TABLE terms; CREATE VIEW terms AS SELECT 'x' AS reversed;", /rebuilt: damaged: cannot modify terms because it is a view/],
+  ])('rebuilds a file holding %s: a write that fails is damage, never an outage', async (_what, plant, notice) => {
+    const file = join(directory, 'index.sqlite');
+    const source = await populated(file);
+    const planting = new DatabaseSync(file);
+    planting.exec(plant);
+    planting.close();
+    source.set('s42', [user('changed after the plant')]);
+    source.set('s50', [user('new after the plant')]);
+    const index = await fileIndex(file, source);
+    expect(await index.refresh()).toMatchObject({ sessions: 51 });
+    expect(await found(index, 'after the plant')).toEqual(['s50', 's42']);
+    expect(await found(index, 'session 7 ')).toEqual(['s7']);
+    expect(index.notices.join('\n')).toMatch(notice);
+    // What was planted went with the file.
+    const rebuilt = new DatabaseSync(file);
+    expect(rebuilt.prepare("SELECT name FROM sqlite_schema WHERE type IN ('trigger', 'view')").all()).toEqual([]);
+    rebuilt.close();
+  });
+
+  it('rebuilds under an index already open when a trigger is planted while it runs', async () => {
+    const file = join(directory, 'index.sqlite');
+    const source = await populated(file);
+    const index = await fileIndex(file, source);
+    expect(await index.refresh()).toMatchObject({ indexed: 0 });
+    const planting = new DatabaseSync(file);
+    planting.exec("CREATE TRIGGER planted BEFORE INSERT ON sessions BEGIN SELECT RAISE(ABORT, 'planted'); END;");
+    planting.close();
+    source.set('s3', [user('changed while open')]);
+    await index.refresh();
+    expect(await found(index, 'while open')).toEqual(['s3']);
+    expect(index.notices.join('\n')).toMatch(/rebuilt: damaged: planted/);
+  });
+
+  it('keeps the index in memory, with a notice, when even the rebuilt file refuses writes', async () => {
+    const file = join(directory, 'index.sqlite');
+    const source = await populated(file);
+    const index = await fileIndex(file, source);
+    // Every rebuilt file gets the trigger again, as an attacker racing the rebuild would plant it.
+    const { IndexTables } = await import('../src/search-index/tables.js');
+    const put = IndexTables.prototype.put;
+    const spy = vi.spyOn(IndexTables.prototype, 'put').mockImplementation(function (this: InstanceType<typeof IndexTables>, ...args: Parameters<typeof put>) {
+      if ((this as unknown as { db: DatabaseSync }).db.location() !== null) throw Object.assign(new Error('planted'), { code: 'ERR_SQLITE_ERROR', errcode: 1811 });
+      return put.apply(this, args);
+    });
+    try {
+      source.set('s3', [user('changed again')]);
+      await index.refresh();
+      expect(await found(index, 'changed again')).toEqual(['s3']);
+      expect(index.notices.join('\n')).toMatch(/rebuilt: damaged: planted[^]*not used, kept in memory for this process: planted/);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('never follows a link planted at the index path or its journal', async () => {
     const victim = join(directory, 'victim');
     writeFileSync(victim, 'precious');

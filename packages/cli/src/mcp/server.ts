@@ -36,7 +36,7 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** Serve MCP on this process's stdin and stdout until the client closes stdin; progress and failures go to `stderr`. */
 export async function mcpCommand(options: McpOptions, stderr: { write(text: string): unknown }): Promise<void> {
   // Long-lived like `serve`: the title index follows file events, and content search is primed in the background.
-  const sessions = await CitableSessions.open({ ...options.engine, watchLogs: true }, process.cwd());
+  const sessions = await CitableSessions.open({ ...options.engine, watchLogs: true }, process.cwd(), (line) => stderr.write(`sessref mcp: ${terminalSafe(line)}\n`));
   try {
     // A batch is answered here with Invalid Request: the SDK would drop it without a reply.
     const input = new BatchRefusal((line) => process.stdout.write(line), MAX_MESSAGE_BYTES);

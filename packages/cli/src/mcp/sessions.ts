@@ -23,6 +23,8 @@ import { completionQuery, sessionOfArgument } from './arguments.js';
 
 export class CitableSessions {
   private readonly core: SessionReferenceCore;
+  /** Reasons already reported, so a failing search is said once, not at every keystroke. */
+  private readonly reported = new Set<string>();
 
   private constructor(
     private readonly engine: Engine,
@@ -34,15 +36,17 @@ export class CitableSessions {
      * the `@` picker of a session started there does.
      */
     private readonly target: ReferenceTarget,
+    /** Where a failure that leaves something out of an answer is said (stderr under `sessref mcp`). */
+    private readonly report: (line: string) => void,
   ) {
     // The resolver's configuration (budget, reference cap) over the resolver's own reads.
     this.core = createSessionReferenceCore(resolverStorage(resolver), resolver.config);
   }
 
   /** Boot the host over `options.root` (the other agents' homes as `options.sources` asks) for a client started in `cwd`. */
-  static async open(options: EngineOptions, cwd: string): Promise<CitableSessions> {
+  static async open(options: EngineOptions, cwd: string, report: (line: string) => void = () => {}): Promise<CitableSessions> {
     const host: Context = await bootHost(engineHostOptions(options));
-    return new CitableSessions(Engine.over(host, options), host.sessionReferenceResolver, { id: randomUUID(), cwd });
+    return new CitableSessions(Engine.over(host, options), host.sessionReferenceResolver, { id: randomUUID(), cwd }, report);
   }
 
   close(): Promise<void> {
@@ -107,13 +111,24 @@ export class CitableSessions {
     return [...titled, ...more].slice(0, limit).map((candidate) => candidate.mention);
   }
 
-  /** Content matches, or none for text the search does not take (as the plugin's picker adds none). */
+  /**
+   * Content matches, or none for text the search does not take (as the
+   * plugin's picker adds none), and none when content search fails: the
+   * title matches are still offered, and why the rest is missing is
+   * reported once per distinct reason. Only a cancellation is passed on.
+   */
   private async contentMatches(query: string, limit: number, signal: AbortSignal | undefined): Promise<SessionReferenceContentHit[]> {
     try {
       return await this.resolver.searchContentFor(this.target, query, limit, signal);
     } catch (error) {
       if (isSessionReferenceError(error) && (error.code === 'SESSION_REFERENCE_INVALID_QUERY' || error.code === 'SESSION_REFERENCE_SEARCH_DISABLED')) return [];
-      throw error;
+      if (signal?.aborted === true || (isSessionReferenceError(error) && error.code === 'SESSION_REFERENCE_CANCELLED')) throw error;
+      const reason = `content matches left out of completions: ${errorLabel(error)}`;
+      if (!this.reported.has(reason)) {
+        this.reported.add(reason);
+        this.report(reason);
+      }
+      return [];
     }
   }
 }
@@ -129,4 +144,11 @@ function resolverStorage(resolver: SessionReferenceResolver): SessionReferenceSt
     readTitles: (sessionIds, signal) => resolver.titlesOf(sessionIds, signal),
     readSurface: async (sessionId, signal) => (await resolver.snapshotOf(sessionId, signal)).snapshot,
   };
+}
+
+/** A failure as a log line names it: its code and message when it has them (no stack). */
+function errorLabel(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
 }

@@ -8,7 +8,7 @@
 import type { SessionSource } from '@sessref/core';
 import { refreshIndex, type RefreshProgress, type RefreshReport } from './refresh.js';
 import { searchIndex, type SearchRequest, type SearchResult } from './search.js';
-import { bypassed, databaseClass, describe, identityOf, isBusy, isDamage, openIndexDatabase, type IndexLocation, type OpenedDatabase } from './sqlite.js';
+import { bypassed, databaseClass, describe, identityOf, isBusy, isDamage, isWriteFailure, openIndexDatabase, type IndexLocation, type OpenedDatabase } from './sqlite.js';
 import { IndexTables } from './tables.js';
 
 export type { IndexLocation } from './sqlite.js';
@@ -64,17 +64,38 @@ const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 export async function openSearchIndex(options: SearchIndexOptions): Promise<SearchIndex> {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const notices: string[] = [];
-  let opened: OpenedDatabase;
-  let tables: IndexTables;
+  let opened!: OpenedDatabase;
+  let tables!: IndexTables;
   let closed = false;
   let refreshing: Promise<RefreshReport> | undefined;
 
   const adopt = (next: OpenedDatabase): void => {
+    // Statements first: a file whose statements cannot be prepared is not taken.
+    const nextTables = new IndexTables(next.db);
     if (next.notice !== undefined) notices.push(next.notice);
     opened = next;
-    tables = new IndexTables(next.db);
+    tables = nextTables;
   };
-  adopt(await openIndexDatabase(options.location, busyTimeoutMs));
+
+  /**
+   * Open the index at the location and prepare its statements. A file whose
+   * statements cannot be prepared (a view planted in a table's place) is
+   * damage: it is rebuilt, and if even the new file fails, the index is
+   * kept in memory.
+   */
+  const openTables = async (damaged?: string): Promise<void> => {
+    const next = await openIndexDatabase(options.location, busyTimeoutMs, damaged);
+    try {
+      adopt(next);
+    } catch (error) {
+      next.db.close();
+      // In memory, or not SQLite's refusal: nothing on disk to blame.
+      if (next.identity === undefined || !('file' in options.location) || !isWriteFailure(error)) throw error;
+      if (damaged === undefined) return openTables(`damaged: ${describe(error)}`);
+      adopt(bypassed(await databaseClass(), options.location.file, error, busyTimeoutMs));
+    }
+  };
+  await openTables();
 
   /** The tables of the file now at the location: another process may have replaced a damaged one since. */
   const current = async (): Promise<IndexTables> => {
@@ -82,7 +103,7 @@ export async function openSearchIndex(options: SearchIndexOptions): Promise<Sear
     // An index kept in memory instead of the file (identity undefined) stays there for this process.
     if ('file' in options.location && opened.identity !== undefined && identityOf(options.location.file) !== opened.identity) {
       opened.db.close();
-      adopt(await openIndexDatabase(options.location, busyTimeoutMs));
+      await openTables();
     }
     return tables;
   };
@@ -90,25 +111,34 @@ export async function openSearchIndex(options: SearchIndexOptions): Promise<Sear
   /**
    * Run `work`; a damaged file is replaced by an empty index, a file another
    * process holds past the busy timeout is left to it for an index in memory,
-   * and `work` runs once more on that.
+   * and `work` runs once more on that. For `work` that writes, any failure
+   * of SQLite's but a lock counts as damage (a trigger or view planted in the
+   * file, a full disk): the file is rebuilt, and if `work` fails on the new
+   * file too, the index is kept in memory for this process.
    */
-  const guarded = async <T>(work: (tables: IndexTables) => T | Promise<T>): Promise<T> => {
-    const first = await current();
-    try {
-      return await work(first);
-    } catch (error) {
-      const damaged = isDamage(error);
-      if ((!damaged && !isBusy(error)) || !('file' in options.location)) throw error;
-      opened.db.close();
-      adopt(damaged ? await openIndexDatabase(options.location, busyTimeoutMs, `damaged: ${describe(error)}`) : bypassed(await databaseClass(), options.location.file, error, busyTimeoutMs));
-      return work(tables);
+  const guarded = async <T>(work: (tables: IndexTables) => T | Promise<T>, writes = false): Promise<T> => {
+    let attempt = await current();
+    for (let rebuilt = false; ; ) {
+      try {
+        return await work(attempt);
+      } catch (error) {
+        const busy = isBusy(error);
+        const damaged = !busy && (isDamage(error) || (writes && isWriteFailure(error)));
+        // Nothing left to try: not the file's fault, or the index is in memory already.
+        if ((!damaged && !busy) || !('file' in options.location) || opened.identity === undefined) throw error;
+        opened.db.close();
+        if (busy || rebuilt) adopt(bypassed(await databaseClass(), options.location.file, error, busyTimeoutMs));
+        else await openTables(`damaged: ${describe(error)}`);
+        rebuilt = true;
+        attempt = tables;
+      }
     }
   };
 
   return {
     notices,
     refresh(signal, onProgress) {
-      refreshing ??= guarded((live) => refreshIndex(live, options.sources, signal, onProgress)).finally(() => {
+      refreshing ??= guarded((live) => refreshIndex(live, options.sources, signal, onProgress), true).finally(() => {
         refreshing = undefined;
       });
       return refreshing;

@@ -254,6 +254,14 @@ export function isDamage(error: unknown): boolean {
   return DAMAGE.has(primaryCode(error));
 }
 
+/**
+ * Whether `error` is SQLite's (any result code): for work that writes the
+ * disposable index, each one is the file's fault, whatever planted it.
+ */
+export function isWriteFailure(error: unknown): boolean {
+  return isSqliteError(error);
+}
+
 /** Whether `error` says another connection holds the file past the busy timeout. */
 export function isBusy(error: unknown): boolean {
   return BUSY.has(primaryCode(error));

@@ -125,17 +125,18 @@ function holdsLog(project: string): boolean {
 /**
  * Refuse a root inside another agent's own folder (`~/.claude`, `~/.codex`
  * or `$CODEX_HOME`, `~/.gemini`, `~/.local/share/opencode`, …) for a command
- * that writes dsh sessions there (`new`, `send`, `seed`): those folders are
+ * that writes dsh sessions there (`new`, `send`, `seed`, and the inspector's
+ * new session and send, which name the served root by its path): those folders are
  * read in place and never written. Links are resolved on both sides, and a
  * root that does not exist yet is placed by its nearest existing parent.
  */
-export function refuseAgentFolder(root: SessionRoot, env: NodeJS.ProcessEnv): void {
-  const at = canonical(root.path);
+export function refuseAgentFolder(root: SessionRoot | string, env: NodeJS.ProcessEnv): void {
+  const at = canonical(typeof root === 'string' ? root : root.path);
   for (const { displayName, folder } of agentFolders({ home: env.HOME || homedir(), env })) {
     if (!isInside(at, canonical(folder))) continue;
     throw new CliError(
       'ROOT_IN_AGENT_HOME',
-      `the session root ${origin(root)} is inside ${displayName}'s folder ${folder}: sessref never writes into another agent's folder`,
+      `the session root ${typeof root === 'string' ? root : origin(root)} is inside ${displayName}'s folder ${folder}: sessref never writes into another agent's folder`,
       `name a dsh session root instead (--root DIR or $SESSREF_ROOT), such as dsh's ~/.dsh/sessions; ${displayName}'s own sessions are read where they are`,
     );
   }

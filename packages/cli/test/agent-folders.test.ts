@@ -4,13 +4,16 @@
  * `~/.claude`, Codex's `$CODEX_HOME` or `~/.codex`, Gemini CLI's
  * `~/.gemini`, opencode's `~/.local/share/opencode`. Those are read in place
  * and never written; the refusal is `ROOT_IN_AGENT_HOME` (exit 1) with a
- * hint, before anything is read or written. Reading commands still take
- * such a root.
+ * hint, before anything is read or written. So does the inspector's new
+ * session and send. Reading commands still take such a root.
  */
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
+import { Engine } from '../src/engine/engine.js';
+import { startServer } from '../src/server/server.js';
+import { httpRequest, postJson } from './inspector/fixture.js';
 import { emptyRoot, expectFailure, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
 
 let home: string;
@@ -84,4 +87,32 @@ it('a root beside the agent folders is written as before', async () => {
   const beside = join(home, '.codex-notes');
   mkdirSync(beside);
   for (const at of [root, beside]) expect((await ok(['new', '--root', at, '--title', 'Fine'], { env })).trim()).toMatch(/\S/);
+});
+
+describe("the inspector over a root inside an agent's folder", () => {
+  it('refuses a new session and a send with ROOT_IN_AGENT_HOME (400), writing nothing, and still lists', async () => {
+    const codex = await tempDir('sessref-agent-folders-served-');
+    const root = join(codex, 'sessions');
+    mkdirSync(root);
+    vi.stubEnv('CODEX_HOME', codex);
+    const engine = await Engine.open({ root, indexFile: join(home, 'titles.json'), searchIndexFile: join(home, 'content.sqlite') });
+    const server = await startServer(engine);
+    try {
+      for (const [path, body] of [
+        ['/api/new', { title: 'Into Codex' }],
+        ['/api/send', { target: 'anything', text: 'hello' }],
+      ] as const) {
+        const reply = await postJson(server, path, body);
+        expect(reply.status, reply.text).toBe(400);
+        expect(JSON.parse(reply.text)).toMatchObject({ error: { code: 'ROOT_IN_AGENT_HOME', message: expect.stringContaining("inside Codex's folder") } });
+      }
+      const listed = await httpRequest(server.port, { path: '/api/sessions', headers: { 'x-sessref-token': server.token } });
+      expect(listed.status).toBe(200);
+      expect(await tree(codex)).toEqual(['sessions']);
+    } finally {
+      await server.close();
+      await engine.close();
+      vi.unstubAllEnvs();
+    }
+  });
 });

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { explainMissing, listSessions } from '../engine/listing.js';
 import { describeFailure } from '../errors.js';
+import { refuseAgentFolder } from '../root.js';
 import { HttpError, readJsonObject } from './http.js';
 import type { ApiPath, ApiResponse, CandidatesResponse, MessagesResponse, ParsedRequest, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionSource, SessionsResponse } from './protocol.js';
 import { REQUEST_SCHEMAS } from './routes.js';
@@ -107,6 +108,8 @@ async function preview({ engine, body: { target, text }, signal }: ApiRequest<'/
 }
 
 async function send({ engine, body: { target, text }, signal }: ApiRequest<'/api/send'>): Promise<SendResponse> {
+  // As `sessref send`: never a write into another agent's folder.
+  refuseAgentFolder(engine.root, process.env);
   const result = await engine.send(target, text, signal);
   return { ...previewView(result), appendedSeqs: result.appendedSeqs, conversation: await conversationView(engine, target) };
 }

@@ -4,7 +4,8 @@
  * file only words it for a terminal.
  */
 import { MAX_TITLE_LENGTH, type SessionReferenceErrorCode } from '@sessref/core';
-import { CliError, EXIT_CODE, classify, namesSession, type ExitCode, type FailureCode, type SessionLogCode } from './failure.js';
+import { classify, namesSession } from './classify.js';
+import { EXIT_CODE, type ExitCode, type FailureCode, type SessionLogCode } from './failure.js';
 import { terminalSafe, type Style } from './output.js';
 
 /** A failure as the CLI reports it. */
@@ -28,10 +29,6 @@ export function formatError(error: CliReport, style: Style, label = 'error'): st
 /** Errors are one line, whatever a session id or a lower layer put in the message: its line breaks become spaces. */
 function oneLine(text: string): string {
   return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
-}
-
-export function usageError(message: string, hint = 'run `sessref --help` for usage'): CliError {
-  return new CliError('USAGE', message, hint);
 }
 
 const REFERENCE_HINTS: Record<SessionReferenceErrorCode, string> = {

@@ -5,11 +5,12 @@
  * {@link HTTP_STATUS}), so a failure means the same in a terminal and in a
  * browser.
  */
-import { SessionQueryError, type SessionQueryErrorCode } from '@deepseek-ai/dsh-session-query';
-import { SessionInputError, SessionReferenceError, errorCode, type SessionInputCode, type SessionReferenceErrorCode } from '@sessref/core';
-import { RootFormatError, SessionLogError, type RootFormatCode } from '@sessref/host';
-import { SourceReadError, type SourceReadCode } from '@sessref/sources';
-import { SessionWriteError, type SessionWriteCode } from './engine/session-writes.js';
+// Types only: a command that never fails loads none of the layers these codes come from (see classify.ts).
+import type { SessionQueryErrorCode } from '@deepseek-ai/dsh-session-query';
+import type { SessionInputCode, SessionReferenceErrorCode } from '@sessref/core';
+import type { RootFormatCode, SessionLogError } from '@sessref/host';
+import type { SourceReadCode } from '@sessref/sources';
+import type { SessionWriteCode } from './engine/session-writes.js';
 
 export type FailureClass =
   /** The command line itself is wrong. */
@@ -39,7 +40,7 @@ export type SessionLogCode = SessionLogError['code'];
 /** Every code sessref recognizes: the core's, dsh's session query's, the host's, sessref's own. */
 export type FailureCode = SessionReferenceErrorCode | SessionInputCode | SessionQueryErrorCode | SessionLogCode | SourceReadCode | RootFormatCode | SessionWriteCode | CliCode;
 
-type KnownClass = Exclude<FailureClass, 'unexpected'>;
+export type KnownClass = Exclude<FailureClass, 'unexpected'>;
 
 /** The one table from code to class. */
 export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
@@ -164,73 +165,7 @@ export class CliError extends Error {
   }
 }
 
-/** A thrown value, classified. */
-export type Failure = KnownFailure | UnexpectedFailure;
-
-interface KnownFailure {
-  readonly class: KnownClass;
-  readonly code: FailureCode;
-  /** What happened; it names a session when the error did. */
-  readonly message: string;
-  /**
-   * What the failure is about: a session (the one in {@link sessionId}, else
-   * the one the caller was working on), or the command itself (its line, the
-   * root, the process), which no session prefix would make clearer.
-   */
-  readonly scope: 'session' | 'command';
-  /** The session the error is about, when it says so apart from its message. */
-  readonly sessionId?: string;
-  /** The fix, when the error carries its own. */
-  readonly hint?: string;
+/** A usage error: the command line itself is wrong. */
+export function usageError(message: string, hint = 'run `sessref --help` for usage'): CliError {
+  return new CliError('USAGE', message, hint);
 }
-
-interface UnexpectedFailure {
-  readonly class: 'unexpected';
-  /** A lower layer's own code (an errno such as ENOSPC), if it has one. */
-  readonly code: string | undefined;
-  readonly message: string;
-}
-
-/** Classify anything thrown: the one place that decides what kind of failure it is. */
-export function classify(error: unknown): Failure {
-  // A damaged log, or a root in a shape sessref does not read, is reported as itself, whichever layer wrapped it.
-  const damaged = findCause(error, SessionLogError);
-  if (damaged !== undefined) return known(damaged.code, `session "${damaged.sessionId}": ${damaged.message}`);
-  const foreign = findCause(error, SourceReadError);
-  if (foreign !== undefined) return known(foreign.code, foreign.message);
-  const shape = findCause(error, RootFormatError);
-  if (shape !== undefined) return known(shape.code, shape.message, { scope: 'command', hint: shape.hint });
-  if (error instanceof SessionInputError) return known(error.code, error.message, { scope: 'command' });
-  if (error instanceof CliError) return known(error.code, error.message, { scope: 'command', ...(error.hint === undefined ? {} : { hint: error.hint }) });
-  if (error instanceof SessionWriteError) return known(error.code, error.message, { sessionId: error.sessionId, hint: error.hint });
-  if (error instanceof SessionReferenceError) {
-    // A failed read is what the host's read failure was: a missing session is not a storage fault.
-    const read = error.cause instanceof SessionQueryError ? FAILURE_CLASS[error.cause.code] : FAILURE_CLASS[error.code];
-    return { class: read, code: error.code, message: error.message, scope: 'session' };
-  }
-  if (error instanceof SessionQueryError) {
-    const missing = FAILURE_CLASS[error.code] === 'not-found' && !namesSession(error.message);
-    return known(error.code, missing ? 'no such session' : error.message);
-  }
-  const code = errorCode(error);
-  // Node's system errors start with their code; the message names it once.
-  const raw = error instanceof Error ? error.message : String(error);
-  return { class: 'unexpected', code, message: code !== undefined && raw.startsWith(`${code}: `) ? raw.slice(code.length + 2) : raw };
-}
-
-/** Whether a message already names the session it is about. */
-export function namesSession(message: string): boolean {
-  return /\bsession "/.test(message);
-}
-
-function known(code: FailureCode, message: string, extra: { scope?: 'command'; sessionId?: string; hint?: string } = {}): KnownFailure {
-  return { class: FAILURE_CLASS[code], code, message, scope: 'session', ...extra };
-}
-
-function findCause<T extends Error>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 16; current = current.cause, depth++) {
-    if (current instanceof type) return current;
-  }
-  return undefined;
-}
-

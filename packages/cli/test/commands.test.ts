@@ -13,7 +13,8 @@ import { GLOBAL_OPTIONS, OPTIONS, isOptionName, optionSyntax } from '../src/comm
 import { parseCommandLine } from '../src/commands/parse.js';
 import { COMMANDS } from '../src/commands/table.js';
 import { describeFailure } from '../src/errors.js';
-import { CliError, EXIT_CODE, FAILURE_CLASS, HTTP_STATUS, classify, type FailureClass, type FailureCode } from '../src/failure.js';
+import { classify } from '../src/classify.js';
+import { CliError, EXIT_CODE, FAILURE_CLASS, HTTP_STATUS, type FailureClass, type FailureCode } from '../src/failure.js';
 import { toHttpError } from '../src/server/http.js';
 
 /** A stream that keeps what is written to it. */

@@ -1,11 +1,7 @@
+import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES } from './defaults.js';
 import { SessionReferenceError } from './errors.js';
 
-/** Hard ceiling on distinct sources one message may cite. */
-export const MAX_REFERENCES = 3;
-/** Candidates returned by discovery when the caller names no limit. */
-export const DEFAULT_CANDIDATE_LIMIT = 50;
-/** UTF-8 budget of one serialized snapshot data object. */
-export const DEFAULT_MAX_REFERENCE_BYTES = 65536;
+export { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES };
 
 export interface SessionReferenceConfig {
   /** Distinct sources per message, 1..3. */

@@ -5,10 +5,18 @@
  * operands and flags already checked and typed.
  */
 import type { Engine, EngineOptions } from '../engine/engine.js';
-import { usageError } from '../errors.js';
+import { usageError } from '../failure.js';
 import type { Io } from '../output.js';
 import { OPTIONS, isOptionName, optionSyntax, type CommandOptionName, type GlobalOptionName, type OptionName, type ParsedValue } from './options.js';
-import { openRoot, withEngine, type OpenedRoot } from './session-root.js';
+import type * as SessionRoot from './session-root.js';
+import type { OpenedRoot } from './session-root.js';
+
+/**
+ * What the runner loads, with the command, for one that needs the root: its
+ * checks, the engine and the helpers that turn flags into engine options.
+ * A command that needs neither (`uri`, `--help`) never loads the host.
+ */
+type RootTools = typeof SessionRoot;
 
 export interface Operand {
   /** As the usage line shows it: `ID`, `QUERY`, `MESSAGE`. */
@@ -60,11 +68,11 @@ type Handler<O extends readonly Operand[], P extends CommandOptions, Provided> =
  */
 type Needs<O extends readonly Operand[], P extends CommandOptions> =
   | { readonly needs?: undefined; run: Handler<O, P, object> }
-  | { readonly needs: 'root'; run: Handler<O, P, { readonly opened: OpenedRoot }> }
+  | { readonly needs: 'root'; run: Handler<O, P, { readonly opened: OpenedRoot; readonly tools: RootTools }> }
   | {
       readonly needs: 'engine';
       /** How the engine boots for a run with these flags, beyond the root: the budget, the lock wait, the sources. */
-      readonly engine?: (flags: FlagValues<P>, env: NodeJS.ProcessEnv) => Omit<EngineOptions, 'root'>;
+      readonly engine?: (flags: FlagValues<P>, env: NodeJS.ProcessEnv, tools: RootTools) => Omit<EngineOptions, 'root'>;
       run: Handler<O, P, { readonly opened: OpenedRoot; readonly engine: Engine }>;
     };
 
@@ -110,10 +118,12 @@ export function defineCommand<const O extends readonly Operand[], const P extend
       const flags = flagValues(spec, parsed);
       const call: Call<O, P> = { operands, flags, io, seeds: spec.seedsDemo?.(parsed) === true };
       if (spec.needs === undefined) return spec.run(call);
-      const opened = openRoot(flags, io, { announce: spec.announcesRoot === true, seeds: call.seeds, writes: spec.writes === true });
-      if (spec.needs === 'root') return spec.run({ ...call, opened });
+      const tools = await import('./session-root.js');
+      const opened = tools.openRoot(flags, io, { announce: spec.announcesRoot === true, seeds: call.seeds, writes: spec.writes === true });
+      if (spec.needs === 'root') return spec.run({ ...call, opened, tools });
       const run = spec.run;
-      return withEngine(opened.root.path, io, { ...spec.engine?.(flags, io.env), json: flags.json }, (engine) => Promise.resolve(run({ ...call, opened, engine })));
+      const options = { ...spec.engine?.(flags, io.env, tools), json: flags.json };
+      return tools.withEngine(opened.root.path, io, options, (engine) => Promise.resolve(run({ ...call, opened, engine })));
     },
   };
 }

@@ -1,6 +1,5 @@
 /** A command's MESSAGE operand: the text itself, or `-` for the text on stdin (a long message passes no shell argument limit). */
-import { usageError } from '../errors.js';
-import { CliError } from '../failure.js';
+import { CliError, usageError } from '../failure.js';
 import type { Io } from '../output.js';
 
 /** The most stdin may hold for one message: the inspector's request body cap, far above any shell's one-argument limit (128 KiB on Linux). */

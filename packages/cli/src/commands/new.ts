@@ -1,5 +1,5 @@
 import type { Engine } from '../engine/engine.js';
-import { usageError } from '../errors.js';
+import { usageError } from '../failure.js';
 import { terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 
 /** `sessref new [--cwd DIR] [--title T]` */

@@ -3,7 +3,7 @@
  * global ones what they do. Which command takes which of the others, and
  * what it means there, is in the command table (table.ts).
  */
-import { usageError } from '../errors.js';
+import { usageError } from '../failure.js';
 
 /** A whole number within bounds, and how a refusal says which. */
 export interface IntegerRange {

@@ -1,6 +1,6 @@
 /** The command line, read against the command table: a flag the command does not take, or a malformed number, is a usage error. */
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { usageError } from '../errors.js';
+import { usageError } from '../failure.js';
 import type { Command, ParsedFlags } from './command.js';
 import { GLOBAL_OPTIONS, OPTIONS, isOptionName, parseInteger } from './options.js';
 import { COMMANDS } from './table.js';

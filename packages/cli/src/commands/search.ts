@@ -1,7 +1,7 @@
 import { plainExcerpt, type PlainExcerpt, type SessionReferenceContentHit } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh';
 import type { Engine } from '../engine/engine.js';
-import { usageError } from '../errors.js';
+import { usageError } from '../failure.js';
 import { formatIndexProgress } from '../format.js';
 import { TITLE_COLUMNS, fitFor, formatAge, progress, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
 import type { SourceSelection } from './sources.js';

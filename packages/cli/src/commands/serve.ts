@@ -10,15 +10,12 @@
  * port.
  */
 import { Engine } from '../engine/engine.js';
-import { usageError } from '../errors.js';
-import { CliError } from '../failure.js';
+import { CliError, usageError } from '../failure.js';
 import { terminalSafe } from '../output.js';
 import { seedDemo } from '../seed/demo.js';
 import { isLoopback } from '../server/address.js';
 import { startServer } from '../server/server.js';
 import { errorCode } from '@sessref/core';
-
-export const DEFAULT_PORT = 7317;
 
 export interface ServeOptions {
   root: string;

@@ -3,7 +3,7 @@ import { AGENT_NAMES, isAgentName, localSources, nativeSessionId, unreadableHome
 import { homedir } from 'node:os';
 import { SESSION_REFERENCE_SCHEME, decodeSessionReferenceUri, parseSessionReferenceText } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh';
-import { usageError } from '../errors.js';
+import { usageError } from '../failure.js';
 
 
 /** The places a run reads: the root's dsh sessions or not, and which agents' homes. */

@@ -1,20 +1,15 @@
 /** Every `sessref` command, as data: `sessref --help`, each command's help, flag checks and dispatch all come from here. */
-import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from '@sessref/core';
+import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from '@sessref/core/defaults';
 import { defineCommand, type Command } from './command.js';
-import { mentionCommand } from './mention.js';
 import { MAX_STDIN_BYTES, messageText } from './message.js';
-import { newCommand } from './new.js';
-import { uriCommand } from './uri.js';
-import { searchCommand } from './search.js';
-import { seedCommand } from './seed.js';
-import { DEFAULT_HOST } from '../server/address.js';
-import { DEFAULT_PORT, serveCommand } from './serve.js';
-import { budget, indexWait, lockWait, sourcesRead, withEngine } from './session-root.js';
-import { listCommand, showCommand } from './sessions.js';
-import { isForeignId, parseSources, sessionIdOf } from './sources.js';
-import { stepCommand } from './step.js';
-import { DEFAULT_PAGE_SIZE, mcpCommand } from '../mcp/server.js';
-import { OPENCODE_ENTRY, SETUP_COMMANDS } from '../mcp/setup.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../server/address.js';
+import { DEFAULT_PAGE_SIZE, OPENCODE_ENTRY, SETUP_COMMANDS } from '../mcp/setup.js';
+
+// Each handler is loaded when its command runs: `sessref --help` or `uri` never loads the dsh host,
+// and `list` never loads the inspector's server or the MCP SDK.
+const sessions = () => import('./sessions.js');
+const named = () => import('./sources.js');
+const step = () => import('./step.js');
 
 const SOURCES_OPTION = {
   sources: { description: 'read sessions from these places only (comma-separated: dsh, claude-code, codex, gemini-cli, opencode)', default: 'every one found' },
@@ -46,9 +41,9 @@ export const COMMANDS: readonly Command[] = [
     examples: ['sessref list', 'sessref list --target scratchpad', 'sessref list billing --target scratchpad --limit 5 --json', 'sessref list --sources claude-code,codex'],
     needs: 'engine',
     announcesRoot: true,
-    engine: (flags) => sourcesRead(flags.sources),
-    run: ({ operands, flags, io, engine }) =>
-      listCommand(engine, io, { query: operands.QUERY ?? '', target: flags.target, limit: flags.limit, json: flags.json, sources: parseSources(flags.sources) }),
+    engine: (flags, _env, { sourcesRead }) => sourcesRead(flags.sources),
+    run: async ({ operands, flags, io, engine }) =>
+      (await sessions()).listCommand(engine, io, { query: operands.QUERY ?? '', target: flags.target, limit: flags.limit, json: flags.json, sources: (await named()).parseSources(flags.sources) }),
   }),
   defineCommand({
     name: 'show',
@@ -60,8 +55,8 @@ export const COMMANDS: readonly Command[] = [
     json: 'the header, the projected conversation and what a reference carries',
     examples: ['sessref show oauth-migration', 'sessref show research-log --json'],
     needs: 'engine',
-    engine: (flags) => ({ ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }),
-    run: ({ operands, flags, io, engine }) => showCommand(engine, io, { id: sessionIdOf(operands.ID), json: flags.json }),
+    engine: (flags, _env, { budget, sourcesRead }) => ({ ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }),
+    run: async ({ operands, flags, io, engine }) => (await sessions()).showCommand(engine, io, { id: (await named()).sessionIdOf(operands.ID), json: flags.json }),
   }),
   defineCommand({
     name: 'search',
@@ -83,9 +78,9 @@ export const COMMANDS: readonly Command[] = [
     json: "the plugin's content hits, each with the query's ranges in its snippet",
     examples: ['sessref search "price fetch"', 'sessref search refund --limit 5 --json', 'sessref search 結果 --sources dsh,codex'],
     needs: 'engine',
-    engine: (flags) => sourcesRead(flags.sources),
-    run: ({ operands, flags, io, engine }) =>
-      searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json, sources: parseSources(flags.sources) }),
+    engine: (flags, _env, { sourcesRead }) => sourcesRead(flags.sources),
+    run: async ({ operands, flags, io, engine }) =>
+      (await import('./search.js')).searchCommand(engine, io, { query: operands.QUERY, target: flags.target, limit: flags.limit, json: flags.json, sources: (await named()).parseSources(flags.sources) }),
   }),
   defineCommand({
     name: 'prepare',
@@ -102,9 +97,9 @@ export const COMMANDS: readonly Command[] = [
       'sessref prepare --target scratchpad - < notes.md',
     ],
     needs: 'engine',
-    engine: (flags) => ({ ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }),
+    engine: (flags, _env, { budget, sourcesRead }) => ({ ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }),
     run: async ({ operands, flags, io, engine }) =>
-      stepCommand(engine, io, { target: sessionIdOf(flags.target), message: await messageText(operands.MESSAGE, io), json: flags.json, send: false }),
+      (await step()).stepCommand(engine, io, { target: (await named()).sessionIdOf(flags.target), message: await messageText(operands.MESSAGE, io), json: flags.json, send: false }),
   }),
   defineCommand({
     name: 'send',
@@ -116,9 +111,9 @@ export const COMMANDS: readonly Command[] = [
     examples: ['sessref send --target scratchpad "Recap $(sessref mention oauth-migration)"', 'git log -5 | sessref send --target scratchpad -'],
     needs: 'engine',
     writes: true,
-    engine: (flags, env) => ({ ...budget(flags['max-bytes']), ...lockWait(env), ...sourcesRead(flags.sources) }),
+    engine: (flags, env, { budget, lockWait, sourcesRead }) => ({ ...budget(flags['max-bytes']), ...lockWait(env), ...sourcesRead(flags.sources) }),
     run: async ({ operands, flags, io, engine }) =>
-      stepCommand(engine, io, { target: sessionIdOf(flags.target), message: await messageText(operands.MESSAGE, io), json: flags.json, send: true }),
+      (await step()).stepCommand(engine, io, { target: (await named()).sessionIdOf(flags.target), message: await messageText(operands.MESSAGE, io), json: flags.json, send: true }),
   }),
   defineCommand({
     name: 'new',
@@ -133,7 +128,7 @@ export const COMMANDS: readonly Command[] = [
     examples: ['sessref new --cwd /home/dev/webapp --title "Release notes"'],
     needs: 'engine',
     writes: true,
-    run: ({ flags, io, engine }) => newCommand(engine, io, { cwd: flags.cwd, title: flags.title, json: flags.json }),
+    run: async ({ flags, io, engine }) => (await import('./new.js')).newCommand(engine, io, { cwd: flags.cwd, title: flags.title, json: flags.json }),
   }),
   defineCommand({
     name: 'uri',
@@ -147,7 +142,7 @@ export const COMMANDS: readonly Command[] = [
     options: {},
     json: 'the URI or the session id',
     examples: ['sessref uri encode flaky-ci', 'sessref uri decode dsh-session:ImZsYWt5LWNpIg'],
-    run: ({ operands, flags, io }) => uriCommand(io, { action: operands.ACTION, value: operands.VALUE, json: flags.json }),
+    run: async ({ operands, flags, io }) => (await import('./uri.js')).uriCommand(io, { action: operands.ACTION, value: operands.VALUE, json: flags.json }),
   }),
   defineCommand({
     name: 'mention',
@@ -158,11 +153,12 @@ export const COMMANDS: readonly Command[] = [
     json: 'the session id, label and mention',
     examples: ['sessref mention oauth-migration'],
     needs: 'root',
-    run: ({ operands, flags, io, opened }) => {
+    run: async ({ operands, flags, io, opened, tools }) => {
+      const [{ mentionCommand }, { isForeignId, sessionIdOf }] = await Promise.all([import('./mention.js'), named()]);
       const options = { id: sessionIdOf(operands.ID), label: flags.label, json: flags.json };
       // A label given, or a root without sessions to read one from (and no other agent's asked for): the id is the label.
       if (options.label !== undefined || (opened.state !== 'sessions' && !isForeignId(options.id))) return mentionCommand(undefined, io, options);
-      return withEngine(opened.root.path, io, { ...sourcesRead(flags.sources), json: flags.json }, (engine) => mentionCommand(engine, io, options));
+      return tools.withEngine(opened.root.path, io, { ...tools.sourcesRead(flags.sources), json: flags.json }, (engine) => mentionCommand(engine, io, options));
     },
   }),
   defineCommand({
@@ -178,7 +174,7 @@ export const COMMANDS: readonly Command[] = [
     seedsDemo: () => true,
     needs: 'root',
     writes: true,
-    run: ({ flags, io, opened }) => seedCommand(opened, io, { force: flags.force }),
+    run: async ({ flags, io, opened }) => (await import('./seed.js')).seedCommand(opened, io, { force: flags.force }),
   }),
   defineCommand({
     name: 'serve',
@@ -199,8 +195,8 @@ export const COMMANDS: readonly Command[] = [
     seedsDemo: (flags) => flags['seed-if-empty'] === true,
     needs: 'root',
     announcesRoot: true,
-    run: ({ flags, io, opened }) =>
-      serveCommand(
+    run: async ({ flags, io, opened, tools: { lockWait, indexWait, sourcesRead } }) =>
+      (await import('./serve.js')).serveCommand(
         { root: opened.root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedFirst: opened.demoToSeed, ...lockWait(io.env), ...indexWait(io.env), ...sourcesRead(flags.sources) },
         io,
       ),
@@ -223,8 +219,8 @@ export const COMMANDS: readonly Command[] = [
     },
     examples: [...SETUP_COMMANDS, 'sessref mcp --resources --sources dsh,claude-code'],
     needs: 'root',
-    run: ({ flags, io, opened }) =>
-      mcpCommand(
+    run: async ({ flags, io, opened, tools: { budget, sourcesRead } }) =>
+      (await import('../mcp/server.js')).mcpCommand(
         { engine: { root: opened.root.path, ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }, resources: flags.resources, pageSize: flags.limit ?? DEFAULT_PAGE_SIZE },
         io.stderr,
       ),

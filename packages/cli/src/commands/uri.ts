@@ -1,5 +1,5 @@
 import { decodeSessionReferenceUri, encodeSessionReferenceUri } from '@sessref/core';
-import { usageError } from '../errors.js';
+import { usageError } from '../failure.js';
 import { terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 
 /** `sessref uri encode ID` / `sessref uri decode URI` */

@@ -1,7 +1,8 @@
 /** sessref's failures as MCP errors: the JSON-RPC code a client acts on, the stable sessref code beside it. */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { describeFailure } from '../errors.js';
-import { classify, type FailureClass } from '../failure.js';
+import { classify } from '../classify.js';
+import type { FailureClass } from '../failure.js';
 
 /**
  * Failures about what the client asked for. A missing session is

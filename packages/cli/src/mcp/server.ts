@@ -23,8 +23,6 @@ export interface McpOptions {
   readonly pageSize: number;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-
 /**
  * The largest JSON-RPC line read. A request this server answers is a few
  * KiB at most (arguments are capped far below); a longer line is a broken

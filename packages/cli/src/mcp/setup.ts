@@ -12,3 +12,6 @@ export const SETUP_COMMANDS: readonly string[] = [
 
 /** opencode has no add command: the entry its opencode.json takes under "mcp". */
 export const OPENCODE_ENTRY = JSON.stringify({ sessref: { type: 'local', command: LAUNCH } });
+
+/** Resources per `resources/list` page when `--limit` is not given. */
+export const DEFAULT_PAGE_SIZE = 50;

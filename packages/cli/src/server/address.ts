@@ -10,6 +10,9 @@ import { hostname, networkInterfaces } from 'node:os';
 /** Where the inspector listens unless told otherwise: this machine only. */
 export const DEFAULT_HOST = '127.0.0.1';
 
+/** The inspector's port when none is given. */
+export const DEFAULT_PORT = 7317;
+
 /** Whether `host` reaches this machine only. */
 export function isLoopback(host: string): boolean {
   return host === DEFAULT_HOST || host === '::1' || host === 'localhost';

@@ -1,7 +1,8 @@
 /** Small node:http helpers: typed failures, JSON bodies with a size cap, JSON answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonObject } from '@sessref/core';
-import { HTTP_STATUS, classify } from '../failure.js';
+import { classify } from '../classify.js';
+import { HTTP_STATUS } from '../failure.js';
 import type { ApiError } from './protocol.js';
 
 /** Request bodies above this many bytes are refused with 413. */

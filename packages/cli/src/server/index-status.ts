@@ -5,7 +5,7 @@
  * or starts one) and follows its progress from then on; the build is the
  * engine's, so it stops when the engine closes.
  */
-import { classify } from '../failure.js';
+import { classify } from '../classify.js';
 import type { Engine } from '../engine/engine.js';
 import type { ApiRequest } from './api.js';
 import type { IndexStatus } from './protocol.js';

@@ -2,8 +2,7 @@ import { relative } from 'node:path';
 import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { SessionFormatUnsupportedError, SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { readRevision, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type Compression, type FileRevision, type SessionLog } from '@sessref/dsh/jsonl-root';
-import { DirectoryListings } from './directory-listings.js';
+import { PROCESS_LISTINGS, readRevision, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type Compression, type DirectoryListings, type FileRevision, type SessionLog } from '@sessref/dsh/jsonl-root';
 import { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
 import { readSessionHeader, readSessionLog } from './generations/read-session-log.js';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
@@ -61,7 +60,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
    * session's shape and finds its logs, and a listing of the root and of every project directory
    * per read would cost a long-lived process more than the read.
    */
-  protected readonly listings = new DirectoryListings();
+  protected readonly listings: DirectoryListings = PROCESS_LISTINGS;
   /** Why a derived file of this persistence (the listing's kept headers) was not used as found, or not saved, naming it: never a failure, a re-read. */
   readonly notices: string[] = [];
 

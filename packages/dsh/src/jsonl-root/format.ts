@@ -1,5 +1,6 @@
-import { readdirSync, type Dirent } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { PROCESS_LISTINGS } from './directory-listings.js';
 
 /**
  * The on-disk layout of a dsh JSONL session root, and the only module that
@@ -90,18 +91,14 @@ export function flatLogSessionId(name: string): string | undefined {
 
 /**
  * How the lookups below list a directory: its entries, none when it cannot
- * be listed. A long-lived reader passes one that answers from a cache kept
- * by the directories' revisions (`@sessref/host`'s `DirectoryListings`).
+ * be listed. By default through the listings the process shares
+ * ({@link readEntries}); a reader may pass its own `DirectoryListings`.
  */
 export type ListDirectory = (path: string) => readonly Dirent[];
 
-/** {@link ListDirectory} straight from the file system. */
-export function readEntries(path: string): Dirent[] {
-  try {
-    return readdirSync(path, { withFileTypes: true });
-  } catch {
-    return [];
-  }
+/** {@link ListDirectory} through the listings this process shares, kept by each directory's revision; none when it cannot be listed. */
+export function readEntries(path: string): readonly Dirent[] {
+  return PROCESS_LISTINGS.list(path);
 }
 
 /** Names of the subdirectories of `path` (symbolic links excluded); none when it cannot be listed. */

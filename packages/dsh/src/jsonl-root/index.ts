@@ -42,3 +42,4 @@ export {
   type FileRevision,
 } from '@sessref/sources';
 export { LogFileTracker } from './log-files.js';
+export { DirectoryListings, PROCESS_LISTINGS } from './directory-listings.js';

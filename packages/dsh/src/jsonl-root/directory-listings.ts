@@ -1,6 +1,6 @@
 import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { readRevision, sameRevision, type FileRevision } from '@sessref/dsh/jsonl-root';
+import { readRevision, sameRevision, type FileRevision } from '@sessref/sources';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -63,3 +63,12 @@ export class DirectoryListings {
     for (const known of this.known.keys()) if (known.startsWith(under)) this.known.delete(known);
   }
 }
+
+/**
+ * The listings every lookup of a root's layout in this process shares (the
+ * default {@link ListDirectory} of format.ts): a command that walks the
+ * root several times (the title index's tracker, the host's listing, its
+ * damage check, the shape checks) reads each directory once, and a stat
+ * per directory after that.
+ */
+export const PROCESS_LISTINGS = new DirectoryListings();

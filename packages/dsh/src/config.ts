@@ -2,6 +2,9 @@ import z from '@deepseek-ai/schemastery';
 import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, DEFAULT_REFERENCE_CONTEXT_FRACTION, MAX_REFERENCES, type SessionReferenceConfig } from '@sessref/core';
 import { linkedContract, type HostContract } from './contract.js';
 
+/** The `sources` value that offers every agent sessref knows (those whose home exists), naming none. */
+export const ALL_SOURCES = 'all';
+
 export interface Config extends SessionReferenceConfig {
   /**
    * Opt-in content discovery: the Remote `search` method answers, and
@@ -23,10 +26,11 @@ export interface Config extends SessionReferenceConfig {
   /**
    * Other agents whose sessions are offered beside the host's, read in place
    * and never written: any of `claude-code`, `codex`, `gemini-cli`,
-   * `opencode`. Only those whose home exists on this machine are read. None
-   * when unset, so a default install behaves exactly as the official plugin.
+   * `opencode`, or `'all'` for every agent sessref knows, without naming
+   * them. Only those whose home exists on this machine are read. None when
+   * unset, so a default install behaves exactly as the official plugin.
    */
-  sources?: string[];
+  sources?: string[] | typeof ALL_SOURCES;
 }
 
 /**
@@ -53,8 +57,10 @@ export function configSchema(contract: HostContract): z<Config> {
       .boolean()
       .description('Content discovery: the Remote `search` method, and content matches appended to `candidates` (off when unset).'),
     hostContract: z.union([z.const('rc.8'), z.const('0.1.7')]).description('The host\'s session-reference contract; unset reads it from the linked dsh packages.'),
-    // A union of one: a bare array schema fills [], and an unset key must stay unset (the rc.8 config is the official plugin's).
-    sources: z.union([z.array(z.string())]).description("Other agents' sessions offered as sources, read in place: claude-code, codex, gemini-cli, opencode (none when unset)."),
+    // A union: a bare array schema fills [], and an unset key must stay unset (the rc.8 config is the official plugin's).
+    sources: z
+      .union([z.array(z.string()), z.const(ALL_SOURCES)])
+      .description("Other agents' sessions offered as sources, read in place: a list of claude-code, codex, gemini-cli, opencode, or `all` for every agent whose home exists (none when unset)."),
   });
 }
 

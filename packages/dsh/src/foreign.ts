@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { SessionReferenceError, combineSources, type CombinedStorage, type SessionReferenceStorage, type SourceFailure } from '@sessref/core';
-import { AGENT_NAMES, isAgentName, localSources, type LocalSource } from '@sessref/sources';
+import { AGENT_NAMES, isAgentName, localSources, type AgentName, type LocalSource } from '@sessref/sources';
+import { ALL_SOURCES } from './config.js';
 
 /** The provenance name of the host's own sessions, beside the agents' names (`claude-code`, …). */
 export const OWN_SOURCE = 'dsh';
@@ -23,10 +24,11 @@ export interface AssembledStorage {
 
 /**
  * The host's own storage, then the sessions of the agents `sources` names
- * whose homes exist on this machine (see `@sessref/sources`). Without any,
- * reads go to the host's storage untouched, so a default install answers
- * exactly as the official plugin. An unknown agent name is an invalid
- * configuration, refused before anything is read.
+ * (`'all'`: every agent sessref knows) whose homes exist on this machine
+ * (see `@sessref/sources`). Without any, reads go to the host's storage
+ * untouched, so a default install answers exactly as the official plugin.
+ * An unknown agent name is an invalid configuration, refused before
+ * anything is read.
  */
 export function assembleStorage(own: SessionReferenceStorage, sources: unknown, env: NodeJS.ProcessEnv = process.env): AssembledStorage {
   const foreign = localSources({ home: env['HOME'] || homedir(), env }, checkSources(sources));
@@ -52,11 +54,12 @@ export function assembleStorage(own: SessionReferenceStorage, sources: unknown, 
   return { storage: combined, foreign, failures: () => failures, groups: { own: part(true), foreign: part(false) } };
 }
 
-function checkSources(sources: unknown): (typeof AGENT_NAMES)[number][] {
+function checkSources(sources: unknown): readonly AgentName[] {
   if (sources === undefined) return [];
+  if (sources === ALL_SOURCES) return AGENT_NAMES;
   if (!Array.isArray(sources) || !sources.every((name): name is string => typeof name === 'string' && isAgentName(name))) {
     throw new SessionReferenceError(
-      `invalid session reference configuration: sources must be a list of ${AGENT_NAMES.join(', ')}, got ${JSON.stringify(sources)}`,
+      `invalid session reference configuration: sources must be "${ALL_SOURCES}" or a list of ${AGENT_NAMES.join(', ')}, got ${JSON.stringify(sources)}`,
       'SESSION_REFERENCE_INVALID_CONFIG',
     );
   }

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Config } from '@sessref/dsh';
+import SessionReferenceResolver, { type Config } from '@sessref/dsh';
 import { appendExchange, createSession, makeAgent, setTitle } from '@sessref/test-support';
 import { loadOurs, useScratch } from './support';
 
@@ -86,6 +86,17 @@ describe("other agents' sessions in discovery", () => {
     expect(ids(await resolver.remoteExportCandidates(agent, 'flaky', signal()))).toEqual(['dsh-elsewhere', CLAUDE]);
   });
 
+  it('`all` offers every agent sessref knows whose home exists, naming none; another word is refused', async () => {
+    const { resolver } = await world({ sources: 'all' });
+    expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    const host = await scratch.host();
+    // The schema refuses it when cordis applies it; constructed without the schema, the resolver does, with the configuration code.
+    await expect(host.ctx.plugin(SessionReferenceResolver, { sources: 'present' } as unknown as Config)).rejects.toThrow(/sources/);
+    expect(() => new SessionReferenceResolver(host.ctx, { sources: 'present' } as unknown as Config)).toThrow(
+      expect.objectContaining({ code: 'SESSION_REFERENCE_INVALID_CONFIG' }),
+    );
+  });
+
   it('without the key, or with an empty list, none is offered', async () => {
     for (const config of [{}, { sources: [] }]) {
       const { resolver } = await world(config);
@@ -108,7 +119,8 @@ describe("sessref's dsh bundle layer", () => {
 
   it('offers every agent whose home exists at start, skipping the absent ones without a word', async () => {
     const config = bundleConfig();
-    expect(config).toEqual({ contentSearch: true, sources: ['claude-code', 'codex', 'gemini-cli', 'opencode'] });
+    // No agent is named: `all` is every agent sessref knows, so a new one is on in dsh web without editing the bundle.
+    expect(config).toEqual({ contentSearch: true, sources: 'all' });
     const warn = vi.spyOn(console, 'warn');
     const { resolver, agent } = await world(config);
     expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
@@ -126,7 +138,7 @@ describe("sessref's dsh bundle layer", () => {
     expect(ids(await resolver.remoteExportCandidates(agent, '', signal()))).toEqual(['dsh-here', 'dsh-elsewhere']);
     // And the other documented line: content search off, the other agents kept.
     const sources = bundleConfig().sources!;
-    expect(text).toContain(documented('contentSearch: false', `sources: [${sources.join(', ')}]`));
+    expect(text).toContain(documented('contentSearch: false', 'sources: all'));
     const off = await world({ contentSearch: false, sources });
     expect(off.resolver.contentSearch).toBe(false);
     expect(off.resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);

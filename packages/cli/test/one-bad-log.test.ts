@@ -107,7 +107,7 @@ beforeAll(async () => {
   const sizes = HEALTHY.map((id) => statSync(logPath(damaged.root, id, CWD)).size);
   largestLog = Math.max(...sizes);
   healthyBytes = sizes.reduce((sum, size) => sum + size, 0);
-}, 120_000);
+});
 
 describe.runIf(existsSync('/proc/self/io'))('one damaged log of each kind among healthy ones, in a new engine', () => {
   let engine: Engine;

@@ -44,7 +44,7 @@ beforeAll(async () => {
   });
   ({ root, engine, server, browser } = rig);
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
-}, 120_000);
+});
 
 afterAll(() => rig?.close());
 

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { zstdCompressSync } from 'node:zlib';
+import { constants, zstdCompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SessionLogReadError, readSessionLog, type ReadLimits, type SessionLogReadCode } from '@sessref/host';
@@ -42,6 +42,51 @@ describe('budgets', () => {
   it('refuses a file over the file budget and frames over the plaintext budget', () => {
     expect(refusal(LOG, 3, { maxFileBytes: 100 })).toBe('SESSION_LOG_TOO_LARGE');
     expect(refusal(framePerRecord(LOG), 3, { maxPlaintextBytes: 300 })).toBe('SESSION_LOG_TOO_LARGE');
+  });
+
+  describe('a decompression bomb (#37 item 1)', () => {
+    const MIB = 1024 * 1024;
+    const compress = (text: string) => zstdCompressSync(Buffer.from(text), { params: { [constants.ZSTD_c_checksumFlag]: 1 } });
+    /** A healthy log's header frame, then lines of valid user messages of 8 MiB each, `count` of them: a few KiB on disk. */
+    function messageBomb(count: number, framing: 'one frame' | 'frame per line'): Buffer {
+      const lines = LOG.trimEnd().split('\n');
+      const big = 'a'.repeat(8 * MIB);
+      const bomb = Array.from({ length: count }, (_, index) => {
+        const seq = lines.length - 1 + index;
+        return `${JSON.stringify({ type: 'user/message', seq, time: seq, data: { id: `u${seq}`, role: 'user', content: [{ type: 'text', text: big }], source: { kind: 'user' } }, surfaceOp: 'append' })}\n`;
+      });
+      const body = framing === 'one frame' ? [compress(bomb.join(''))] : bomb.map(compress);
+      return Buffer.concat([framePerRecord(`${lines.join('\n')}\n`), ...body]);
+    }
+
+    it('refuses a few KiB of frames that stand for more plaintext than its size allows, in one frame or many', () => {
+      for (const framing of ['one frame', 'frame per line'] as const) {
+        const bomb = messageBomb(6, framing);
+        expect(bomb.length).toBeLessThan(64 * 1024);
+        expect(() => readSessionLog(write(`bomb-${framing}`, bomb), 3)).toThrow(
+          expect.objectContaining({ code: 'SESSION_LOG_TOO_LARGE', message: expect.stringMatching(/decompress to more than the 32 MiB of plaintext a log of its size may hold/) }),
+        );
+      }
+    });
+
+    it('stops a GiB of run-length blocks at the budget instead of decompressing them', () => {
+      // One frame of 8,192 run-length blocks of 128 KiB of newlines (1 GiB), a 1 MiB window, no checksum: 32 KiB on disk.
+      const header = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 10 << 3]);
+      const blocks = Buffer.alloc(8192 * 4);
+      for (let index = 0; index < 8192; index += 1) {
+        blocks.writeUIntLE(((index === 8191 ? 1 : 0) | (1 << 1) | ((128 * 1024) << 3)) >>> 0, index * 4, 3);
+        blocks[index * 4 + 3] = 10;
+      }
+      const bomb = Buffer.concat([framePerRecord(HEADER), header, blocks]);
+      const started = process.memoryUsage.rss();
+      expect(refusal(bomb)).toBe('SESSION_LOG_TOO_LARGE');
+      // The budget (32 MiB) and the decoder's window, far from the 1 GiB the frame stands for.
+      expect(process.memoryUsage.rss() - started).toBeLessThan(256 * MIB);
+    });
+
+    it('still reads a log whose plaintext is within the budget', () => {
+      expect(readSessionLog(write('under-budget', messageBomb(3, 'one frame')), 3).events.length).toBeGreaterThan(3);
+    });
   });
 
   it('refuses nesting deeper than any dsh record, but not brackets inside strings', () => {

@@ -8,13 +8,13 @@
 import { zstdDecompressSync } from 'node:zlib';
 import { errorCode } from '@sessref/core';
 import { SessionLogReadError, corrupt } from './errors.js';
-import { ZSTD_MAGIC, splitFrames, type FrameSpan } from './zstd-frame.js';
+import { ZSTD_MAGIC, scanFrame, type FrameSpan } from './zstd-frame.js';
 
 /** How much a read may take; every bound is a coded refusal, never an allocation. */
 export interface ReadLimits {
   /** The largest file read. */
   maxFileBytes: number;
-  /** The most plaintext all frames of one file may decompress to. */
+  /** The most plaintext all frames of one file may decompress to (see `plaintextBudget` in read-session-log.ts). */
   maxPlaintextBytes: number;
   /** The longest line, newline excluded. */
   maxLineBytes: number;
@@ -48,27 +48,38 @@ function plainLines(bytes: Buffer, limits: ReadLimits, onLine: LineSink): TornTa
   return tail === 0 ? undefined : { unit: 'line', bytes: tail };
 }
 
+/**
+ * The frames are walked, decompressed and split one at a time: what is held
+ * at once is one frame's plaintext and the lines handed on, never every
+ * frame's span or plaintext, and a file whose plaintext outgrows the budget
+ * is refused at the frame that crosses it, having decompressed at most the
+ * budget (a few KiB of crafted frames can stand for GiBs of text).
+ */
 function zstdLines(bytes: Buffer, limits: ReadLimits, onLine: LineSink): TornTail | undefined {
-  const { frames, tornAt } = splitFrames(bytes);
   let budget = limits.maxPlaintextBytes;
-  for (const [index, frame] of frames.entries()) {
-    const plaintext = decompressFrame(bytes, frame, budget);
+  for (let start = 0, index = 0; start < bytes.length; index += 1) {
+    const scan = scanFrame(bytes, start);
+    if (scan.kind === 'corrupt') throw corrupt(scan.detail);
+    if (scan.kind === 'incomplete') return { unit: 'frame', bytes: bytes.length - start };
+    const frame = { start, end: scan.end };
+    const plaintext = decompressFrame(bytes, frame, budget, limits.maxPlaintextBytes);
     budget -= plaintext.length;
     // dsh writes whole records per frame, and the header alone in the first.
     if (index === 0 && plaintext.indexOf(10) !== plaintext.length - 1) throw corrupt('the header frame is not exactly one line');
     if (splitLines(plaintext, limits.maxLineBytes, onLine) !== 0) throw corrupt(`the frame at byte ${frame.start} does not end with a newline`);
+    start = scan.end;
   }
-  return tornAt === undefined ? undefined : { unit: 'frame', bytes: bytes.length - tornAt };
+  return undefined;
 }
 
 /** One complete frame's plaintext, within what is left of the plaintext budget. */
-function decompressFrame(bytes: Buffer, frame: FrameSpan, budget: number): Buffer {
-  if (budget <= 0) throw tooMuchPlaintext();
+function decompressFrame(bytes: Buffer, frame: FrameSpan, budget: number, total: number): Buffer {
+  if (budget <= 0) throw tooMuchPlaintext(total);
   let plaintext: Buffer;
   try {
     plaintext = zstdDecompressSync(bytes.subarray(frame.start, frame.end), { maxOutputLength: budget });
   } catch (error) {
-    if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') throw tooMuchPlaintext();
+    if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') throw tooMuchPlaintext(total);
     throw corrupt(`the frame at byte ${frame.start} does not decompress (${error instanceof Error ? error.message : String(error)})`, { cause: error });
   }
   // dsh never writes an empty frame; an empty result is a frame zstd could not decode.
@@ -76,8 +87,8 @@ function decompressFrame(bytes: Buffer, frame: FrameSpan, budget: number): Buffe
   return plaintext;
 }
 
-function tooMuchPlaintext(): SessionLogReadError {
-  return new SessionLogReadError('SESSION_LOG_TOO_LARGE', "the log's frames decompress to more than the reader's plaintext budget");
+function tooMuchPlaintext(total: number): SessionLogReadError {
+  return new SessionLogReadError('SESSION_LOG_TOO_LARGE', `its frames decompress to more than the ${formatBytes(total)} of plaintext a log of its size may hold`);
 }
 
 /** Hand each newline-terminated line to `onLine`; returns the length of what follows the last newline. */
@@ -95,4 +106,8 @@ function withinLineBudget(line: Buffer, maxLineBytes: number): Buffer {
     throw new SessionLogReadError('SESSION_LOG_LINE_TOO_LONG', `a line of ${line.length} bytes is over the ${maxLineBytes}-byte line budget`);
   }
   return line;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${+(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${bytes} bytes`;
 }

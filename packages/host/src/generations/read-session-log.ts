@@ -39,20 +39,54 @@ export interface SessionLogRead {
   torn?: TornTail;
 }
 
-const DEFAULT_READ_LIMITS: ReadLimits = {
+const DEFAULT_READ_LIMITS: Omit<ReadLimits, 'maxPlaintextBytes'> = {
   // What the host reads at most of any log (Node's readFile limit).
   maxFileBytes: MAX_LOG_BYTES,
-  maxPlaintextBytes: MAX_LOG_BYTES,
   // dsh bounds a tool result long before this; a longer line is not a dsh record.
   maxLineBytes: 64 * 1024 * 1024,
 };
+
+/** Every log may decompress to this much, whatever its size (see {@link plaintextBudget}). */
+const PLAINTEXT_FLOOR_BYTES = 32 * 1024 * 1024;
+/** How many times its size on disk a log larger than the floor allows may decompress to. */
+const PLAINTEXT_RATIO = 64;
+/** No log decompresses to more than this. */
+const PLAINTEXT_CAP_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The most plaintext the frames of a `fileBytes`-byte log may decompress to:
+ * {@link PLAINTEXT_RATIO} times its size, at least
+ * {@link PLAINTEXT_FLOOR_BYTES}, at most {@link PLAINTEXT_CAP_BYTES}. Past it
+ * the log is refused (`SESSION_LOG_TOO_LARGE`) as the frame that crosses it
+ * is decompressed, so a few KiB of crafted frames (Zstandard regenerates a
+ * 128 KiB block from a few bytes) cost at most this, never the GiBs they
+ * stand for, nor the events those would make.
+ *
+ * Why these figures: dsh compresses each append batch as a frame of its own
+ * at Zstandard's default level, so a log gains little from repetition across
+ * records. Conversation JSON compresses 3 to 6 times (the public dsh log
+ * samples, even compressed whole as one frame: at most 5.8x), and dsh bounds
+ * each tool result before it is logged, so 64x is ten times what a real log
+ * reaches. Under the floor a log is read whatever it repeats: 32 MiB is many
+ * times a whole model context of text. The cap is what dsh itself can hold:
+ * its raw read of a log joins every frame's plaintext into one string, which
+ * V8 ends at 2^29 - 24 characters (512 MiB), and the events parsed from the
+ * plaintext hold its text again: half of that, four records of the longest
+ * line this reader takes (64 MiB), keeps one read within about a GiB. The
+ * file size bound, {@link MAX_LOG_BYTES}, is Node's `readFile` limit and
+ * says nothing of the plaintext.
+ */
+export function plaintextBudget(fileBytes: number): number {
+  return Math.min(PLAINTEXT_CAP_BYTES, Math.max(PLAINTEXT_FLOOR_BYTES, PLAINTEXT_RATIO * fileBytes));
+}
 
 /** Read the log at `path`, whose file name says generation `version`. */
 export function readSessionLog(path: string, version: number, limits: Partial<ReadLimits> = {}): SessionLogRead {
   try {
     const generation = knownGeneration(version, 'its file name says it was');
     const reader = createLogReader(generation);
-    const torn = forEachLine(readFile(path, limits.maxFileBytes ?? DEFAULT_READ_LIMITS.maxFileBytes), { ...DEFAULT_READ_LIMITS, ...limits }, reader.line);
+    const bytes = readFile(path, limits.maxFileBytes ?? DEFAULT_READ_LIMITS.maxFileBytes);
+    const torn = forEachLine(bytes, { ...DEFAULT_READ_LIMITS, maxPlaintextBytes: plaintextBudget(bytes.length), ...limits }, reader.line);
     return { version: generation, ...reader.finish(), ...(torn === undefined ? {} : { torn }) };
   } catch (error) {
     throw located(path, error);

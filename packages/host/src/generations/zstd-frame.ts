@@ -8,7 +8,6 @@
  * optional checksum. Reserved bits, reserved block types and any other magic
  * (skippable frames included: dsh never writes them) are damage.
  */
-import { corrupt } from './errors.js';
 
 export const ZSTD_MAGIC = 0xfd2fb528;
 
@@ -78,24 +77,4 @@ function scanBlocks(bytes: Buffer, offset: number): FrameScan {
 export interface FrameSpan {
   start: number;
   end: number;
-}
-
-/** A file cut into its complete frames, and where an incomplete last frame begins. */
-export interface FrameSplit {
-  frames: FrameSpan[];
-  /** Byte offset of an incomplete final frame, when the file ends inside one. */
-  tornAt?: number;
-}
-
-/** Every complete frame of `bytes`, in order; structural damage before an incomplete tail throws. */
-export function splitFrames(bytes: Buffer): FrameSplit {
-  const frames: FrameSpan[] = [];
-  for (let start = 0; start < bytes.length; ) {
-    const scan = scanFrame(bytes, start);
-    if (scan.kind === 'corrupt') throw corrupt(scan.detail);
-    if (scan.kind === 'incomplete') return { frames, tornAt: start };
-    frames.push({ start, end: scan.end });
-    start = scan.end;
-  }
-  return { frames };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { expectRejection } from '../test/errors.js';
 import { never } from '../test/memory-storage.js';
-import { raceCancellation } from './cancellation.js';
+import { raceCancellation, throwIfCancelled } from './cancellation.js';
 import { SESSION_REFERENCE_ERROR_CODES, SessionReferenceError, isSessionReferenceError } from './errors.js';
 
 describe('raceCancellation', () => {
@@ -25,6 +25,16 @@ describe('raceCancellation', () => {
     controller.abort('reason');
     const error = await expectRejection(racing, 'SESSION_REFERENCE_CANCELLED');
     expect(error.cause).toBe('reason');
+  });
+
+  it('rejects at once, never throwing, when the signal has already aborted; the message names the work', async () => {
+    const controller = new AbortController();
+    controller.abort('reason');
+    const racing = raceCancellation(never(), controller.signal, 'content search');
+    const error = await expectRejection(racing, 'SESSION_REFERENCE_CANCELLED');
+    expect([error.message, error.cause]).toEqual(['content search was cancelled', 'reason']);
+    expect(() => throwIfCancelled(controller.signal)).toThrow('session reference preparation was cancelled');
+    expect(() => throwIfCancelled(new AbortController().signal)).not.toThrow();
   });
 
   it('prefers cancellation over a failure that comes after the abort', async () => {

@@ -4,6 +4,7 @@
  */
 export * from './types.js';
 export { SessionReferenceError, SESSION_REFERENCE_ERROR_CODES, errorCode, isSessionReferenceError, type SessionReferenceErrorCode } from './errors.js';
+export { raceCancellation, throwIfCancelled } from './cancellation.js';
 export {
   DEFAULT_CANDIDATE_LIMIT,
   DEFAULT_MAX_REFERENCE_BYTES,

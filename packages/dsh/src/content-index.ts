@@ -1,7 +1,8 @@
 import {
-  SessionReferenceError,
   formatSessionReferenceMention,
   plainExcerpt,
+  raceCancellation,
+  throwIfCancelled,
   type CombinedStorage,
   type SessionHeaderLike,
   type SessionReferenceContentHit,
@@ -11,6 +12,9 @@ import {
 import { openSearchIndex, type RefreshProgress, type RefreshReport, type SearchHit, type SearchIndex } from '@sessref/sources';
 import type { SessionReferenceCatalog } from './catalog.js';
 import { OWN_SOURCE } from './foreign.js';
+
+/** The work a cancelled refresh names: `content search was cancelled`. */
+const CONTENT_SEARCH = 'content search';
 
 /** What the content index covers, and how its hits are named. */
 export interface ContentIndexSources {
@@ -61,8 +65,8 @@ export class ContentIndex {
    * from there), so a read that hangs never holds up the next query.
    * @throws SESSION_REFERENCE_CANCELLED, or SESSION_REFERENCE_SEARCH_DISABLED on a Node without `node:sqlite`.
    */
-  refresh(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport> {
-    if (signal?.aborted) return Promise.reject(cancelled(signal));
+  async refresh(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport> {
+    throwIfCancelled(signal, CONTENT_SEARCH);
     const run = (this.running ??= this.start());
     run.waiters += 1;
     // A caller that joins a running refresh sees its progress too, from where it has come.
@@ -70,7 +74,7 @@ export class ContentIndex {
       run.progress.listeners.add(onProgress);
       if (run.progress.last !== undefined) onProgress(run.progress.last);
     }
-    return untilCancelled(run.work, signal).finally(() => {
+    return await raceCancellation(run.work, signal, CONTENT_SEARCH).finally(() => {
       if (onProgress !== undefined) run.progress.listeners.delete(onProgress);
       run.waiters -= 1;
       if (run.waiters === 0) this.stop(run);
@@ -146,7 +150,7 @@ export class ContentIndex {
       listSessions: (signal) => own.listSessions(signal),
       readTitles: (ids, signal) => own.readTitles(ids, signal),
       // dsh's reads take no signal: a refresh that is stopped must not wait for one that hangs.
-      readSurface: (id, signal) => untilCancelled(own.readSurface(id, signal), signal),
+      readSurface: (id, signal) => raceCancellation(own.readSurface(id, signal), signal, CONTENT_SEARCH),
       changeStamps: async (signal) => {
         const stamps = await catalog()?.changeStamps?.(signal);
         if (stamps !== undefined) return stamps;
@@ -205,28 +209,4 @@ function contentHit(hit: SearchHit, header: SessionHeaderLike, label: string): S
     snippet,
     ranges,
   };
-}
-
-/** Settle with `work`, or with `SESSION_REFERENCE_CANCELLED` as soon as `signal` aborts. */
-function untilCancelled<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(cancelled(signal));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function cancelled(signal: AbortSignal): SessionReferenceError {
-  return new SessionReferenceError('content search was cancelled', 'SESSION_REFERENCE_CANCELLED', { cause: signal.reason });
 }

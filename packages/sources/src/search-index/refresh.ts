@@ -1,4 +1,4 @@
-import { SessionReferenceError, type SessionSource, type SourceFailure } from '@sessref/core';
+import { throwIfCancelled, type SessionSource, type SourceFailure } from '@sessref/core';
 import { documentOf, type SessionDocument } from './documents.js';
 import { describe } from './sqlite.js';
 import type { IndexTables } from './tables.js';
@@ -60,12 +60,12 @@ export async function refreshIndex(
   const report: RefreshReport = { sessions: 0, indexed: 0, removed: 0, skipped: [], failedSources: [] };
   const pending: Pending[] = [];
   for (const source of sources) {
-    throwIfCancelled(signal);
+    throwIfCancelled(signal, SEARCH_INDEX);
     let stamps: ReadonlyMap<string, string>;
     try {
       stamps = await source.changeStamps(signal);
     } catch (reason) {
-      throwIfCancelled(signal);
+      throwIfCancelled(signal, SEARCH_INDEX);
       report.failedSources.push({ source: source.name, reason });
       continue;
     }
@@ -79,7 +79,7 @@ export async function refreshIndex(
   const started = performance.now();
   for (let at = 0; at < pending.length; at += BATCH) {
     const batch = await readBatch(pending.slice(at, at + BATCH), signal);
-    throwIfCancelled(signal);
+    throwIfCancelled(signal, SEARCH_INDEX);
     tables.transaction(() => batch.forEach((read) => write(tables, read, report)));
     const indexed = Math.min(pending.length, at + BATCH);
     const elapsedMs = performance.now() - started;
@@ -93,7 +93,7 @@ type Read = Pending & ({ document: SessionDocument } | { reason: unknown });
 async function readBatch(batch: readonly Pending[], signal: AbortSignal | undefined): Promise<Read[]> {
   const reads: Read[] = [];
   for (let at = 0; at < batch.length; at += READS) {
-    throwIfCancelled(signal);
+    throwIfCancelled(signal, SEARCH_INDEX);
     reads.push(...(await Promise.all(batch.slice(at, at + READS).map((pending) => readOne(pending, signal)))));
   }
   return reads;
@@ -104,7 +104,7 @@ async function readOne(pending: Pending, signal: AbortSignal | undefined): Promi
   try {
     return { ...pending, document: documentOf(await pending.source.readSurface(pending.id, signal)) };
   } catch (reason) {
-    throwIfCancelled(signal);
+    throwIfCancelled(signal, SEARCH_INDEX);
     return { ...pending, reason };
   }
 }
@@ -120,6 +120,5 @@ function write(tables: IndexTables, read: Read, report: RefreshReport): void {
   report.skipped.push({ source: read.source.name, sessionId: read.id, reason: read.reason });
 }
 
-export function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new SessionReferenceError('the search index was cancelled', 'SESSION_REFERENCE_CANCELLED', { cause: signal.reason });
-}
+/** The work a cancelled refresh or search names: `the search index was cancelled`. */
+export const SEARCH_INDEX = 'the search index';

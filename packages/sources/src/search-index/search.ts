@@ -1,7 +1,7 @@
-import { checkCandidateLimit, normalizeContentQuery, type TextRange } from '@sessref/core';
+import { checkCandidateLimit, normalizeContentQuery, throwIfCancelled, type TextRange } from '@sessref/core';
 import { decodeMessages, locate, snippetAround, type Snippet } from './documents.js';
 import { anyOf, planQuery, runsExpression, type MatchKind, type QueryPlan } from './query.js';
-import { throwIfCancelled } from './refresh.js';
+import { SEARCH_INDEX } from './refresh.js';
 import type { IndexTables } from './tables.js';
 
 export interface SearchRequest {
@@ -68,7 +68,7 @@ export function searchIndex(tables: IndexTables, request: SearchRequest): Search
   const excluded = new Set(request.exclude ?? []);
   const found = new Map<number, MatchKind>();
   const take = (kind: MatchKind, expression: string): void => {
-    throwIfCancelled(request.signal);
+    throwIfCancelled(request.signal, SEARCH_INDEX);
     for (const row of tables.matches(expression, limit + found.size + excluded.size)) {
       if (found.size >= limit) break;
       if (!excluded.has(row.id) && !found.has(row.key)) found.set(row.key, kind);
@@ -83,7 +83,7 @@ export function searchIndex(tables: IndexTables, request: SearchRequest): Search
   }
   const hits: SearchHit[] = [];
   for (const [key, kind] of found) {
-    throwIfCancelled(request.signal);
+    throwIfCancelled(request.signal, SEARCH_INDEX);
     const hit = hitOf(tables, key, kind, plan.form);
     if (hit !== undefined) hits.push(hit);
   }

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { Command, ParsedFlags } from './commands/command.js';
 import { parseCommandLine } from './commands/parse.js';
 import { CliError } from './failure.js';
 import { commandHelp, mainHelp } from './help.js';
 import { styleFor, writeJson, writeLine, type Io } from './output.js';
+import { packageVersion } from './version.js';
 
 // What `--version`, `--help`, `uri` and a command line that parses need is loaded above; the
 // dsh host, the sources and the error classifier load with the command that uses them.
@@ -19,8 +19,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     debug = flags.debug === true;
     json = flags.json === true;
     if (flags.version === true) {
-      if (json) writeJson(io.stdout, { version: version() });
-      else writeLine(io.stdout, `sessref ${version()}`);
+      if (json) writeJson(io.stdout, { version: packageVersion() });
+      else writeLine(io.stdout, `sessref ${packageVersion()}`);
       return 0;
     }
     if (command === undefined) {
@@ -39,12 +39,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (thrown) {
     return reportFailure(io, thrown, { subject, debug, json });
   }
-}
-
-/** The CLI package's version, read from its package.json (one level above both src/ and dist/). */
-function version(): string {
-  const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  return (manifest as { version: string }).version;
 }
 
 /** The help's last line: the root a command would use now, and why (for `seed`, the root it would write, never dsh's). */

@@ -16,6 +16,7 @@ import {
   resolveReferenceContextFraction,
   toCandidate,
   withMention,
+  type PreparedContext,
   type PrepareOptions,
   type ReferenceTarget,
   type SessionReferenceCandidate,
@@ -362,6 +363,16 @@ export class SessionReferenceResolver extends TypertRemoteService {
   @Remote('search')
   remoteExportSearch(agent: Agent, query: string, signal: AbortSignal): Promise<SessionReferenceContentHit[]> {
     return this.searchContent(agent, query, undefined, signal);
+  }
+
+  /**
+   * The context a step of `target` would get for a message that only cites
+   * `references`: how a host's own face (`sessref mcp`) prepares a
+   * citation through this plugin's core, configuration and reads, as a dsh
+   * step does (rc.8's options: no agent, so no model-relative budget).
+   */
+  async prepareFor(target: ReferenceTarget, references: SessionReferenceInput[], signal?: AbortSignal): Promise<PreparedContext | undefined> {
+    return (await this.core.prepare(target, [], references, signal)).context;
   }
 
   /** Snapshot every distinct reference of one message into zero or one context. */

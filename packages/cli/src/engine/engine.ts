@@ -115,13 +115,13 @@ export class Engine {
 
   /** Boot the real dsh host over `options.root` and open an engine on it. */
   static async open(options: EngineOptions): Promise<Engine> {
-    return Engine.over(await bootHost(engineHostOptions(options)), options);
+    return new Engine(await bootHost(engineHostOptions(options)), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
   }
 
   /**
-   * An engine over a host the caller booted from {@link engineHostOptions}
-   * (a test that writes sessions through that same host); `close()`
-   * disposes of the host.
+   * For tests only: an engine over a host the test booted from
+   * {@link engineHostOptions} (to write sessions through that same host);
+   * `close()` disposes of the host. sessref opens engines with {@link open}.
    */
   static over(host: Context, options: Pick<EngineOptions, 'root' | 'lockWaitMs'>): Engine {
     return new Engine(host, options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
@@ -206,13 +206,39 @@ export class Engine {
     return this.ctx.sessionReferenceResolver.foreignSources;
   }
 
+  /** Candidates discovery offers when the caller names no limit. */
+  get candidateLimit(): number {
+    return this.ctx.sessionReferenceResolver.config.candidateLimit;
+  }
+
   /**
-   * Title candidates for a target, ranked as the plugin ranks them, under the
-   * configured candidate limit unless `limit` is given: the plugin's Remote
-   * `candidates` without the content matches it appends (see {@link search}).
+   * Title candidates for a target (a session of the root by its id, or a
+   * conversation elsewhere by its id and cwd, such as an MCP client's),
+   * ranked as the plugin ranks them, under the configured candidate limit
+   * unless `limit` is given: the plugin's Remote `candidates` without the
+   * content matches it appends (see {@link search}).
    */
-  async candidates(targetId: string, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
-    return this.ctx.sessionReferenceResolver.candidatesFor(await this.listedTarget(targetId), query, limit, signal);
+  async candidates(target: string | ReferenceTarget, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
+    return this.ctx.sessionReferenceResolver.candidatesFor(await this.targetOf(target), query, limit, signal);
+  }
+
+  /**
+   * The context a message of `target` citing `sessionIds` would get, each
+   * labelled with its latest title as its mention would be: prepared by the
+   * plugin's own core, configuration and reads, exactly as a dsh step's
+   * reference (`sessref mcp`'s `ref` prompt).
+   */
+  async cite(target: ReferenceTarget, sessionIds: readonly string[], signal?: AbortSignal): Promise<PreparedContext> {
+    const resolver = this.ctx.sessionReferenceResolver;
+    const titles = await resolver.titlesOf(sessionIds, signal);
+    const references = sessionIds.map((sessionId, index) => {
+      const titled = titles[index];
+      return titled?.status === 'fulfilled' && titled.title !== undefined ? { sessionId, label: titled.title } : { sessionId };
+    });
+    const context = await resolver.prepareFor(target, references, signal);
+    // At least one reference always yields a context; its absence would be a bug, reported as such.
+    if (context === undefined) throw new Error('the plugin prepared no context for a citation');
+    return context;
   }
 
   /**
@@ -221,8 +247,8 @@ export class Engine {
    * index (the root's sessions and the other agents'); the target's own
    * session is left out. Each hit carries the query's ranges in its snippet.
    */
-  async search(query: string, options: { target?: string; limit?: number; signal?: AbortSignal } = {}): Promise<SessionReferenceContentHit[]> {
-    const target = options.target === undefined ? undefined : await this.listedTarget(options.target);
+  async search(query: string, options: { target?: string | ReferenceTarget; limit?: number; signal?: AbortSignal } = {}): Promise<SessionReferenceContentHit[]> {
+    const target = options.target === undefined ? undefined : await this.targetOf(options.target);
     return this.ctx.sessionReferenceResolver.searchContentFor(target, query, options.limit, options.signal);
   }
 
@@ -371,14 +397,17 @@ export class Engine {
   }
 
   /**
-   * The header a listing gives `sessionId` (a live session's own, else the
-   * one the host keeps): discovery needs only the target's id and cwd, so
-   * nothing reads its log. A session the listing leaves out (missing, or its
-   * header unreadable) is read after all, for the host's own refusal. No
-   * signal: a cancelled query is refused by the resolver itself, as such.
+   * A target as discovery takes it: one named by its id and cwd as it is;
+   * a session of the root by the header a listing gives it (a live session's
+   * own, else the one the host keeps): discovery needs only the target's id
+   * and cwd, so nothing reads its log. A session the listing leaves out
+   * (missing, or its header unreadable) is read after all, for the host's
+   * own refusal. No signal: a cancelled query is refused by the resolver
+   * itself, as such.
    */
-  private async listedTarget(sessionId: string): Promise<ReferenceTarget> {
-    const header = await this.listedHeader(sessionId);
+  private async targetOf(target: string | ReferenceTarget): Promise<ReferenceTarget> {
+    if (typeof target !== 'string') return target;
+    const header = await this.listedHeader(target);
     return header.cwd === undefined ? { id: header.id } : { id: header.id, cwd: header.cwd };
   }
 

@@ -7,7 +7,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { ProtocolError, ProtocolErrorCode, type ListResourcesResult, type McpServer, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
-import { encodeSessionReferenceUri, utf8Length } from '@sessref/core';
+import { encodeSessionReferenceUri, labelOf, utf8Length } from '@sessref/core';
 import type { SessionSummary } from '../engine/engine.js';
 import { terminalSafe } from '../output.js';
 import { answering } from './errors.js';
@@ -16,7 +16,7 @@ import type { CitableSessions } from './sessions.js';
 /** The snapshot text: a heading, the warning and tag-safe JSON, shown as written. */
 const MIME_TYPE = 'text/plain';
 
-/** How often the listing is compared with the last one to announce a change; clients re-list on the notice. */
+/** How often the sessions' change stamps are compared with the last ones to announce a change; clients re-list on the notice. */
 const CHANGE_POLL_MS = 2000;
 
 /** Serve `resources/list` (paged by `pageSize`), `resources/read` and an empty template list; announce listing changes until `server` closes. */
@@ -51,7 +51,7 @@ function offsetOf(cursor: string | undefined): number {
 }
 
 function resourceOf(session: SessionSummary, size: number | undefined, lastModified: string | undefined): Resource {
-  const title = session.title ?? session.sessionId;
+  const title = labelOf(session.sessionId, session.title);
   const where = session.cwd === undefined ? '' : ` in ${session.cwd}`;
   return {
     uri: encodeSessionReferenceUri(session.sessionId),
@@ -90,21 +90,23 @@ async function readSession(sessions: CitableSessions, uri: string, signal: Abort
 }
 
 /**
- * Compare the listing (ids and titles) every {@link CHANGE_POLL_MS} and
- * call `changed` when it differs; one comparison at a time. Returns the stop.
+ * Compare the sessions' change stamps (see `Engine.changeStamps`: the logs'
+ * and transcripts' revisions, no log or transcript read) every
+ * {@link CHANGE_POLL_MS} and call `changed` when they differ; one
+ * comparison at a time. Returns the stop.
  */
 function announceChanges(sessions: CitableSessions, changed: () => void): () => void {
   let last: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const tick = async () => {
-    const listing = JSON.stringify((await sessions.list()).map((session) => [session.sessionId, session.title]));
-    if (last !== undefined && listing !== last) changed();
-    last = listing;
+    const stamps = JSON.stringify([...(await sessions.changeStamps())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (last !== undefined && stamps !== last) changed();
+    last = stamps;
   };
   const schedule = () => {
     if (stopped) return;
-    // A failed listing (a root being replaced) is retried at the next tick; the reads report their own failures.
+    // A failed comparison (a root being replaced) is retried at the next tick; the reads report their own failures.
     timer = setTimeout(() => void tick().catch(() => undefined).finally(schedule), CHANGE_POLL_MS);
     timer.unref();
   };

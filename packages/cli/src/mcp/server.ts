@@ -14,6 +14,7 @@ import { BatchRefusal } from './batches.js';
 import { registerRefPrompt } from './prompt.js';
 import { serveSessionResources } from './resources.js';
 import { CitableSessions } from './sessions.js';
+import { packageVersion } from '../version.js';
 
 export interface McpOptions {
   readonly engine: EngineOptions;
@@ -98,7 +99,7 @@ function leafIssues(issues: readonly Issue[], under: readonly PropertyKey[] = []
 
 /** One server definition, which serveStdio pins to a connection (or a discarded `server/discover` probe). */
 function mcpServer(sessions: CitableSessions, options: McpOptions): McpServer {
-  const server = new McpServer({ name: 'sessref', title: 'sessref: cite other sessions', version: '0.1.0' }, { capabilities: { tools: { listChanged: false } } });
+  const server = new McpServer({ name: 'sessref', title: 'sessref: cite other sessions', version: packageVersion() }, { capabilities: { tools: { listChanged: false } } });
   server.server.setRequestHandler('tools/list', () => ({ tools: [] }));
   registerRefPrompt(server, sessions);
   if (options.resources) serveSessionResources(server, sessions, options.pageSize);

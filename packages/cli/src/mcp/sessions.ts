@@ -1,34 +1,20 @@
 /**
- * The sessions an MCP client may cite, read through the same host, plugin
- * and core a dsh step reads them through: one engine over the root and the
- * other agents' homes, for listing, discovery and the snapshots themselves.
+ * The sessions an MCP client may cite, through the same engine the CLI and
+ * the inspector use (its host, plugin and core, as a dsh step reads them):
+ * listing, discovery and the snapshots themselves.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context } from '@deepseek-ai/cordis';
-import {
-  createSessionReferenceCore,
-  isSessionReferenceError,
-  type PreparedContext,
-  type ReferenceTarget,
-  type SessionReferenceContentHit,
-  type SessionReferenceCore,
-  type SessionReferenceMentionCandidate,
-  type SessionReferenceStorage,
-} from '@sessref/core';
-import type { SessionReferenceResolver } from '@sessref/dsh';
-import { bootHost } from '@sessref/host';
-import { Engine, engineHostOptions, type EngineOptions, type SessionSummary } from '../engine/engine.js';
+import { isSessionReferenceError, type PreparedContext, type ReferenceTarget, type SessionReferenceContentHit } from '@sessref/core';
+import { Engine, type EngineOptions, type SessionSummary } from '../engine/engine.js';
 import { explainMissing } from '../engine/listing.js';
 import { completionQuery, sessionOfArgument } from './arguments.js';
 
 export class CitableSessions {
-  private readonly core: SessionReferenceCore;
   /** Reasons already reported, so a failing search is said once, not at every keystroke. */
   private readonly reported = new Set<string>();
 
   private constructor(
     private readonly engine: Engine,
-    private readonly resolver: SessionReferenceResolver,
     /**
      * The conversation the client cites into: no session sessref reads (a
      * fresh id), so every session is citable, and the client's working
@@ -38,15 +24,11 @@ export class CitableSessions {
     private readonly target: ReferenceTarget,
     /** Where a failure that leaves something out of an answer is said (stderr under `sessref mcp`). */
     private readonly report: (line: string) => void,
-  ) {
-    // The resolver's configuration (budget, reference cap) over the resolver's own reads.
-    this.core = createSessionReferenceCore(resolverStorage(resolver), resolver.config);
-  }
+  ) {}
 
-  /** Boot the host over `options.root` (the other agents' homes as `options.sources` asks) for a client started in `cwd`. */
+  /** Open the engine over `options.root` (the other agents' homes as `options.sources` asks) for a client started in `cwd`. */
   static async open(options: EngineOptions, cwd: string, report: (line: string) => void = () => {}): Promise<CitableSessions> {
-    const host: Context = await bootHost(engineHostOptions(options));
-    return new CitableSessions(Engine.over(host, options), host.sessionReferenceResolver, { id: randomUUID(), cwd }, report);
+    return new CitableSessions(await Engine.open(options), { id: randomUUID(), cwd }, report);
   }
 
   close(): Promise<void> {
@@ -55,12 +37,17 @@ export class CitableSessions {
 
   /** Distinct sessions one citation may carry (the plugin's `maxReferences`). */
   get maxReferences(): number {
-    return this.resolver.config.maxReferences;
+    return this.engine.maxReferences;
   }
 
   /** Every session a citation can name, as `sessref list` lists them: the root's, then each other agent's. */
   list(signal?: AbortSignal): Promise<SessionSummary[]> {
     return this.engine.sessions(signal);
+  }
+
+  /** A stamp per session that changes whenever the session may have (see `Engine.changeStamps`): what a listing-changed notice compares. */
+  changeStamps(signal?: AbortSignal): Promise<ReadonlyMap<string, string>> {
+    return this.engine.changeStamps(signal);
   }
 
   /** The log file of each of the root's own sessions among `sessionIds` (other agents' are read in place, unnamed here). */
@@ -70,25 +57,14 @@ export class CitableSessions {
 
   /**
    * The context a dsh step would put after a message citing `sessions`
-   * (ids, mentions or URIs, as a user gives them): prepared by the core
-   * with the plugin's configuration, so its warning, tag-safe JSON and
-   * per-source budget are the step's own. Each source is labelled with its
-   * latest title, as its mention would be; a failure names what the CLI
-   * would name (a damaged log as itself, not as "not found").
+   * (ids, mentions or URIs, as a user gives them): the engine's citation,
+   * so its warning, tag-safe JSON and per-source budget are the step's own,
+   * each source labelled with its latest title; a failure names what the
+   * CLI would name (a damaged log as itself, not as "not found").
    */
   async snapshot(sessions: readonly string[], signal?: AbortSignal): Promise<PreparedContext> {
-    const ids = sessions.map(sessionOfArgument);
-    const titles = await this.resolver.titlesOf(ids, signal);
-    const references = ids.map((sessionId, index) => {
-      const titled = titles[index];
-      const title = titled?.status === 'fulfilled' ? titled.title : undefined;
-      return title === undefined ? { sessionId } : { sessionId, label: title };
-    });
     try {
-      const prepared = await this.core.prepare(this.target, [], references, signal);
-      // At least one reference always yields a context; its absence would be a core bug, reported as such.
-      if (prepared.context === undefined) throw new Error('the core prepared no context for a citation');
-      return prepared.context;
+      return await this.engine.cite(this.target, sessions.map(sessionOfArgument), signal);
     } catch (error) {
       throw await explainMissing(this.engine, error);
     }
@@ -103,8 +79,8 @@ export class CitableSessions {
   async suggestions(value: string, signal?: AbortSignal): Promise<string[]> {
     const query = completionQuery(value);
     if (query === undefined) return [];
-    const limit = this.resolver.config.candidateLimit;
-    const titled: SessionReferenceMentionCandidate[] = await this.resolver.candidatesFor(this.target, query, limit, signal);
+    const limit = this.engine.candidateLimit;
+    const titled = await this.engine.candidates(this.target, query, limit, signal);
     const seen = new Set(titled.map((candidate) => candidate.sessionId));
     const content = titled.length < limit ? await this.contentMatches(query, limit, signal) : [];
     const more = content.filter((hit) => !seen.has(hit.sessionId) && seen.add(hit.sessionId));
@@ -119,7 +95,7 @@ export class CitableSessions {
    */
   private async contentMatches(query: string, limit: number, signal: AbortSignal | undefined): Promise<SessionReferenceContentHit[]> {
     try {
-      return await this.resolver.searchContentFor(this.target, query, limit, signal);
+      return await this.engine.search(query, { target: this.target, limit, ...(signal === undefined ? {} : { signal }) });
     } catch (error) {
       if (isSessionReferenceError(error) && (error.code === 'SESSION_REFERENCE_INVALID_QUERY' || error.code === 'SESSION_REFERENCE_SEARCH_DISABLED')) return [];
       if (signal?.aborted === true || (isSessionReferenceError(error) && error.code === 'SESSION_REFERENCE_CANCELLED')) throw error;
@@ -131,19 +107,6 @@ export class CitableSessions {
       return [];
     }
   }
-}
-
-/**
- * The core's storage port over the resolver's public reads: its listing of
- * every source, its titles, and the surface its snapshots are cut from, so
- * a citation reads exactly what a dsh step's reference reads.
- */
-function resolverStorage(resolver: SessionReferenceResolver): SessionReferenceStorage {
-  return {
-    listSessions: (signal) => resolver.listSessions(signal),
-    readTitles: (sessionIds, signal) => resolver.titlesOf(sessionIds, signal),
-    readSurface: async (sessionId, signal) => (await resolver.snapshotOf(sessionId, signal)).snapshot,
-  };
 }
 
 /** A failure as a log line names it: its code and message when it has them (no stack). */

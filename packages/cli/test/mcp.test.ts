@@ -173,6 +173,23 @@ describe('sessref mcp', () => {
     expect(await failure(client.listResources({ cursor: 'not-ours' }))).toMatchObject({ code: -32602 });
   });
 
+  it('under --resources, announces a changed listing when a session is created, and nothing while nothing changes', async () => {
+    const changing = await emptyRoot();
+    await ok(['seed', '--root', changing]);
+    const client = new Client({ name: 'sessref-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', changing, '--resources'], env, stderr: 'pipe' }));
+    clients.push(client);
+    let notices = 0;
+    client.setNotificationHandler('notifications/resources/list_changed', () => void (notices += 1));
+    const before = (await client.listResources()).resources.length;
+    // Two comparisons of unchanged stamps (one every 2 s) announce nothing.
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(notices).toBe(0);
+    await ok(['new', '--root', changing, '--title', 'Created while listed'], { env });
+    await expect.poll(() => notices).toBeGreaterThan(0);
+    expect((await client.listResources()).resources).toHaveLength(before + 1);
+  });
+
   it('says in one short line why it ignored JSON that is not JSON-RPC, and keeps answering', async () => {
     const { responses, stderr, code } = await rawSession([INITIALIZE, '{"foo":1}', '5', { id: 2, method: 'tools/list' }]);
     expect(responses.get(2)).toMatchObject({ result: { tools: [] } });

@@ -11,10 +11,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { dirname, join } from 'node:path';
+import zlib, { constants, zstdCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { framePerRecord, writeGeneration, type Step } from '@sessref/test-support';
-import { listSessions } from '../src/engine/listing.js';
+import { explainMissing, listSessions } from '../src/engine/listing.js';
 import { Engine } from '../src/engine/engine.js';
 import { logPath, tempDir } from './support.js';
 
@@ -52,11 +54,52 @@ const DAMAGE: Record<string, (root: string) => void> = {
   directory: (root) => mkdirSync(logPath(root, 'directory', CWD), { recursive: true }),
   fifo: (root) => (mkdirSync(dirname(logPath(root, 'fifo', CWD)), { recursive: true }), execFileSync('mkfifo', [logPath(root, 'fifo', CWD)])),
   dangling: (root) => (mkdirSync(dirname(logPath(root, 'dangling', CWD)), { recursive: true }), symlinkSync('nowhere.zstd', logPath(root, 'dangling', CWD))),
+  // A few KiB of v3 log whose last frame stands for 48 MiB of messages: over its plaintext budget (#37 item 1).
+  bomb: (root) => writeFile(join(dirname(logPath(root, 'bomb', CWD)), 'session.v3.jsonl.zstd'), bomb('bomb')),
 };
+
+/** A healthy v3 log's first exchange, then one frame of six user messages of 8 MiB each. */
+function bomb(id: string): Buffer {
+  const lines = writeGeneration(3, [{ kind: 'exchange', user: 'hi', assistant: 'ok' }], { id, createdAt: 1_700_000_000_000, cwd: CWD }).trimEnd().split('\n');
+  const text = 'a'.repeat(8 * 1024 * 1024);
+  const messages = Array.from({ length: 6 }, (_, index) => {
+    const seq = lines.length - 1 + index;
+    return `${JSON.stringify({ type: 'user/message', seq, time: seq, data: { id: `u${seq}`, role: 'user', content: [{ type: 'text', text }], source: { kind: 'user' } }, surfaceOp: 'append' })}\n`;
+  });
+  return Buffer.concat([framePerRecord(`${lines.join('\n')}\n`), zstdCompressSync(Buffer.from(messages.join('')), { params: { [constants.ZSTD_c_checksumFlag]: 1 } })]);
+}
 
 function writeFile(path: string, content: string | Buffer): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
+}
+
+/** Plaintext Zstandard frames decompressed so far in this process (counted on Node's zlib, as every reader's named import sees it). */
+let decompressed = 0;
+const zstdDecompress = zlib.zstdDecompressSync;
+zlib.zstdDecompressSync = (buffer, options) => {
+  let plaintext: ReturnType<typeof zstdDecompress>;
+  try {
+    plaintext = zstdDecompress(buffer, options);
+  } catch (error) {
+    // Refused at its output bound: that much was decompressed first.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') decompressed += options?.maxOutputLength ?? 0;
+    throw error;
+  }
+  decompressed += plaintext.length;
+  return plaintext;
+};
+syncBuiltinESMExports();
+
+async function decompressing<T>(work: () => Promise<T>): Promise<{ value: T; bytes: number }> {
+  const before = decompressed;
+  let value: T;
+  try {
+    value = await work();
+  } catch (error) {
+    return { value: error as T, bytes: decompressed - before };
+  }
+  return { value, bytes: decompressed - before };
 }
 
 /** Bytes this process has read so far, through every file descriptor. */
@@ -133,6 +176,19 @@ describe.runIf(existsSync('/proc/self/io'))('one damaged log of each kind among 
     const flagged = listed.filter((session) => session.readError !== undefined).map((session) => session.sessionId);
     expect(flagged.sort()).toEqual(Object.keys(DAMAGE).sort());
     expect(bytes).toBeLessThan(largestLog);
+  });
+
+  it('a refused decompression bomb is not decoded again by a new engine: listed, shown or searched', async () => {
+    // What a decode of the bomb costs: its 32 MiB budget. The healthy logs' headers are a few KiB.
+    const { value: listed, bytes: listing } = await decompressing(() => listSessions(engine));
+    expect(listed.find((session) => session.sessionId === 'bomb')?.readError).toMatchObject({ code: 'SESSION_LOG_TOO_LARGE' });
+    expect(listing).toBeLessThan(1024 * 1024);
+    // What `sessref show bomb` says: the host does not list it, and its damage explains the miss.
+    const { value: refusal, bytes: showing } = await decompressing(() => engine.show('bomb').catch(async (error: unknown) => Promise.reject(await explainMissing(engine, error))));
+    expect(refusal).toMatchObject({ code: 'SESSION_LOG_TOO_LARGE' });
+    expect(showing).toBeLessThan(1024 * 1024);
+    const { bytes: searching } = await decompressing(() => engine.search('markerhealthy07'));
+    expect(searching).toBeLessThan(1024 * 1024);
   });
 
   it('lists again reading no log at all', async () => {

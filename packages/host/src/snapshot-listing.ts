@@ -1,5 +1,5 @@
 import { lstatSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
@@ -9,7 +9,7 @@ import { directoryProblem, replaceFileAtomically } from '@sessref/sources';
 import { HEADER_BUDGET_BYTES } from './log-probe.js';
 import { readLogHead, type LogHead } from './log-head.js';
 import { assertSupportedRoot } from './root-shape.js';
-import { CheckedJsonlPersistence } from './storage.js';
+import { CheckedJsonlPersistence, isReaderRefusalCode, type KeptRefusal } from './storage.js';
 
 /**
  * A header read from a log, and what it answers for. It is the log's while
@@ -94,6 +94,12 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
       return last.snapshots.map((snapshot) => snapshot.header);
     }
     return (await this.listSnapshots(signal)).map((snapshot) => snapshot.header);
+  }
+
+  // The refusals kept between processes answer a read of a refused log too: loaded before any read.
+  override async loadStored(id: SessionId, signal?: AbortSignal): ReturnType<CheckedJsonlPersistence['loadStored']> {
+    this.loadHeaders();
+    return super.loadStored(id, signal);
   }
 
   override async create(meta: SessionHeader): Promise<void> {
@@ -251,6 +257,10 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
         if (isKnownHeader(id, known)) this.headers.set(id, { revision: known.revision, head: { bytes: known.head.bytes, sha256: known.head.sha256 }, header: deepFreeze(known.header) });
       }
       if (isJsonObject(saved['leftOut'])) for (const [id, revision] of Object.entries(saved['leftOut'])) if (typeof revision === 'string') this.leftOut.set(id, revision);
+      // Why sessref's reader refused a left-out log (see `refusals`), by its path under the root; one of another shape is read again.
+      if (isJsonObject(saved['refusals'])) {
+        for (const [path, refusal] of Object.entries(saved['refusals'])) if (isKeptRefusal(path, refusal)) this.refusals.set(join(this.config.root, path), refusal);
+      }
     } catch (error) {
       unused(error instanceof Error ? error.message : String(error));
     }
@@ -259,7 +269,15 @@ export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   /** Replace the saved headers atomically; a file that cannot be written only costs the next process a full listing, said once. */
   private saveHeaders(): void {
     if (this.headersFile === undefined) return;
-    const saved: SavedHeaders = { version: HEADERS_VERSION, root: this.config.root, headers: Object.fromEntries(this.headers), leftOut: Object.fromEntries(this.leftOut) };
+    // A refusal is kept while its log is left out at the revision it was refused at: a changed log is read again.
+    const refusals = [...this.refusals].filter(([, refusal]) => this.leftOut.get(refusal.sessionId) === refusal.revision);
+    const saved: SavedHeaders = {
+      version: HEADERS_VERSION,
+      root: this.config.root,
+      headers: Object.fromEntries(this.headers),
+      leftOut: Object.fromEntries(this.leftOut),
+      refusals: Object.fromEntries(refusals.map(([path, refusal]) => [relative(this.config.root, path), refusal])),
+    };
     if (replaceFileAtomically(this.headersFile, Buffer.from(JSON.stringify(saved))) || this.unsaved) return;
     this.unsaved = true;
     this.notices.push(`kept headers ${this.headersFile} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);
@@ -307,9 +325,11 @@ interface SavedHeaders {
   headers: Record<string, KnownHeader>;
   /** The logs a listing left out, by revision token. */
   leftOut: Record<string, string>;
+  /** Why sessref's reader refused those of them it read, by the log's path under the root (optional: older files have none). */
+  refusals?: Record<string, KeptRefusal>;
 }
 
-/** 4: with the logs a listing left out; 3: a header carries its log's revision and first bytes' digest (2 named the file by device and inode alone, 1 by inode). */
+/** 4: with the logs a listing left out (and, in an optional field, why sessref's reader refused them); 3: a header carries its log's revision and first bytes' digest (2 named the file by device and inode alone, 1 by inode). */
 const HEADERS_VERSION = 4;
 
 
@@ -339,6 +359,13 @@ function isKnownHeader(id: string, value: unknown): value is KnownHeader {
     Number.isSafeInteger(createdAt) &&
     Object.entries(optional).every(([field, fieldValue]) => OPTIONAL_HEADER_FIELDS[field] !== undefined && typeof fieldValue === OPTIONAL_HEADER_FIELDS[field])
   );
+}
+
+/** A kept refusal of the log at `path` (under the root, no way out of it), as {@link ListedJsonlPersistence} saves it. */
+function isKeptRefusal(path: string, value: unknown): value is KeptRefusal {
+  if (!isJsonObject(value) || path.split('/').some((segment) => segment === '..' || segment === '') || path.startsWith('/')) return false;
+  const { sessionId, revision, code, message } = value;
+  return typeof sessionId === 'string' && typeof revision === 'string' && isReaderRefusalCode(code) && typeof message === 'string' && message.length <= 4096;
 }
 
 /** Whether anything is at `path`; a path that cannot hold anything (a regular file on the way: `ENOTDIR`) holds nothing. */

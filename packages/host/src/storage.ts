@@ -21,6 +21,14 @@ export class SessionLogError extends Error {
   }
 }
 
+/** A refusal of sessref's reader, for the log's revision token it was read at (see `refusals`). */
+export interface KeptRefusal {
+  sessionId: string;
+  revision: string;
+  code: SessionLogError['code'];
+  message: string;
+}
+
 type Stored = Awaited<ReturnType<JsonlSessionPersistence['loadStored']>>;
 
 type LogFile = Pick<SessionLog, 'sessionId' | 'path' | 'generation'>;
@@ -55,6 +63,13 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   private listed = new Map<string, { revision: FileRevision | undefined; entry: ListedEntry | null; damage?: SessionLogError; explained?: true }>();
   /** The last probe of each log, valid while the log keeps the file revision it was probed at. */
   private probes = new Map<string, { revision: FileRevision | undefined; problem: LogProblem | undefined }>();
+  /**
+   * Why sessref's own reader refused each log it read whole (generations 1-4), by path, kept while
+   * the log keeps the revision it was read at: a refused log is not decoded again, so a log whose
+   * frames stand for more plaintext than its budget (a decompression bomb) costs that budget once,
+   * not once per read. A subclass may keep them between processes.
+   */
+  protected readonly refusals = new Map<string, KeptRefusal>();
   /**
    * The root's directories as last listed, kept by their revisions: each read below checks the
    * session's shape and finds its logs, and a listing of the root and of every project directory
@@ -270,16 +285,21 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
    */
   private readGeneration(file: LogFile): { stored: NonNullable<Stored>; torn: { bytes: number } | undefined } {
     const revision = readRevision(file.path);
+    const token = revision === undefined ? 'gone' : revisionToken(revision);
+    const kept = this.refusals.get(file.path);
+    if (kept !== undefined && revision !== undefined && kept.revision === token) throw new SessionLogError(file.sessionId, kept.code, kept.message);
     let read: ReturnType<typeof readSessionLog>;
     try {
       read = readSessionLog(file.path, file.generation);
     } catch (error) {
-      throw this.fromReader(file, error);
+      const refusal = this.fromReader(file, error);
+      // Kept at the revision taken before the read: a log changed meanwhile has another one next time, and is read again.
+      if (revision !== undefined) this.refusals.set(file.path, { sessionId: file.sessionId, revision: token, code: refusal.code, message: refusal.message });
+      throw refusal;
     }
     if (read.header.id !== file.sessionId) {
       throw new SessionLogError(file.sessionId, 'SESSION_LOG_CORRUPT', `log ${this.relative(file.path)} carries the header of another session ("${read.header.id}")`);
     }
-    const token = revision === undefined ? 'gone' : revisionToken(revision);
     return { stored: { meta: read.header, events: read.events, revision: SessionPersistenceRevision(token) }, torn: read.torn };
   }
 
@@ -332,9 +352,9 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   /** Keep what was learnt of the logs in `files` only: a long-lived process forgets deleted logs. */
   private forgetBut(files: readonly LogFile[]): void {
-    if (this.probes.size <= files.length && this.listed.size <= files.length) return;
+    if (this.probes.size <= files.length && this.listed.size <= files.length && this.refusals.size <= files.length) return;
     const present = new Set(files.map((file) => file.path));
-    for (const known of [this.probes, this.listed]) for (const path of known.keys()) if (!present.has(path)) known.delete(path);
+    for (const known of [this.probes, this.listed, this.refusals]) for (const path of known.keys()) if (!present.has(path)) known.delete(path);
   }
 
   /**
@@ -427,6 +447,11 @@ const READER_CODES: Record<SessionLogReadCode, SessionLogError['code']> = {
   SESSION_LOG_VERSION_UNKNOWN: 'SESSION_LOG_UNSUPPORTED',
   SESSION_LOG_UNSUPPORTED: 'SESSION_LOG_UNSUPPORTED',
 };
+
+/** Whether `code` is one a refusal of sessref's reader carries (see {@link KeptRefusal}). */
+export function isReaderRefusalCode(code: unknown): code is SessionLogError['code'] {
+  return Object.values(READER_CODES).some((known) => known === code);
+}
 
 /** Whether `error` is the backend refusing the log at `path` itself, rather than the root or the runtime. */
 function isUnreadableLog(error: unknown, path: string): boolean {

@@ -1,6 +1,7 @@
 import { raceCancellation, throwIfCancelled } from './cancellation.js';
 import { isPositiveSafeInteger } from './config.js';
 import { SessionReferenceError, isSessionReferenceError } from './errors.js';
+import { labelOf } from './label.js';
 import type { ReferenceTarget, SessionHeaderLike, SessionReferenceCandidate, SessionReferenceStorage } from './types.js';
 import { readFailed } from './reads.js';
 
@@ -92,7 +93,7 @@ export function toCandidate(
   shape: CandidateShape = 'rc.8',
 ): SessionReferenceCandidate {
   const { id: sessionId, cwd, createdAt } = header;
-  const label = titles?.title ?? sessionId;
+  const label = labelOf(sessionId, titles?.title);
   const located = cwd === undefined ? {} : { cwd };
   if (shape === 'rc.8') return { sessionId, label, ...located, createdAt };
   const displayTitle = titles?.displayTitle ?? label;

@@ -24,6 +24,7 @@ export {
   readableMention,
 } from './uri.js';
 export { stringifyTagSafeJson } from './serialization.js';
+export { labelOf } from './label.js';
 export { messageText, projectConversation, projectMessage, type ProjectedItem } from './projection.js';
 export { retainReference, cutText, omissionNotice, type RetainedReference, type RetentionInput } from './retention.js';
 export { fitSnapshot, type SnapshotFit } from './fit.js';

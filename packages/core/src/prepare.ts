@@ -2,6 +2,7 @@ import { raceCancellation, throwIfCancelled } from './cancellation.js';
 import type { ResolvedSessionReferenceConfig } from './config.js';
 import { SessionReferenceError } from './errors.js';
 import { fitSnapshot } from './fit.js';
+import { labelOf } from './label.js';
 import { renderFullSnapshotTranscript, renderReferenceOmissions, type FullSnapshotOutcome, type ReferenceOmission, type SavedSnapshot } from './omissions.js';
 import type { ProjectedItem } from './projection.js';
 import { renderReferencedSessionsPrompt } from './prompt.js';
@@ -155,7 +156,7 @@ function distinctReferences(target: ReferenceTarget, references: readonly Sessio
     if (reference.sessionId === target.id) {
       throw new SessionReferenceError(`session "${target.id}" cannot reference itself`, 'SESSION_REFERENCE_SELF_REFERENCE');
     }
-    byId.set(reference.sessionId, { sessionId: reference.sessionId, label: reference.label ?? reference.sessionId, inputIndex: byId.size });
+    byId.set(reference.sessionId, { sessionId: reference.sessionId, label: labelOf(reference.sessionId, reference.label), inputIndex: byId.size });
   }
   if (byId.size > max) {
     throw new SessionReferenceError(`a message may reference at most ${max} sessions, got ${byId.size}`, 'SESSION_REFERENCE_TOO_MANY');

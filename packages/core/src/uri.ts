@@ -1,5 +1,6 @@
 import { decodeBase64UrlInto, decodedLengthBound, encodeBase64Url } from './base64url.js';
 import { SessionReferenceError } from './errors.js';
+import { labelOf } from './label.js';
 import type { ParsedSessionReferenceText, SessionReferenceInput } from './types.js';
 
 /** URI scheme of a session reference. */
@@ -106,7 +107,7 @@ function invalidUri(uri: string): SessionReferenceError {
 
 /** `@[label](uri)`, the label defaulting to the id, with `\` and `]` escaped. */
 export function formatSessionReferenceMention(reference: SessionReferenceInput): string {
-  const label = reference.label ?? reference.sessionId;
+  const label = labelOf(reference.sessionId, reference.label);
   return `@[${label.replace(/[\\\]]/g, '\\$&')}](${encodeSessionReferenceUri(reference.sessionId)})`;
 }
 

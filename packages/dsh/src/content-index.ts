@@ -1,5 +1,6 @@
 import {
   formatSessionReferenceMention,
+  labelOf,
   plainExcerpt,
   raceCancellation,
   throwIfCancelled,
@@ -185,7 +186,7 @@ async function labelled(storage: CombinedStorage, hits: readonly SearchHit[], si
   )) {
     if (result.status === 'fulfilled' && typeof result.title === 'string' && result.title.length > 0) titles.set(result.sessionId, result.title);
   }
-  return listed.map((hit) => contentHit(hit, headers.get(hit.sessionId)!, titles.get(hit.sessionId) ?? hit.sessionId));
+  return listed.map((hit) => contentHit(hit, headers.get(hit.sessionId)!, labelOf(hit.sessionId, titles.get(hit.sessionId))));
 }
 
 /** One hit in the candidates' key order, then the message, the snippet and where the query is in it. */

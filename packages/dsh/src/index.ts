@@ -12,6 +12,7 @@ import {
   checkCandidateLimit,
   createSessionReferenceCore,
   fitSnapshot,
+  labelOf,
   normalizeContentQuery,
   resolveReferenceContextFraction,
   toCandidate,
@@ -356,7 +357,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
   async snapshotOf(sessionId: string, signal?: AbortSignal): Promise<SessionSnapshotView> {
     const [snapshot, titles] = await Promise.all([this.storage.readSurface(sessionId, signal), this.storage.readTitles([sessionId], signal)]);
     const title = titles[0]?.status === 'fulfilled' ? titles[0].title : undefined;
-    return { snapshot, title, fit: fitSnapshot({ sessionId, label: title ?? sessionId }, snapshot, this.core.config.maxReferenceBytes) };
+    return { snapshot, title, fit: fitSnapshot({ sessionId, label: labelOf(sessionId, title) }, snapshot, this.core.config.maxReferenceBytes) };
   }
 
   /** Remote face of {@link searchContent} under the configured candidate limit. */

@@ -1,10 +1,10 @@
-import { formatSessionReferenceMention } from '@sessref/core';
+import { formatSessionReferenceMention, labelOf } from '@sessref/core';
 import type { Engine } from '../engine/engine.js';
 import { terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 
 /** `sessref mention ID [--label L]`: the label defaults to the session's title. */
 export async function mentionCommand(engine: Engine | undefined, io: Io, options: { id: string; label: string | undefined; json: boolean }): Promise<void> {
-  const label = options.label ?? (engine ? ((await engine.show(options.id)).title ?? options.id) : options.id);
+  const label = options.label ?? labelOf(options.id, engine ? (await engine.show(options.id)).title : undefined);
   const mention = formatSessionReferenceMention({ sessionId: options.id, label });
   if (options.json) return writeJson(io.stdout, { sessionId: options.id, label, mention });
   writeLine(io.stdout, terminalSafe(mention));

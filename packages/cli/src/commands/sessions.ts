@@ -1,4 +1,4 @@
-import { formatSessionReferenceMention } from '@sessref/core';
+import { formatSessionReferenceMention, labelOf } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh';
 import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
 import type { Engine } from '../engine/engine.js';
@@ -42,7 +42,7 @@ export async function listCommand(engine: Engine, io: Io, options: ListOptions):
       return writeJson(
         io.stdout,
         rows.map(({ summary, error }) => {
-          const mention = formatSessionReferenceMention({ sessionId: summary.sessionId, label: summary.title ?? summary.sessionId });
+          const mention = formatSessionReferenceMention({ sessionId: summary.sessionId, label: labelOf(summary.sessionId, summary.title) });
           return error ? { ...summary, mention, readError: readErrorJson(error) } : { ...summary, mention };
         }),
       );
@@ -95,7 +95,7 @@ export async function showCommand(engine: Engine, io: Io, options: { id: string;
   const style = styleFor(io.stdout, io.env);
   const { header } = view;
   // The heading is one line: as wide as the terminal, else as a title column (the full title is under --json).
-  writeLine(io.stdout, style.bold(cut(view.title ?? header.id, fitFor(io.stdout, {}).width ?? TITLE_COLUMNS)));
+  writeLine(io.stdout, style.bold(cut(labelOf(header.id, view.title), fitFor(io.stdout, {}).width ?? TITLE_COLUMNS)));
   writeLine(io.stdout, table([
     ['id', header.id],
     ['cwd', header.cwd ?? '-'],

@@ -8,7 +8,7 @@ import { refuseAgentFolder } from '../root.js';
 import { HttpError, readJsonObject } from './http.js';
 import type { ApiPath, ApiResponse, CandidatesResponse, MessagesResponse, ParsedRequest, PreviewResponse, SearchResponse, SendResponse, SessionItem, SessionSource, SessionsResponse } from './protocol.js';
 import { REQUEST_SCHEMAS } from './routes.js';
-import { formatSessionReferenceMention } from '@sessref/core';
+import { formatSessionReferenceMention, labelOf } from '@sessref/core';
 import { sessionsInUse } from '../engine/in-use.js';
 import { indexStatus } from './index-status.js';
 import { newSession } from './new-session.js';
@@ -61,7 +61,7 @@ async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promis
       persisted,
       ...(failure === undefined ? {} : { readError: { code: failure.code, message: failure.message } }),
       // A session that cannot be read cannot be referenced either: no mention to copy.
-      ...(failure === undefined ? { mention: formatSessionReferenceMention({ sessionId, label: title ?? sessionId }) } : {}),
+      ...(failure === undefined ? { mention: formatSessionReferenceMention({ sessionId, label: labelOf(sessionId, title) }) } : {}),
       ...(inUse.has(sessionId) ? { inUse: inUse.get(sessionId)! } : {}),
     };
   });

@@ -1,5 +1,6 @@
 /** The sessref inspector: sessions on the left, the target's conversation, a composer with `@` references, and a model preview. */
 import './style.css';
+import { labelOf } from '@sessref/core';
 import type { MessagesResponse, SessionItem } from '../../src/server/protocol.js';
 import { api, describeError, errorCode, hasToken } from './api.js';
 import { copyText } from './clipboard.js';
@@ -92,7 +93,7 @@ function toast(message: string, kind: 'error' | 'ok' = 'error', code?: string): 
 function showSessions(): void {
   renderSessions(elements.sessions, state.sessions, state.target, {
     select: (id) => void select(id),
-    copy: (session) => void copyMention(session.mention ?? '', session.title ?? session.sessionId),
+    copy: (session) => void copyMention(session.mention ?? '', labelOf(session.sessionId, session.title)),
   });
   markAgents(elements.sessions, state.sessions);
 }

@@ -1,4 +1,5 @@
 /** Rendering of the sessions list, the target's header and the model preview (the conversation is conversation.ts). */
+import { labelOf } from '@sessref/core';
 import type { MessagesResponse, PreviewResponse, ReferenceView, SessionItem } from '../../src/server/protocol.js';
 import { h } from './dom.js';
 import { UNTITLED, formatAge, formatBytes, plural, quoted, shortId } from './format.js';
@@ -27,7 +28,7 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
   const unreadable = session.readError ? h('span', { class: 'badge unreadable', title: session.readError.message }, `unreadable: ${session.readError.code}`) : null;
   const inUse = session.inUse ? h('span', { class: 'badge in-use', title: inUseExplanation(session.inUse) }, 'in use') : null;
   // Named as `sessref list` names it: the title, else a dimmed (untitled) with the id beside the cwd.
-  const title = session.title ?? session.sessionId;
+  const title = labelOf(session.sessionId, session.title);
   const where = session.cwd ?? '(no cwd)';
   const button = h(
     'button',
@@ -90,7 +91,7 @@ export function renderTargetHead(head: HTMLElement, conversation: MessagesRespon
     h('div', { class: 'target-label' }, 'Target'),
     h(
       'div',
-      { class: `target-title${conversation.title === undefined ? ' untitled' : ''}`, title: conversation.title ?? conversation.sessionId },
+      { class: `target-title${conversation.title === undefined ? ' untitled' : ''}`, title: labelOf(conversation.sessionId, conversation.title) },
       conversation.title ?? UNTITLED,
     ),
     h(

@@ -70,21 +70,41 @@ export function assertSupportedRoot(root: string, list: ListDirectory = readEntr
   if (error !== undefined) throw error;
 }
 
-/** The same check for one session: cheap enough for every read of a long-lived process. */
+/**
+ * The same check for one session: cheap enough for every read (reading every
+ * session, as a first search does, costs one pass over each listing, not
+ * one per session).
+ */
 export function assertSupportedSession(root: string, sessionId: string, list: ListDirectory = readEntries): void {
   const findings: Findings = {};
   for (const project of list(root)) {
     if (!project.isDirectory()) continue;
-    for (const session of list(join(root, project.name))) {
-      if (session.isDirectory() && decodeSessionDirectory(session.name) === sessionId) {
-        inspectSessionDirectory(join(root, project.name, session.name), join(project.name, session.name), findings, list);
-      } else if (!session.isDirectory() && flatLogSessionId(session.name) === sessionId) {
-        findings.flat ??= join(project.name, session.name);
-      }
+    for (const session of entriesById(list(join(root, project.name))).get(sessionId) ?? []) {
+      if (session.isDirectory()) inspectSessionDirectory(join(root, project.name, session.name), join(project.name, session.name), findings, list);
+      else findings.flat ??= join(project.name, session.name);
     }
   }
   const error = refusal(findings);
   if (error !== undefined) throw error;
+}
+
+/** Each listing's entries by the session id they name, built once per listing (a cached listing is the same array while its directory is unchanged). */
+const indexes = new WeakMap<readonly Dirent[], Map<string, Dirent[]>>();
+
+/** The entries of a project directory's listing by the session id each names: a session directory's decoded name, a flat log's id; in listing order. */
+function entriesById(entries: readonly Dirent[]): Map<string, Dirent[]> {
+  let index = indexes.get(entries);
+  if (index !== undefined) return index;
+  index = new Map();
+  for (const entry of entries) {
+    const sessionId = entry.isDirectory() ? decodeSessionDirectory(entry.name) : flatLogSessionId(entry.name);
+    if (sessionId === undefined) continue;
+    const named = index.get(sessionId);
+    if (named === undefined) index.set(sessionId, [entry]);
+    else named.push(entry);
+  }
+  indexes.set(entries, index);
+  return index;
 }
 
 /** Look into the session directory at `path` (`directory` relative to the root, as a refusal names it). */

@@ -115,3 +115,22 @@ export const SEARCH_INDEX = {
  * listing cache. `runs` per warm figure; the baselines re-read every transcript and run a fifth as often.
  */
 export const FOREIGN_LIST = { count: 10_000, runs: 15 };
+
+/**
+ * Suite 7 (`--only fresh`): whole `sessref` processes beside `node -e 0`, `runs` pairs each; the
+ * targets are ratios of median CPU time to Node's own start (and peak memory), per corpus.
+ */
+export const FRESH = {
+  runs: 5,
+  // Real-shaped dsh roots: the discovery corpus of 40 messages per session at these sizes.
+  counts: [2000, 10000],
+  targets: {
+    demoLight: 2.0, // --version, mention, list on the demo root
+    demoHeavy: 3.0, // show, a warm search, prepare on the demo root
+    twoThousand: 4.0, // list and search over 2,000 sessions, derived files warm
+    damagedOverClean: 1.3, // list over the same 2,000 plus one corrupt and one v5 log, against the clean root
+    tenThousand: 5.0, // list and search over 10,000 sessions, derived files warm
+    mcp: 3.0, // sessref mcp: spawn to the first completion answered, wall time against node's
+    peakMiB: 150,
+  },
+};

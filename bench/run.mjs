@@ -18,6 +18,8 @@ import { prepareChart } from './report/chart.mjs';
 import { searchSection, searchTables, spliceSearchSection } from './report/search.mjs';
 import { searchIndexSection, spliceSearchIndexSection } from './report/search-index.mjs';
 import { foreignListSection, spliceForeignListSection } from './report/foreign-list.mjs';
+import { freshSection, spliceFreshSection } from './report/fresh.mjs';
+import { runFresh } from './fresh.mjs';
 
 const DOCS = fileURLToPath(new URL('../docs/', import.meta.url));
 
@@ -146,6 +148,10 @@ const ONLY_SUITES = {
   'foreign-list': {
     number: 6, title: "listing other agents' sessions", run: runForeignList, section: foreignListSection, splice: spliceForeignListSection,
     key: 'foreignList', results: 'last-foreign-list-results.json',
+  },
+  fresh: {
+    number: 7, title: 'a fresh sessref process', run: () => runFresh(corpusRoot), section: freshSection, splice: spliceFreshSection,
+    key: 'fresh', results: 'last-fresh-results.json',
   },
 };
 

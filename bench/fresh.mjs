@@ -5,6 +5,7 @@
  * Each root gets its own cache directory (warm after the suite's warm-up run) and a HOME holding
  * no other agent, so every figure is the dsh root's alone.
  */
+import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

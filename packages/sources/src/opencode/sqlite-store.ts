@@ -1,8 +1,8 @@
 import { lstatSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import type * as NodeSqlite from 'node:sqlite';
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { SourceReadError } from '../errors.js';
+import { loadNodeSqlite, type NodeSqliteModule } from '../node-sqlite.js';
 import { asObject, parseJson } from '../json-lines.js';
 import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodeSessionInfo } from './model.js';
 
@@ -20,12 +20,8 @@ export interface RowLimits {
  * `node:sqlite`, loaded only when a database is read: the package still
  * loads on Node versions without it, whose users then get a coded refusal.
  */
-async function loadSqlite(): Promise<typeof NodeSqlite> {
-  try {
-    return await import('node:sqlite');
-  } catch (error) {
-    throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `opencode's SQLite store needs node:sqlite (Node 22.5 or later); this is Node ${process.versions.node}`, { cause: error });
-  }
+function loadSqlite(): Promise<NodeSqliteModule> {
+  return loadNodeSqlite((requirement, cause) => new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `opencode's SQLite store needs ${requirement}`, { cause }));
 }
 
 function isRegularFile(path: string): boolean {

@@ -1,14 +1,12 @@
 import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
-import type * as NodeSqlite from 'node:sqlite';
 import type { DatabaseSync } from 'node:sqlite';
 import { SessionReferenceError, errorCode } from '@sessref/core';
 import { directoryProblem } from '../atomic-file.js';
+import { loadNodeSqlite, type NodeSqliteModule } from '../node-sqlite.js';
 
-type Sqlite = typeof NodeSqlite;
-
-let loading: Promise<Sqlite> | undefined;
+type Sqlite = NodeSqliteModule;
 
 /**
  * `node:sqlite`, loaded at the first index opened, so that nothing else
@@ -16,15 +14,7 @@ let loading: Promise<Sqlite> | undefined;
  * @throws SESSION_REFERENCE_SEARCH_DISABLED when this Node has no `node:sqlite`.
  */
 function loadSqlite(): Promise<Sqlite> {
-  loading ??= import('node:sqlite').catch((cause: unknown) => {
-    loading = undefined;
-    throw new SessionReferenceError(
-      `content search needs node:sqlite, which this Node (${process.version}) does not provide without a flag: use Node 22.13 or later`,
-      'SESSION_REFERENCE_SEARCH_DISABLED',
-      { cause },
-    );
-  });
-  return loading;
+  return loadNodeSqlite((requirement, cause) => new SessionReferenceError(`content search needs ${requirement}`, 'SESSION_REFERENCE_SEARCH_DISABLED', { cause }));
 }
 
 /** "srfx": marks a file as sessref's search index, so a foreign database is never mistaken for one. */

@@ -1,6 +1,7 @@
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import { createUserMessage, type ContentBlock, type UserMessage } from '@deepseek-ai/dsh-llm';
 import { applySessionReferences, type PrepareOptions, type PreparedContext, type SessionReferenceCore } from '@sessref/core';
+import { deepFreeze } from '@sessref/sources';
 
 /**
  * Rewrite an entered step's batch: each direct user message with canonical
@@ -55,12 +56,4 @@ export function contextMessage(context: PreparedContext): UserMessage {
  */
 export function preparedContextOf(message: UserMessage): PreparedContext | undefined {
   return prepared.get(message);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -5,7 +5,7 @@ import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-se
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { isJsonObject } from '@sessref/core';
 import { LogFileTracker, listSubdirectories, readRegularFile, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type FileRevision } from '@sessref/dsh/jsonl-root';
-import { directoryProblem, replaceFileAtomically } from '@sessref/sources';
+import { deepFreeze, directoryProblem, replaceFileAtomically } from '@sessref/sources';
 import { HEADER_BUDGET_BYTES } from './log-probe.js';
 import { readLogHead, type LogHead } from './log-head.js';
 import { assertSupportedRoot } from './root-shape.js';
@@ -309,14 +309,6 @@ function sameRevisions(a: ReadonlyMap<string, FileRevision>, b: ReadonlyMap<stri
   if (a.size !== b.size) return false;
   for (const [id, revision] of b) if (!sameRevision(a.get(id), revision)) return false;
   return true;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 interface SavedHeaders {

@@ -13,6 +13,7 @@ export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
 export { AGENT_NAMES, agentFolders, isAgentName, localSources, sessrefCacheDirectory, unreadableHomes, type AgentFolder, type AgentName, type LocalSource, type UnreadableHome } from './local.js';
 export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
+export { deepFreeze } from './deep-freeze.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
 export { deliverPendingEvents } from './pending-events.js';
 export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';

@@ -428,7 +428,7 @@ async function foreignPhase(name, { runRoot, stub, browser, tarball, claude, dsh
   const agentHomes = agentHomesEnv(join(runRoot, name, 'no-agents'), { claude: claudeConfig });
   const { record, home, env, cwd } = await prepareHome(name, { runRoot, stub, tarball, agentHomes });
   const workspace = claude.cwd;
-  const cited = { id: `claude-code:${claude.nativeId}`, label: `Claude Code · ${claude.nativeId.slice(0, 8)}` };
+  const cited = { id: `claude-code:${claude.nativeId}`, label: `Claude Code · ${claudeScript().title}` };
   record.cited = { ...cited, cwd: claude.cwd, version: claude.version, made: claude.made };
 
   log(`${name}: boot dsh web (CLAUDE_CONFIG_DIR holds a Claude Code ${claude.version} session)`);

@@ -37,11 +37,13 @@ const MAKE_TIMEOUT_MS = 6 * 60_000;
  * (as test:agents states it): its summary message holding the fake model's
  * summary, the reply 2.1.332 preserves verbatim after it, then turn 3; and
  * the texts that must not be there: turn 1's reply, compacted away, and the
- * `/compact` command records.
+ * `/compact` command records. Its `-p` runs write no title record, so
+ * sessref titles it by the first prompt of that conversation: turn 3's.
  */
 export function claudeScript() {
   const { turns, summary } = script(NAME);
   return {
+    title: turns[2].prompt,
     kept: [{ role: 'user', contains: summary }, { role: 'assistant', text: turns[1].reply }, { role: 'user', text: turns[2].prompt }, { role: 'assistant', text: turns[2].reply }],
     dropped: [turns[0].prompt, turns[0].reply, '<local-command', '<command-name>'],
   };

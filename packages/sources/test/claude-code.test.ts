@@ -45,7 +45,8 @@ const SAMPLE_EXPECTATIONS: Record<string, { conversation: (items: Item[], transc
       ]);
       expect(transcript.createdAt).toBe(Date.parse('2026-02-10T21:11:52.438Z'));
       expect(transcript.cwd).toBe('/home/marco/projects/spotter');
-      expect(transcript.title).toBeUndefined();
+      // No title record: its first prompt names it, as Claude Code's own list does.
+      expect(transcript.title).toBe('mix phx.server doesnt seem to start');
       expect(transcript.throughRecord).toBe(14);
     },
   },
@@ -144,7 +145,7 @@ const SAMPLE_EXPECTATIONS: Record<string, { conversation: (items: Item[], transc
         ['user', 'Now add a goodbye function'],
         ['assistant', 'Done! The hello function is ready.'],
       ]);
-      expect(transcript.title).toBeUndefined();
+      expect(transcript.title).toBe('Create a hello world function');
     },
   },
 };
@@ -464,6 +465,27 @@ describe('the current conversation of a Claude Code transcript', () => {
     ]);
   });
 
+  it('is titled by its title records first, else by the first prompt of the current conversation, on one line and cut at 200 characters', () => {
+    const titled = new Writer();
+    titled.user(null, 'a prompt');
+    titled.side('ai-title', { aiTitle: 'Generated' });
+    expect(fold(titled.text()).title).toBe('Generated');
+    const untitled = new Writer();
+    const first = untitled.user(null, [{ type: 'text', text: '<command-name>/model</command-name>' }]);
+    untitled.user(first, `  Why does\nthe build ${'🚀'.repeat(300)}`);
+    expect(fold(untitled.text()).title).toBe(`Why does the build ${'🚀'.repeat(181)}`);
+  });
+
+  it('is never titled by a prompt a compaction replaced, and has no title without a prompt', () => {
+    const writer = new Writer();
+    const before = writer.user(null, 'compacted away');
+    const boundary = writer.record('system', null, { subtype: 'compact_boundary', logicalParentUuid: before });
+    const summary = writer.user(boundary, 'the summary', { isCompactSummary: true });
+    expect(fold(writer.text()).title).toBeUndefined();
+    writer.user(summary, 'after the compaction');
+    expect(fold(writer.text()).title).toBe('after the compaction');
+  });
+
   it('walks parentUuid only, never logicalParentUuid, and keeps the preserved turns after the checkpoint', () => {
     const writer = new Writer();
     const before = writer.user(null, 'before compaction');
@@ -666,12 +688,12 @@ describe('a Claude Code home read through transcriptSource', () => {
     expect(problems[0]?.error.message).toBe(`-work-repo/${IDS.damaged}.jsonl line 3 is not valid JSON`);
   });
 
-  it('labels each session with the agent and its title, else its id', async () => {
+  it('labels each session with the agent and its title, else its first prompt', async () => {
     const titles = await source.readTitles([id(IDS.titled), id(IDS.aiTitled), id(IDS.untitled)]);
     expect(titles.map((result) => (result.status === 'fulfilled' ? result.title : result.reason))).toEqual([
       'Claude Code · Fix the flaky test',
       'Claude Code · Explain the log',
-      'Claude Code · 33333333',
+      'Claude Code · hello',
     ]);
   });
 

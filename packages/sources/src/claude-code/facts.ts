@@ -1,4 +1,9 @@
+import { isTextBlock, type SurfaceMessage } from '@sessref/core';
 import { asObject, asString } from '../json-lines.js';
+import { oneLine } from '../surface.js';
+
+/** How long Claude Code lets a title taken from a prompt be, in characters. */
+const MAX_PROMPT_TITLE = 200;
 
 /**
  * The session's title from the records beside the tree: the latest
@@ -19,6 +24,17 @@ export function titleOf(records: readonly unknown[], chainUuids: ReadonlySet<str
     else if (record['type'] === 'summary' && isOn(chainUuids, record['leafUuid'])) summary = nonBlank(record['summary']) ?? summary;
   }
   return custom ?? generated ?? summary;
+}
+
+/**
+ * Claude Code's own title when no record names the session: the first
+ * thing the user typed in the current conversation (never a message a
+ * compaction replaced), on one line, cut where Claude Code cuts it.
+ */
+export function promptTitle(surface: readonly SurfaceMessage[]): string | undefined {
+  const first = surface.find((message) => message.origin === 'direct-user');
+  const text = first === undefined ? '' : oneLine(first.content.flatMap((block) => (isTextBlock(block) ? [block.text] : [])).join(' '));
+  return text === '' ? undefined : Array.from(text).slice(0, MAX_PROMPT_TITLE).join('');
 }
 
 /** When the session started, epoch ms: the first record's `timestamp` that is a date (side records often have none). */

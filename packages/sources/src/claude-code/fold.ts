@@ -3,7 +3,7 @@ import { SourceReadError } from '../errors.js';
 import { parseJsonLines } from '../json-lines.js';
 import type { Transcript, TranscriptFile } from '../transcripts/format.js';
 import { currentChain } from './chain.js';
-import { createdAtOf, cwdOf, titleOf } from './facts.js';
+import { createdAtOf, cwdOf, promptTitle, titleOf } from './facts.js';
 import { chainRecords } from './records.js';
 import { surfaceOf } from './surface.js';
 
@@ -11,7 +11,8 @@ import { surfaceOf } from './surface.js';
  * One Claude Code transcript folded: its records parsed (a torn last line
  * is a write in progress and left out; any other line that is not JSON, or
  * nests too deep, refuses the transcript), the current chain walked, its
- * surface classified, and the session's facts read. A transcript no record
+ * surface classified, and the session's facts read (its title from its
+ * title records, else from its first prompt). A transcript no record
  * of which has a timestamp (an empty file, titles only) is not a session.
  */
 export function foldClaudeCode(text: string, file: TranscriptFile): Transcript {
@@ -20,13 +21,14 @@ export function foldClaudeCode(text: string, file: TranscriptFile): Transcript {
   const createdAt = createdAtOf(records);
   if (createdAt === undefined) throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `${name} has no record with a timestamp: not a Claude Code session`);
   const chain = currentChain(chainRecords(records));
-  const title = titleOf(records, new Set(chain.map((record) => record.uuid)));
+  const messages = surfaceOf(chain);
+  const title = titleOf(records, new Set(chain.map((record) => record.uuid))) ?? promptTitle(messages);
   const cwd = cwdOf(records);
   return {
     createdAt,
     ...(cwd === undefined ? {} : { cwd }),
     ...(title === undefined ? {} : { title }),
-    messages: surfaceOf(chain),
+    messages,
     throughRecord: records.length === 0 ? null : records.length - 1,
   };
 }

@@ -22,7 +22,7 @@ import { closeSync } from 'node:fs';
 import { zstdDecompressSync } from 'node:zlib';
 import { NotRegularFileError, openRegularFile, readFully } from '@sessref/dsh/jsonl-root';
 import { errorCode } from '@sessref/core';
-import { ZSTD_MAGIC, scanFrame, type FrameScan } from './generations/zstd-frame.js';
+import { ZSTD_MAGIC, scanFrame, type FrameScan } from '@sessref/sources';
 
 /**
  * The header frame must end, and its plaintext fit, within this many bytes.
@@ -152,7 +152,7 @@ function checkHeaderFrame(read: Read, size: number, { end, plaintextBound }: { e
 
 /**
  * The structure of the first Zstandard frame in `bytes` (see
- * generations/zstd-frame.ts), with the most its plaintext can be.
+ * `@sessref/sources`' zstd-frame.ts), with the most its plaintext can be.
  */
 export function scanFirstFrame(bytes: Buffer): FrameScan {
   return scanFrame(bytes, 0);

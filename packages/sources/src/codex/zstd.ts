@@ -1,11 +1,10 @@
 import * as zlib from 'node:zlib';
 import { errorCode } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
+import { scanFrame } from '../zstd-frame.js';
 
 /** The most a compressed rollout may expand to: what sessref reads of a plain one, so a zstd bomb stops here. */
 const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
-
-const ZSTD_MAGIC = 0xfd2fb528;
 
 type Decompress = (frame: Buffer, options: { maxOutputLength: number }) => Buffer;
 
@@ -14,7 +13,8 @@ type Decompress = (frame: Buffer, options: { maxOutputLength: number }) => Buffe
  * writes one frame, but its reader (the `zstd` crate's stream decoder) reads
  * on through further frames, and Node's decoder stops silently after the
  * first and returns a cut frame without complaint; so each frame is found by
- * its own structure (RFC 8878) and decoded alone, and a cut one is refused.
+ * its own structure (`scanFrame`, RFC 8878) and decoded alone, and a cut one
+ * is refused.
  */
 export function decompressZstd(bytes: Buffer, maxBytes = MAX_DECOMPRESSED_BYTES): Buffer {
   const decompress = zstdDecompressor();
@@ -61,29 +61,10 @@ function corrupt(detail: string): SourceReadError {
   return new SourceReadError('SOURCE_SESSION_CORRUPT', `is not valid zstd data: ${detail}`);
 }
 
-/** Where the zstd frame starting at `start` ends: past its header, its blocks up to the last, and its checksum. */
+/** Where the zstd frame starting at `start` ends; damage or a frame cut short is refused. */
 function frameEnd(bytes: Buffer, start: number): number {
-  if (bytes.length - start < 5 || bytes.readUInt32LE(start) !== ZSTD_MAGIC) throw corrupt(`no frame starts at byte ${start}`);
-  const descriptor = bytes[start + 4] ?? 0;
-  let offset = start + 5 + headerFieldBytes(descriptor);
-  for (let last = false; !last; ) {
-    if (offset + 3 > bytes.length) throw corrupt('the last frame is cut short');
-    const blockHeader = bytes.readUIntLE(offset, 3);
-    const blockType = (blockHeader >>> 1) & 3;
-    if (blockType === 3) throw corrupt(`reserved block type at byte ${offset}`);
-    // An RLE block stores one byte however many it stands for; the others store their size.
-    offset += 3 + (blockType === 1 ? 1 : blockHeader >>> 3);
-    last = (blockHeader & 1) === 1;
-  }
-  const end = offset + ((descriptor & 0x04) === 0 ? 0 : 4);
-  if (end > bytes.length) throw corrupt('the last frame is cut short');
-  return end;
-}
-
-/** The frame header's optional fields after its descriptor byte: window size, dictionary id, content size. */
-function headerFieldBytes(descriptor: number): number {
-  const singleSegment = (descriptor & 0x20) !== 0;
-  const dictionaryIdBytes = [0, 1, 2, 4][descriptor & 0x03] ?? 0;
-  const contentSizeBytes = [singleSegment ? 1 : 0, 2, 4, 8][descriptor >>> 6] ?? 0;
-  return (singleSegment ? 0 : 1) + dictionaryIdBytes + contentSizeBytes;
+  const scan = scanFrame(bytes, start);
+  if (scan.kind === 'corrupt') throw corrupt(scan.detail);
+  if (scan.kind === 'incomplete') throw corrupt('the last frame is cut short');
+  return scan.end;
 }

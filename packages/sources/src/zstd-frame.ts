@@ -1,12 +1,14 @@
 /**
- * The structure of Zstandard frames, walked without decompressing: dsh writes
- * a log as independent frames (a header frame, then one per append batch),
- * and Node's `zstdDecompressSync` decodes only the first frame of what it is
- * given, so a reader must find each frame's end itself. The walk follows the
- * format (RFC 8878): magic, frame-header descriptor, optional window,
- * dictionary and content-size fields, the block chain up to the last block,
- * optional checksum. Reserved bits, reserved block types and any other magic
- * (skippable frames included: dsh never writes them) are damage.
+ * The structure of Zstandard frames, walked without decompressing: the one
+ * walk every zstd reader here uses (dsh logs in the host, Codex rollouts).
+ * dsh writes a log as independent frames (a header frame, then one per
+ * append batch), a rollout may hold several, and Node's `zstdDecompressSync`
+ * decodes only the first frame of what it is given, so a reader must find
+ * each frame's end itself. The walk follows the format (RFC 8878): magic,
+ * frame-header descriptor, optional window, dictionary and content-size
+ * fields, the block chain up to the last block, optional checksum. Reserved
+ * bits, reserved block types and any other magic (skippable frames included:
+ * neither dsh nor Codex writes them) are damage.
  */
 
 export const ZSTD_MAGIC = 0xfd2fb528;

@@ -54,6 +54,8 @@ const DAMAGE: Record<string, (root: string) => void> = {
   directory: (root) => mkdirSync(logPath(root, 'directory', CWD), { recursive: true }),
   fifo: (root) => (mkdirSync(dirname(logPath(root, 'fifo', CWD)), { recursive: true }), execFileSync('mkfifo', [logPath(root, 'fifo', CWD)])),
   dangling: (root) => (mkdirSync(dirname(logPath(root, 'dangling', CWD)), { recursive: true }), symlinkSync('nowhere.zstd', logPath(root, 'dangling', CWD))),
+  // A log that is a symbolic link to itself: its stat fails with ELOOP (#37 item 2).
+  loop: (root) => (mkdirSync(dirname(logPath(root, 'loop', CWD)), { recursive: true }), symlinkSync('session.jsonl.zstd', logPath(root, 'loop', CWD))),
   // A few KiB of v3 log whose last frame stands for 48 MiB of messages: over its plaintext budget (#37 item 1).
   bomb: (root) => writeFile(join(dirname(logPath(root, 'bomb', CWD)), 'session.v3.jsonl.zstd'), bomb('bomb')),
 };

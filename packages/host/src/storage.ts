@@ -1,8 +1,24 @@
-import { relative } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { SessionFormatUnsupportedError, SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { PROCESS_LISTINGS, readRevision, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type Compression, type DirectoryListings, type FileRevision, type SessionLog } from '@sessref/dsh/jsonl-root';
+import { errorCode } from '@sessref/core';
+import {
+  PROCESS_LISTINGS,
+  decodeSessionDirectory,
+  listSubdirectories,
+  logFileName,
+  readRevision,
+  revisionToken,
+  sameRevision,
+  sessionLogs,
+  sessionLogsOf,
+  type Compression,
+  type DirectoryListings,
+  type FileRevision,
+  type SessionLog,
+} from '@sessref/dsh/jsonl-root';
 import { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
 import { readSessionHeader, readSessionLog } from './generations/read-session-log.js';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
@@ -127,7 +143,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     this.assertSupported(id);
     const newer = this.newerGeneration(id);
     if (newer === undefined) return super.readStoredRevision(id, signal);
-    const revision = readRevision(newer.path);
+    const revision = revisionOf(newer.path);
     return revision && SessionPersistenceRevision(revisionToken(revision));
   }
 
@@ -221,7 +237,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
    * read. A log that only lost its tail still lists, as it does in dsh.
    */
   private async listedEntry(file: LogFile, signal: AbortSignal | undefined): Promise<ListedEntry | null> {
-    const revision = readRevision(file.path);
+    const revision = revisionOf(file.path);
     const known = this.listed.get(file.path);
     if (known !== undefined && sameRevision(known.revision, revision)) return known.entry;
     let entry: ListedEntry | null = null;
@@ -284,7 +300,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
    * file's), with the tail a crash left incomplete, which is not part of it.
    */
   private readGeneration(file: LogFile): { stored: NonNullable<Stored>; torn: { bytes: number } | undefined } {
-    const revision = readRevision(file.path);
+    const revision = revisionOf(file.path);
     const token = revision === undefined ? 'gone' : revisionToken(revision);
     const kept = this.refusals.get(file.path);
     if (kept !== undefined && revision !== undefined && kept.revision === token) throw new SessionLogError(file.sessionId, kept.code, kept.message);
@@ -342,7 +358,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   /** The log probe of `path` (see log-probe.ts), again only when the file changed since the last one. */
   private probe(path: string): LogProblem | undefined {
-    const revision = readRevision(path);
+    const revision = revisionOf(path);
     const known = this.probes.get(path);
     if (known !== undefined && sameRevision(known.revision, revision)) return known.problem;
     const problem = probeLog(path);
@@ -369,7 +385,8 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   }
 
   private refused(id: string, path: string, problem: LogProblem): SessionLogError {
-    return new SessionLogError(id, problem.code, `log ${this.relative(path)} ${problem.reason}`);
+    // The file system's own words name the file by its absolute path: named relative to the root, as the log is.
+    return new SessionLogError(id, problem.code, `log ${this.relative(path)} ${problem.reason.replaceAll(`'${this.config.root}/`, "'")}`);
   }
 
   /** Refuse a session whose directory holds a shape sessref does not read (see root-shape.ts). */
@@ -400,7 +417,28 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
 
   /** Every session's log under the root, in listing order. */
   private logFiles(): LogFile[] {
-    return sessionLogs(this.config.root, this.logCompression, this.listings.list);
+    const logs = sessionLogs(this.config.root, this.logCompression, this.listings.list);
+    return [...logs, ...this.closedDirectories(logs)];
+  }
+
+  /**
+   * A session directory this user cannot list or search (mode 000, another
+   * user's) holds a log no one here can name: it stands for that one
+   * session, named by its directory, with the generation-0 log name in place
+   * of whichever log it holds, so its probe refuses it (`EACCES`) and the
+   * rest of the root lists as before. Only the directories where no log was
+   * found are checked, one `access()` each.
+   */
+  private closedDirectories(found: readonly LogFile[]): LogFile[] {
+    const seen = new Set(found.map((log) => dirname(log.path)));
+    const closed: LogFile[] = [];
+    for (const project of listSubdirectories(this.config.root, this.listings.list)) {
+      for (const directory of listSubdirectories(join(this.config.root, project), this.listings.list)) {
+        const path = join(this.config.root, project, directory);
+        if (!seen.has(path) && !canOpenDirectory(path)) closed.push({ sessionId: decodeSessionDirectory(directory), path: join(path, logFileName(this.logCompression)), generation: 0 });
+      }
+    }
+    return closed;
   }
 
   protected get logCompression(): Compression {
@@ -447,6 +485,30 @@ const READER_CODES: Record<SessionLogReadCode, SessionLogError['code']> = {
   SESSION_LOG_VERSION_UNKNOWN: 'SESSION_LOG_UNSUPPORTED',
   SESSION_LOG_UNSUPPORTED: 'SESSION_LOG_UNSUPPORTED',
 };
+
+/** Whether this user may list and search the directory at `path`; one that is gone meanwhile counts as open (it holds nothing). */
+function canOpenDirectory(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK | constants.X_OK);
+    return true;
+  } catch (error) {
+    return errorCode(error) === 'ENOENT';
+  }
+}
+
+/**
+ * The revision of what is at `path`; none when nothing can be reached there
+ * (missing, a symbolic-link loop, a directory on the way this user cannot
+ * search): the log's probe then names why it cannot be read, as that
+ * session's refusal.
+ */
+function revisionOf(path: string): FileRevision | undefined {
+  try {
+    return readRevision(path);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Whether `code` is one a refusal of sessref's reader carries (see {@link KeptRefusal}). */
 export function isReaderRefusalCode(code: unknown): code is SessionLogError['code'] {

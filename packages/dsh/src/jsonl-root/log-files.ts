@@ -71,7 +71,7 @@ export class LogFileTracker {
     const wanted = new Set(sessionIds);
     const revisions = new Map<string, FileRevision | undefined>();
     for (const sessions of this.projects.values()) {
-      for (const log of sessions.values()) if (wanted.has(log.sessionId)) revisions.set(log.sessionId, readRevision(log.path, true));
+      for (const log of sessions.values()) if (wanted.has(log.sessionId)) revisions.set(log.sessionId, logRevision(log.path));
     }
     return revisions;
   }
@@ -125,7 +125,7 @@ export class LogFileTracker {
     // A directory whose log is not published yet stays watched: the publication is an event.
     this.watchDirectory(directory, () => this.markSession(project, name));
     const log = sessionLogAt(this.root, project, name, this.compression);
-    const revision = log && readRevision(log.path, true);
+    const revision = log && logRevision(log.path);
     if (log === undefined || revision === undefined) {
       this.projects.get(project)?.delete(name);
       return;
@@ -180,6 +180,20 @@ export class LogFileTracker {
 
   private rewalk(): void {
     this.fullWalk = true;
+  }
+}
+
+/**
+ * The revision of the regular file at `path`; none when there is none, or
+ * when none can be reached there (a symbolic-link loop, a directory on the
+ * way this user cannot search): that one session's log is the listing's to
+ * name (its probe says why), never a walk of the whole root's to fail on.
+ */
+function logRevision(path: string): FileRevision | undefined {
+  try {
+    return readRevision(path, true);
+  } catch {
+    return undefined;
   }
 }
 

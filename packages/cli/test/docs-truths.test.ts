@@ -2,12 +2,13 @@
  * The docs say what is true (#26, item 9): the inspector's token lasts for the
  * launch (no "one-time token" anywhere a user reads); the README's headline
  * figures are docs/benchmarks.md's, with the revision and the command they
- * were measured with; the server logs exactly what docs/inspector.md says; and
- * what `npm ci` prints is explained or avoided.
+ * were measured with; the server logs exactly what docs/inspector.md says;
+ * what `npm ci` prints is explained or avoided; and every file of this
+ * repository a page names is there (#32 item 5).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { truncate } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/commands/table.js';
@@ -24,11 +25,11 @@ const README = read('README.md');
 const BENCHMARKS = read('docs/benchmarks.md');
 const INSPECTOR = read('docs/inspector.md');
 
-/** Every page a user reads: the READMEs and docs/*.md. */
+/** Every page a user reads: the READMEs (the packages', the benchmarks' and the end-to-end suites') and docs/*.md. */
 function pages(): [string, string][] {
   const packages = readdirSync(join(REPO, 'packages')).map((name) => `packages/${name}/README.md`);
   const docs = readdirSync(join(REPO, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
-  return ['README.md', ...packages, ...docs].flatMap((path) => {
+  return ['README.md', ...packages, 'bench/README.md', 'e2e/dsh-app/README.md', 'e2e/agents/README.md', ...docs].flatMap((path) => {
     try {
       return [[path, read(path)] as [string, string]];
     } catch {
@@ -43,6 +44,26 @@ function one(text: string, pattern: RegExp, what: string): string[] {
   expect(match, `${what} in docs/benchmarks.md`).not.toBeNull();
   return match!.slice(1);
 }
+
+/**
+ * The files of this repository a page names: paths in backticks from one of
+ * its top folders (another project's paths are written with that project's
+ * name first, `gemini-cli/packages/…`), and relative link targets. Build
+ * outputs and placeholders (`<agent>`, `*`) are not files to check.
+ */
+function namedFiles(path: string, text: string): string[] {
+  const quoted = [...text.matchAll(/`((?:packages|docs|bench|e2e|scripts)\/[\w./-]+)`/g)].map((match) => match[1]!);
+  // A link to a file has a folder or an extension; `@[label](uri)` in prose is the mention syntax, not a link.
+  const linked = [...text.matchAll(/\]\(([^)#\s:]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!).filter((target) => /[./]/.test(target)).map((target) => join(dirname(path), target));
+  return [...quoted, ...linked].filter((file) => !/(?:^|\/)(?:dist|web-dist|artifacts)(?:\/|$)/.test(file));
+}
+
+describe('the pages', () => {
+  it('name only files that are there', () => {
+    const missing = pages().flatMap(([path, text]) => namedFiles(path, text).filter((file) => !existsSync(join(REPO, file))).map((file) => `${path}: ${file}`));
+    expect(missing).toEqual([]);
+  });
+});
 
 describe('the inspector token', () => {
   it('is never called one-time: not in the docs, the help or the sign-in page', () => {

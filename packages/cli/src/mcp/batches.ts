@@ -11,10 +11,10 @@
 import { Transform, type TransformCallback } from 'node:stream';
 
 /** JSON-RPC 2.0's code for a message that is JSON but not a valid request. */
-export const INVALID_REQUEST = -32600;
+const INVALID_REQUEST = -32600;
 
 /** The one line a batch is answered with. */
-export const BATCH_REFUSAL = `${JSON.stringify({
+const BATCH_REFUSAL = `${JSON.stringify({
   jsonrpc: '2.0',
   id: null,
   error: { code: INVALID_REQUEST, message: 'Invalid Request: JSON-RPC batches are not supported; send one message per line' },

@@ -76,7 +76,7 @@ const PLAINTEXT_CAP_BYTES = 256 * 1024 * 1024;
  * file size bound, {@link MAX_LOG_BYTES}, is Node's `readFile` limit and
  * says nothing of the plaintext.
  */
-export function plaintextBudget(fileBytes: number): number {
+function plaintextBudget(fileBytes: number): number {
   return Math.min(PLAINTEXT_CAP_BYTES, Math.max(PLAINTEXT_FLOOR_BYTES, PLAINTEXT_RATIO * fileBytes));
 }
 

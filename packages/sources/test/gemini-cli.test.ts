@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { projectConversation } from '@sessref/core';
 import { SourceReadError, geminiCliFormat, transcriptSource, type Transcript } from '@sessref/sources';
 import { foldGeminiChat } from '../src/gemini-cli/fold.js';
+import { oneLine } from '../src/surface.js';
 import { carried, type Item } from './support.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/gemini-cli/agent-sessions/', import.meta.url));
@@ -255,6 +256,26 @@ describe('properties', () => {
         const reply = canned ? [gemini('g', 'Got it. Thanks for the additional context!')] : [];
         const items = carried(fold(jsonl(META, ...before.map(make('b')), summary, ...reply, ...after.map(make('f')))));
         expect(items).toEqual([['checkpoint', '<state_snapshot>sum</state_snapshot>'], ...after.map(([type, text]): Item => [type === 'user' ? 'user' : 'assistant', text])]);
+      }),
+    );
+  });
+
+  it('a title is the summary, else the first prompt of the current conversation, never one a compression replaced (#37 item 11)', () => {
+    const words = fc.string({ minLength: 1, maxLength: 6 }).map((text) => `w${text}`);
+    const turn = fc.tuple(fc.constantFrom('user', 'gemini'), fc.oneof(words, fc.tuple(words, words).map(([a, b]) => ` ${a}\n\t${b} `)));
+    const summary = fc.option(fc.constantFrom('', '  ', 'Fix the\nboot', 'Generated title'), { nil: undefined });
+    fc.assert(
+      fc.property(fc.array(turn, { maxLength: 5 }), fc.boolean(), fc.boolean(), fc.array(turn, { maxLength: 5 }), summary, fc.boolean(), (before, compacted, canned, after, generated, legacy) => {
+        const make = (prefix: string) => ([type, text]: [string, string], index: number) => (type === 'user' ? user(`${prefix}${index}`, text) : gemini(`${prefix}${index}`, text));
+        const checkpoint = compacted ? [user('s', '<state_snapshot>sum</state_snapshot>'), ...(canned ? [gemini('g', 'Got it. Thanks for the additional context!')] : [])] : [];
+        const messages = [...before.map(make('b')), ...checkpoint, ...after.map(make('f'))];
+        const meta = { ...META, ...(generated === undefined ? {} : { summary: generated }) };
+        // A compression appended as messages (JSONL) or recorded in a legacy chat: the replaced turns are still in the file.
+        const text = legacy ? JSON.stringify({ ...meta, messages }) : jsonl(meta, ...messages);
+        const current = compacted ? after : [...before, ...after];
+        const prompt = current.find(([type]) => type === 'user')?.[1];
+        const expected = generated !== undefined && oneLine(generated) !== '' ? oneLine(generated) : prompt === undefined ? undefined : oneLine(prompt);
+        expect(fold(text, legacy ? 'session-2026-05-01T10-00-abcdef12.json' : undefined).title).toBe(expected);
       }),
     );
   });

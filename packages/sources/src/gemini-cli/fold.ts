@@ -161,13 +161,12 @@ function textOf(parts: readonly unknown[]): string {
 }
 
 /**
- * The current conversation of a folded chat: from the last compression
- * summary on (its canned reply dropped), each message classified. Notices
- * and reasoning are not surface at all; tool results and injected context
- * stay as messages no snapshot carries.
+ * The surface of a folded chat's current conversation (see
+ * {@link fromLastCheckpoint}). Notices and reasoning are not surface at all;
+ * tool results and injected context stay as messages no snapshot carries.
  */
-function geminiSurface(messages: readonly JsonObject[]): SurfaceMessage[] {
-  return fromLastCheckpoint(messages.map(classifyMessage)).flatMap((item) => surfaceOf(item) ?? []);
+function geminiSurface(current: readonly Classified[]): SurfaceMessage[] {
+  return current.flatMap((item) => surfaceOf(item) ?? []);
 }
 
 /** Everything from the last compression summary on, without the canned reply that follows it. */
@@ -213,15 +212,16 @@ function timeOf(value: unknown): number | undefined {
   return Number.isFinite(time) ? time : undefined;
 }
 
-/** The session's title as Gemini lists it: its generated `summary`, else its first user message, on one line. */
-function titleOf(metadata: JsonObject, messages: readonly JsonObject[]): string | undefined {
+/**
+ * The session's title: its generated `summary`, else the first thing the
+ * user typed in the current conversation (never a message a compression
+ * replaced), on one line.
+ */
+function titleOf(metadata: JsonObject, current: readonly Classified[]): string | undefined {
   const summary = oneLine(asString(metadata['summary']) ?? '');
   if (summary !== '') return summary;
-  for (const message of messages) {
-    const item = classifyMessage(message);
-    if (item.kind === 'user') return oneLine(item.text);
-  }
-  return undefined;
+  const first = current.find((item): item is Extract<Classified, { kind: 'user' }> => item.kind === 'user');
+  return first === undefined ? undefined : oneLine(first.text);
 }
 
 /**
@@ -234,8 +234,10 @@ export function geminiTranscript(text: string, name: string, where: string, cwd:
   if (chat.metadata['kind'] === 'subagent') throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `${where} is a subagent's chat, part of another session's tool call`);
   const createdAt = timeOf(chat.metadata['startTime']) ?? timeOf(chat.metadata['lastUpdated']) ?? fileNameTime(name);
   if (createdAt === undefined) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${where} records no start time`);
-  const title = titleOf(chat.metadata, chat.messages);
-  const messages = geminiSurface(chat.messages);
+  // The current conversation: from the last compression summary on, its canned reply dropped, each message classified.
+  const current = fromLastCheckpoint(chat.messages.map(classifyMessage));
+  const title = titleOf(chat.metadata, current);
+  const messages = geminiSurface(current);
   return {
     createdAt,
     ...(cwd === undefined ? {} : { cwd }),

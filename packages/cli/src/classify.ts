@@ -44,7 +44,9 @@ export function classify(error: unknown): Failure {
   const damaged = findCause(error, SessionLogError);
   if (damaged !== undefined) return known(damaged.code, `session "${damaged.sessionId}": ${damaged.message}`);
   const foreign = findCause(error, SourceReadError);
-  if (foreign !== undefined) return known(foreign.code, foreign.message);
+  // A cited session's failed read is about that session, not the one the message was for (#37 item 11).
+  const cited = findCause(error, SessionReferenceError)?.sessionId;
+  if (foreign !== undefined) return known(foreign.code, cited === undefined || namesSession(foreign.message) ? foreign.message : `session "${cited}": ${foreign.message}`);
   const shape = findCause(error, RootFormatError);
   if (shape !== undefined) return known(shape.code, shape.message, { scope: 'command', hint: shape.hint });
   if (error instanceof SessionInputError) return known(error.code, error.message, { scope: 'command' });

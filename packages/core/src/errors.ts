@@ -19,10 +19,17 @@ export type SessionReferenceErrorCode = (typeof SESSION_REFERENCE_ERROR_CODES)[n
 export class SessionReferenceError extends Error {
   override readonly name = 'SessionReferenceError';
   readonly code: SessionReferenceErrorCode;
+  /**
+   * The one session the failure is about when that is a session the caller
+   * named as a source (a `_READ_FAILED` read of a cited session), so a host
+   * can name it rather than the session it was preparing a message for.
+   */
+  declare readonly sessionId?: string;
 
-  constructor(message: string, code: SessionReferenceErrorCode, options?: ErrorOptions) {
+  constructor(message: string, code: SessionReferenceErrorCode, options?: ErrorOptions & { sessionId?: string }) {
     super(message, options);
     this.code = code;
+    if (options?.sessionId !== undefined) this.sessionId = options.sessionId;
   }
 }
 

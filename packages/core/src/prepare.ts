@@ -198,7 +198,7 @@ async function readSource(storage: SessionReferenceStorage, sessionId: string, s
     // A synchronous throw from the port is a failed read too, hence the async wrapper.
     return await Promise.resolve().then(() => storage.readSurface(sessionId, signal));
   } catch (error) {
-    throw readFailed(`could not read session "${sessionId}"`, error);
+    throw readFailed(`could not read session "${sessionId}"`, error, sessionId);
   }
 }
 

@@ -1,8 +1,8 @@
 import { SessionReferenceError } from './errors.js';
 
-/** A storage failure, whatever was thrown (non-Errors included), kept as the cause. */
-export function readFailed(message: string, cause: unknown): SessionReferenceError {
-  return new SessionReferenceError(`${message}: ${describe(cause)}`, 'SESSION_REFERENCE_READ_FAILED', { cause });
+/** A storage failure, whatever was thrown (non-Errors included), kept as the cause; `sessionId` is the one session whose read failed. */
+export function readFailed(message: string, cause: unknown, sessionId?: string): SessionReferenceError {
+  return new SessionReferenceError(`${message}: ${describe(cause)}`, 'SESSION_REFERENCE_READ_FAILED', { cause, ...(sessionId === undefined ? {} : { sessionId }) });
 }
 
 /**

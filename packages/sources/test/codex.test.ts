@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type * as NodeFs from 'node:fs';
 import type * as Zlib from 'node:zlib';
 import { zstdCompressSync } from 'node:zlib';
 import { projectConversation, type ProjectedItem } from '@sessref/core';
@@ -550,5 +551,75 @@ describe('a Codex home through transcriptSource', () => {
     expect((await source.listSessions()).map((header) => header.id)).toContain(`codex:${ids.titled}`);
     const unset = transcriptSource(codexFormat, { environment: { home: homeDir, env: {} } });
     expect(await unset.listSessions()).toEqual([]);
+  });
+});
+
+describe('one Codex folder that cannot be listed (#37)', () => {
+  let root: string | undefined;
+  afterEach(() => {
+    if (root !== undefined) rmSync(root, { recursive: true, force: true });
+    root = undefined;
+  });
+
+  const first = '019b0000-0000-7000-8000-0000000000a1';
+  const second = '019b0000-0000-7000-8000-0000000000a2';
+  const archivedId = '019b0000-0000-7000-8000-0000000000a3';
+
+  /** A Codex home with two dated folders (one session each) and one archived session. */
+  function twoDays(): { homeDir: string; codex: string } {
+    root = mkdtempSync(join(tmpdir(), 'sessref-codex-skip-'));
+    const codex = join(root, '.codex');
+    const rollout = (folder: string, id: string, createdAt: string) => {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, `rollout-${createdAt.slice(0, 10)}T00-00-00-${id}.jsonl`), jsonl([meta({ timestamp: createdAt }), item('user', id)]));
+    };
+    rollout(join(codex, 'sessions', '2026', '01', '02'), first, '2026-01-02T10:00:00.000Z');
+    rollout(join(codex, 'sessions', '2026', '01', '03'), second, '2026-01-03T10:00:00.000Z');
+    rollout(join(codex, 'archived_sessions'), archivedId, '2025-12-01T10:00:00.000Z');
+    return { homeDir: root, codex };
+  }
+
+  const problems = (source: { problems(): { sessionId: string; file: string; error: SourceReadError }[] }) =>
+    source.problems().map((problem) => [problem.sessionId, problem.file, problem.error.code, problem.error.message]);
+
+  it('a dated folder the user cannot search (EACCES, mocked: tests run as root) hides only its own rollouts and is reported', async () => {
+    const { homeDir, codex } = twoDays();
+    const closed = join(codex, 'sessions', '2026', '01', '03');
+    vi.resetModules();
+    vi.doMock('node:fs', async (importOriginal) => {
+      const fs = await importOriginal<typeof NodeFs>();
+      return {
+        ...fs,
+        accessSync: (path: string, mode?: number) => {
+          if (path === closed) throw Object.assign(new Error(`EACCES: permission denied, access '${path}'`), { code: 'EACCES' });
+          fs.accessSync(path, mode);
+        },
+      };
+    });
+    try {
+      const isolated = await import('../src/index.js');
+      const source = isolated.transcriptSource(isolated.codexFormat, { environment: { home: homeDir, env: {} }, watch: false });
+      expect((await source.listSessions()).map((header) => header.id)).toEqual([`codex:${first}`, `codex:${archivedId}`]);
+      expect(problems(source)).toEqual([['codex:sessions/2026/01/03/', 'sessions/2026/01/03/', 'SOURCE_SESSION_UNREADABLE', 'sessions/2026/01/03/ cannot be searched (EACCES): its Codex sessions are left out']]);
+    } finally {
+      vi.doUnmock('node:fs');
+      vi.resetModules();
+    }
+  });
+
+  it('a link loop in place of a dated folder, or of sessions/ itself, is skipped and reported; the rest lists', async () => {
+    const { homeDir, codex } = twoDays();
+    const loop = join(codex, 'sessions', '2026', '02');
+    symlinkSync(loop, loop);
+    const source = transcriptSource(codexFormat, { environment: { home: homeDir, env: {} }, watch: false });
+    expect((await source.listSessions()).map((header) => header.id)).toEqual([`codex:${second}`, `codex:${first}`, `codex:${archivedId}`]);
+    expect(problems(source)).toEqual([['codex:sessions/2026/02/', 'sessions/2026/02/', 'SOURCE_SESSION_UNREADABLE', 'sessions/2026/02/ cannot be searched (ELOOP): its Codex sessions are left out']]);
+    // A looping link in a rollout's place is only left out, never a folder to report.
+    symlinkSync(join(codex, 'sessions', '2026', '01', '02', 'rollout-x.jsonl'), join(codex, 'sessions', '2026', '01', '02', 'rollout-x.jsonl'));
+    rmSync(join(codex, 'sessions'), { recursive: true });
+    symlinkSync(join(codex, 'sessions'), join(codex, 'sessions'));
+    const again = transcriptSource(codexFormat, { environment: { home: homeDir, env: {} }, watch: false });
+    expect((await again.listSessions()).map((header) => header.id)).toEqual([`codex:${archivedId}`]);
+    expect(problems(again)).toEqual([['codex:sessions/', 'sessions/', 'SOURCE_SESSION_UNREADABLE', 'sessions/ cannot be searched (ELOOP): its Codex sessions are left out']]);
   });
 });

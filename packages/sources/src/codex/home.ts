@@ -1,6 +1,8 @@
+import { accessSync, constants } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { errorCode } from '@sessref/core';
 import { listDirectory, type DirectoryBudget, type WalkTrail } from '../directory.js';
-import type { SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** The folders under the Codex home that hold rollouts, in the order their copies win (codex-rs/rollout/src/lib.rs). */
 const ROLLOUT_FOLDERS = ['sessions', 'archived_sessions'] as const;
@@ -32,14 +34,16 @@ interface Found {
  * and `archived_sessions/`, one per thread id: a live copy wins over an
  * archived one, and a plain `.jsonl` over its `.jsonl.zst` sibling, as Codex
  * resolves them. A symbolic link is followed only when it stays inside the
- * Codex home (`listDirectory`).
+ * Codex home (`listDirectory`). A folder of the walk that cannot be listed
+ * or searched, or a link loop in a dated folder's place, is skipped alone
+ * and named to `onSkipped`: the rollouts of every other folder are listed.
  */
-export function findRollouts(environment: SourceEnvironment, trail?: WalkTrail): TranscriptFile[] {
+export function findRollouts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
   const home = codexHome(environment);
   const budget = { entries: MAX_WALK_ENTRIES, trail };
   const byId = new Map<string, Found>();
   ROLLOUT_FOLDERS.forEach((folder, folderIndex) => {
-    for (const path of walk(join(home, folder), home, 0, budget, [])) {
+    for (const path of walk(join(home, folder), home, 0, budget, [], onSkipped)) {
       const name = rolloutName(path);
       if (name === undefined) continue;
       const rank = folderIndex * 2 + (name.compressed ? 1 : 0);
@@ -62,11 +66,25 @@ export function rolloutName(path: string): { nativeId: string; compressed: boole
  * Regular files under `folder` added to `found`, descending only into
  * date-named folders. Names are read one at a time against the budget the
  * whole walk shares, so a folder of millions of names costs no more than the budget.
+ * A folder that is missing adds nothing; one that cannot be listed or
+ * searched adds nothing either and is named to `onSkipped`, as is a link
+ * loop in a dated folder's place.
  */
-function walk(folder: string, home: string, depth: number, budget: DirectoryBudget, found: string[]): string[] {
-  for (const entry of listDirectory(folder, home, budget)) {
+function walk(folder: string, home: string, depth: number, budget: DirectoryBudget, found: string[], onSkipped?: SkippedFolderHandler): string[] {
+  let entries;
+  try {
+    // Listing needs read permission, each rollout's stat needs search: a folder with one but not the other hides its rollouts.
+    accessSync(folder, constants.R_OK | constants.X_OK);
+    const onBrokenLink = onSkipped && depth < MAX_DEPTH ? (path: string, error: unknown) => (DATE_PART.test(basename(path)) ? onSkipped(path, error) : undefined) : undefined;
+    entries = listDirectory(folder, home, budget, onBrokenLink);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') onSkipped?.(folder, error);
+    return found;
+  }
+  for (const entry of entries) {
     if (entry.kind === 'file') found.push(entry.path);
-    else if (depth < MAX_DEPTH && DATE_PART.test(entry.name)) walk(entry.path, home, depth + 1, budget, found);
+    else if (depth < MAX_DEPTH && DATE_PART.test(entry.name)) walk(entry.path, home, depth + 1, budget, found, onSkipped);
   }
   return found;
 }

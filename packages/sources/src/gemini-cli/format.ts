@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
-import { listDirectory, type WalkTrail } from '../directory.js';
+import { errorCode } from '@sessref/core';
+import { listDirectory, type DirectoryBudget, type DirectoryEntry, type WalkTrail } from '../directory.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import { readRegularFile } from '../regular-file.js';
-import type { SourceEnvironment, TranscriptFile, TranscriptFormat } from '../transcripts/format.js';
+import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile, TranscriptFormat } from '../transcripts/format.js';
 import { geminiTranscript } from './fold.js';
 
 /** Largest `projects.json` or `.project_root` read: a path registry, never near this. */
@@ -30,17 +31,21 @@ const CHAT_FILE = /^(session-.+)\.jsonl?$/;
  * The sessions' chat files: `tmp/<project>/chats/session-*.json[l]`, not
  * subagents' chats (`chats/<parent id>/…`, a level down). The native id is
  * the file name without its extension, which a legacy `.json` keeps when
- * Gemini rewrites it as `.jsonl` on resume; the `.jsonl` then wins.
+ * Gemini rewrites it as `.jsonl` on resume; the `.jsonl` then wins. A
+ * `tmp/` or `chats/` folder that cannot be listed or searched, or a link
+ * loop in a project's or its `chats/`'s place, is skipped alone and named
+ * to `onSkipped`: the chats of every other project are listed.
  */
-function chatFiles(environment: SourceEnvironment, trail?: WalkTrail): TranscriptFile[] {
+function chatFiles(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
   const home = geminiDirectory(environment);
   const budget = { entries: MAX_WALK_ENTRIES, trail };
   const projectRoots = projectRegistry(home, trail);
   const files = new Map<string, TranscriptFile>();
-  for (const project of listDirectory(join(home, 'tmp'), home, budget)) {
+  // A link loop in a project's place is reported; one in place of a chat file is only left out.
+  for (const project of listFolder(join(home, 'tmp'), home, budget, onSkipped, onSkipped)) {
     if (project.kind !== 'directory') continue;
     const cwd = projectRoot(project.path, trail) ?? projectRoots.get(project.name);
-    for (const entry of listDirectory(join(project.path, 'chats'), home, budget)) {
+    for (const entry of listFolder(join(project.path, 'chats'), home, budget, onSkipped)) {
       const nativeId = CHAT_FILE.exec(entry.name)?.[1];
       if (entry.kind !== 'file' || nativeId === undefined) continue;
       const known = files.get(nativeId);
@@ -49,6 +54,23 @@ function chatFiles(environment: SourceEnvironment, trail?: WalkTrail): Transcrip
     }
   }
   return [...files.values()];
+}
+
+/**
+ * The folder's entries, as `listDirectory` gives them; none when it is
+ * missing. One that cannot be listed or searched (its files could not be
+ * stat-ed) gives none and is named to `onSkipped`; a link in it that loops
+ * or cannot be resolved but for a missing target is named to `onBrokenLink`.
+ */
+function listFolder(folder: string, home: string, budget: DirectoryBudget, onSkipped: SkippedFolderHandler | undefined, onBrokenLink?: SkippedFolderHandler): DirectoryEntry[] {
+  try {
+    accessSync(folder, constants.R_OK | constants.X_OK);
+    return listDirectory(folder, home, budget, onBrokenLink);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') onSkipped?.(folder, error);
+    return [];
+  }
 }
 
 /** The folder a project's temp directory belongs to, as Gemini wrote it to `tmp/<slug>/.project_root` (projectRegistry.ts). */

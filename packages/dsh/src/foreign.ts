@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { SessionReferenceError, combineSources, type CombinedStorage, type SessionReferenceStorage, type SourceFailure } from '@sessref/core';
-import { AGENT_NAMES, isAgentName, localSources, type AgentName, type LocalSource } from '@sessref/sources';
+import { AGENT_NAMES, isAgentName, localSources, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
 import { ALL_SOURCES } from './config.js';
 
 /** The provenance name of the host's own sessions, beside the agents' names (`claude-code`, …). */
@@ -11,6 +11,8 @@ export interface AssembledStorage {
   storage: CombinedStorage;
   /** The foreign sources found on this machine, in order. */
   foreign: readonly LocalSource[];
+  /** The agents' homes skipped because they cannot even be checked (a link loop, closed to this user), each with why. */
+  skipped: readonly UnreadableHome[];
   /** Foreign sources whose last listing failed (their sessions were left out). */
   failures(): readonly SourceFailure[];
   /**
@@ -31,7 +33,10 @@ export interface AssembledStorage {
  * anything is read.
  */
 export function assembleStorage(own: SessionReferenceStorage, sources: unknown, env: NodeJS.ProcessEnv = process.env): AssembledStorage {
-  const foreign = localSources({ home: env['HOME'] || homedir(), env }, checkSources(sources));
+  const environment = { home: env['HOME'] || homedir(), env };
+  const agents = checkSources(sources);
+  const foreign = localSources(environment, agents);
+  const skipped = unreadableHomes(environment, agents);
   let failures: SourceFailure[] = [];
   const combined = combineSources(
     {
@@ -45,13 +50,13 @@ export function assembleStorage(own: SessionReferenceStorage, sources: unknown, 
     foreign.map((local) => local.source),
     { primaryName: OWN_SOURCE, onFailure: (failure) => failures.push(failure) },
   );
-  if (foreign.length === 0) return { storage: { ...own, sourceOf: () => OWN_SOURCE }, foreign, failures: () => failures };
+  if (foreign.length === 0) return { storage: { ...own, sourceOf: () => OWN_SOURCE }, foreign, skipped, failures: () => failures };
   const part = (ownSide: boolean): SessionReferenceStorage => ({
     listSessions: async (signal) => (await combined.listSessions(signal)).filter((header) => (combined.sourceOf(header.id) === OWN_SOURCE) === ownSide),
     readTitles: (ids, signal) => combined.readTitles(ids, signal),
     readSurface: (id, signal) => combined.readSurface(id, signal),
   });
-  return { storage: combined, foreign, failures: () => failures, groups: { own: part(true), foreign: part(false) } };
+  return { storage: combined, foreign, skipped, failures: () => failures, groups: { own: part(true), foreign: part(false) } };
 }
 
 function checkSources(sources: unknown): readonly AgentName[] {

@@ -122,6 +122,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
     this.contract = contract;
     this.fraction = config.maxReferenceBytes === undefined ? fraction : undefined;
     this.content = new ContentIndex({ own, catalog, foreign: assembled.foreign.map((local) => local.source), storage });
+    // A home that cannot even be checked is left out without failing the others: said once, naming the folder.
+    for (const { error } of assembled.skipped) ctx.logger('sessref').warn(error.message);
     ctx.effect(() => () => this.content.close(), 'close the content index');
     ctx.effect(() => () => assembled.foreign.forEach(({ source }) => source.close()), "stop watching other agents' folders");
     // Prepended, so this listener is the outermost: it sees the decision the
@@ -145,6 +147,11 @@ export class SessionReferenceResolver extends TypertRemoteService {
   /** The other agents' homes whose sessions are offered beside the host's (the `sources` key), in order. */
   get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
     return this.assembled.foreign.map(({ name, displayName, home }) => ({ name, displayName, home }));
+  }
+
+  /** The other agents' homes left out because they cannot even be checked (a link loop, closed to this user), each with why. */
+  get skippedHomes(): readonly { name: string; displayName: string; home: string; message: string }[] {
+    return this.assembled.skipped.map(({ name, displayName, home, error }) => ({ name, displayName, home, message: error.message }));
   }
 
   /** Foreign sources whose last listing failed, with why; their sessions were left out of it. */

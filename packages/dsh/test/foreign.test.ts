@@ -5,7 +5,7 @@
  * themselves, even when one of them shares the target's folder. The Claude
  * Code transcript is written by the test into a temporary `HOME`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -142,5 +142,25 @@ describe("sessref's dsh bundle layer", () => {
     const off = await world({ contentSearch: false, sources });
     expect(off.resolver.contentSearch).toBe(false);
     expect(off.resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+  });
+});
+
+describe("an agent's home that cannot be checked (#37)", () => {
+  it('is skipped with one warning through the context logger naming its folder; the other agents and dsh sessions are offered', async () => {
+    const home = process.env['HOME']!;
+    const codex = join(home, '.codex');
+    symlinkSync(codex, codex);
+    const host = await scratch.host();
+    const warnings: string[] = [];
+    // cordis exports a warning only to an exporter whose level reaches it.
+    host.ctx.logger.exporter({ levels: { default: 3 }, export: (message) => message.type === 'warn' && warnings.push(`${message.name}: ${String(message.args[0])}`) });
+    const here = createSession(host, { id: 'dsh-here', cwd: '/proj', createdAt: 1 });
+    appendExchange(here, { user: 'Plan the release.', assistant: 'Planned.' });
+    const resolver = await loadOurs(host, { sources: 'all' });
+    const target = createSession(host, { id: 'target', cwd: '/proj', createdAt: 3 });
+    expect(warnings).toEqual([`sessref: Codex sessions skipped: ${codex} cannot be read (ELOOP)`]);
+    expect(resolver.skippedHomes).toEqual([{ name: 'codex', displayName: 'Codex', home: codex, message: `Codex sessions skipped: ${codex} cannot be read (ELOOP)` }]);
+    expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    expect(ids(await resolver.remoteExportCandidates(makeAgent(host, target), '', signal()))).toEqual(['dsh-here', CLAUDE]);
   });
 });

@@ -201,6 +201,16 @@ export class Engine {
     return this.ctx.sessionReferenceResolver.foreignProblems();
   }
 
+  /** The other agents' homes left out because they cannot even be checked (a link loop, closed to this user), each with why. */
+  get skippedHomes(): readonly { name: string; displayName: string; home: string; message: string }[] {
+    return this.ctx.sessionReferenceResolver.skippedHomes;
+  }
+
+  /** Other agents' sources whose last listing failed as a whole (their sessions were left out of it), each with why. */
+  get sourceFailures(): readonly { source: string; reason: unknown }[] {
+    return this.ctx.sessionReferenceResolver.sourceFailures;
+  }
+
   /** The other agents' homes this engine reads sessions from, in order. */
   get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
     return this.ctx.sessionReferenceResolver.foreignSources;

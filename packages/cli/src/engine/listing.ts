@@ -2,6 +2,7 @@ import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { Engine, SessionSummary } from './engine.js';
 import { OWN_SOURCE } from '@sessref/dsh';
 import { assertSupportedRoot } from '@sessref/host';
+import { describeFailure } from '../errors.js';
 
 /** A listed session; one whose log header cannot be read has only its id (from its directory) and why. */
 export type ListedSession = Omit<SessionSummary, 'createdAt'> & { createdAt?: number };
@@ -20,6 +21,36 @@ export async function listSessions(engine: Engine, signal?: AbortSignal): Promis
   damaged.sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
   const foreign = engine.foreignProblems().map((problem) => ({ sessionId: problem.sessionId, source: problem.source, live: false, persisted: true, readError: problem.error }));
   return [...sessions, ...damaged.map((error) => ({ sessionId: error.sessionId, source: OWN_SOURCE, live: false, persisted: true, readError: error })), ...foreign];
+}
+
+/** One thing another agent's source could not read, on one line: what every face warns about. */
+export interface SourceWarning {
+  /** The agent's name (`claude-code`, …). */
+  source: string;
+  /** The session (or skipped folder, ending in `/`) it concerns; absent for a whole home or source. */
+  sessionId?: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * What the other agents' sources could not read as of the engine's last
+ * listing: each home skipped because it cannot even be checked, each source
+ * whose listing failed as a whole, then each session or folder left out. A
+ * face lists first, then asks.
+ */
+export function sourceWarnings(engine: Engine): SourceWarning[] {
+  const agentName = (source: string) => engine.foreignSources.find((found) => found.name === source)?.displayName ?? source;
+  const homes = engine.skippedHomes.map(({ name, message }): SourceWarning => ({ source: name, code: 'SOURCE_SESSION_UNREADABLE', message }));
+  const failed = engine.sourceFailures.map(({ source, reason }): SourceWarning => {
+    const failure = describeFailure(reason);
+    return { source, code: failure.code, message: `${agentName(source)} sessions left out: ${failure.message}` };
+  });
+  const sessions = engine.foreignProblems().map(({ sessionId, source, error }): SourceWarning => {
+    const failure = describeFailure(error, sessionId);
+    return { source, sessionId, code: failure.code, message: failure.message };
+  });
+  return [...homes, ...failed, ...sessions];
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
-import { explainMissing, listSessions } from '../engine/listing.js';
+import { explainMissing, listSessions, sourceWarnings } from '../engine/listing.js';
 import { describeFailure } from '../errors.js';
 import { refuseAgentFolder } from '../root.js';
 import { HttpError, readJsonObject } from './http.js';
@@ -65,7 +65,7 @@ async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promis
       ...(inUse.has(sessionId) ? { inUse: inUse.get(sessionId)! } : {}),
     };
   });
-  return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, maxReferences: engine.maxReferences, sessions: items };
+  return { root: engine.root, maxReferenceBytes: engine.maxReferenceBytes, maxReferences: engine.maxReferences, sessions: items, problems: sourceWarnings(engine) };
 }
 
 /** Where a session is read from, and the agent's name when it is another agent's (read-only) session. */

@@ -56,6 +56,23 @@ export interface SessionsResponse {
   maxReferences: number;
   /** Newest first (ties by id); then the sessions whose log header cannot be read, by id. */
   sessions: SessionItem[];
+  /**
+   * What the other agents' sources could not read, one line each: a home
+   * skipped because it cannot even be checked, a source whose listing
+   * failed, a session or folder left out (`sessionId`, also listed among
+   * `sessions` with its `readError`). Empty when nothing failed.
+   */
+  problems: SourceProblem[];
+}
+
+/** One thing another agent's source could not read. */
+export interface SourceProblem {
+  /** The agent's name (`claude-code`, …). */
+  source: string;
+  /** The session, or a skipped folder (ending in `/`), it concerns; absent for a whole home or source. */
+  sessionId?: string;
+  code: string;
+  message: string;
 }
 
 /** Retention facts the context message records for one source. */

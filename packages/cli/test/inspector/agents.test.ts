@@ -7,7 +7,7 @@
  * one and the API refuses to write into one; a dsh target cites one and the
  * preview frames it exactly as a dsh source (Chromium against the real server).
  */
-import { appendFileSync, copyFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -60,6 +60,9 @@ beforeAll(async () => {
     mkdirSync(dirname(file), { recursive: true });
     copyFileSync(join(SAMPLES, sample), file);
   }
+  // opencode's folder is a link loop: that agent is skipped, and the page says so (#37).
+  mkdirSync(join(home, '.local', 'share'), { recursive: true });
+  symlinkSync(join(home, '.local', 'share', 'opencode'), join(home, '.local', 'share', 'opencode'));
   rig = await startPageRig('agents', openWithAgents);
   ({ engine, server, browser } = rig);
 });
@@ -180,5 +183,39 @@ describe("the page over other agents' sessions", () => {
     await expect(page.locator(`#preview .reference[data-session-id="${CODEX_ID}"]`).count()).resolves.toBe(1);
     expect(problems).toEqual([]);
     await page.close();
+  });
+});
+
+describe("what other agents' sources could not read (#37)", () => {
+  const sessionsReply = async () => json<SessionsResponse>(await httpRequest(server.port, { path: '/api/sessions', headers: { 'x-sessref-token': server.token } }));
+
+  it('/api/sessions answers each problem on one line, and the page shows them in a quiet note above the list', async () => {
+    const opencode = join(home, '.local', 'share', 'opencode');
+    const skippedHome = { source: 'opencode', code: 'SOURCE_SESSION_UNREADABLE', message: `opencode sessions skipped: ${opencode} cannot be read (ELOOP)` };
+    expect((await sessionsReply()).problems).toEqual([skippedHome]);
+
+    // A looping project folder in Gemini CLI's tmp/: that folder alone is left out, and named.
+    const loop = join(home, '.gemini', 'tmp', 'loop');
+    symlinkSync(loop, loop);
+    try {
+      const folder = { source: 'gemini-cli', sessionId: 'gemini-cli:tmp/loop/', code: 'SOURCE_SESSION_UNREADABLE', message: expect.stringContaining('tmp/loop/ cannot be searched (ELOOP): its Gemini CLI sessions are left out') as unknown };
+      await expect.poll(async () => (await sessionsReply()).problems, { timeout: 15_000 }).toEqual([skippedHome, folder]);
+      expect((await sessionsReply()).sessions.filter((session) => session.source === 'gemini-cli').map((session) => session.sessionId)).toEqual([GEMINI_ID, 'gemini-cli:tmp/loop/']);
+
+      const { page, problems } = await openPage(browser, server.url);
+      const notice = page.locator('#source-notice');
+      await expect.poll(() => notice.isVisible()).toBe(true);
+      expect(await notice.locator('.source-notice-head').textContent()).toBe('2 things other agents keep could not be read; every other session is listed.');
+      const lines = await notice.locator('li').allTextContents();
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toBe(skippedHome.message);
+      expect(lines[1]).toContain('tmp/loop/ cannot be searched (ELOOP)');
+      // The other agents' sessions are listed as before.
+      await expect.poll(() => rowOf(page, CODEX_ID).count()).toBe(1);
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      rmSync(loop);
+    }
   });
 });

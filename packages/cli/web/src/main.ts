@@ -1,7 +1,7 @@
 /** The sessref inspector: sessions on the left, the target's conversation, a composer with `@` references, and a model preview. */
 import './style.css';
 import { labelOf } from '@sessref/core';
-import type { MessagesResponse, SessionItem } from '../../src/server/protocol.js';
+import type { MessagesResponse, SessionItem, SourceProblem } from '../../src/server/protocol.js';
 import { api, describeError, errorCode, hasToken } from './api.js';
 import { copyText } from './clipboard.js';
 import { Composer } from './composer.js';
@@ -31,6 +31,7 @@ const elements = {
   app: byId('app'),
   sessions: byId('sessions'),
   root: byId('root'),
+  sourceNotice: byId('source-notice'),
   target: byId('target'),
   conversation: byId('conversation'),
   preview: byId('preview'),
@@ -98,6 +99,13 @@ function showSessions(): void {
   markAgents(elements.sessions, state.sessions);
 }
 
+/** What other agents' sources could not read: a quiet note above the list, one line each, never a toast. */
+function showSourceProblems(problems: readonly SourceProblem[]): void {
+  elements.sourceNotice.hidden = problems.length === 0;
+  const head = problems.length === 1 ? "Something another agent keeps could not be read; every other session is listed." : `${problems.length} things other agents keep could not be read; every other session is listed.`;
+  elements.sourceNotice.replaceChildren(h('p', { class: 'source-notice-head' }, head), h('ul', {}, ...problems.map((problem) => h('li', { title: problem.code }, problem.message))));
+}
+
 async function copyMention(mention: string, label: string): Promise<void> {
   if (await copyText(mention)) toast(`Copied the mention of ${quoted(label)}: paste it into dsh to reference that session.`, 'ok');
   else toast('The browser refused to write to the clipboard. Select the text and copy it by hand.');
@@ -116,6 +124,7 @@ async function loadSessions(): Promise<void> {
     state.maxReferences = response.maxReferences;
     elements.root.textContent = response.root;
     elements.root.title = response.root;
+    showSourceProblems(response.problems);
     showSessions();
     if (state.target === undefined) {
       // The address names the target shown, picked or not, so a reload or a copied address shows the same one.

@@ -5,7 +5,7 @@
  * Claude Code transcript from `../shared`, copied into a temporary home.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
@@ -239,6 +239,26 @@ describe('sessref mcp', () => {
 
 const INITIALIZE = { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
+describe("sessref mcp over an agent's folder that cannot be read (#37)", () => {
+  it('says once on stderr what each source could not read, keeps answering with everything else, never a crash', async () => {
+    const home = await tempDir('sessref-mcp-loop-home-');
+    const projects = join(home, '.claude', 'projects');
+    mkdirSync(join(projects, '-work-app'), { recursive: true });
+    copyFileSync(SAMPLE, join(projects, '-work-app', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl'));
+    symlinkSync(join(projects, '-loop'), join(projects, '-loop'));
+    symlinkSync(join(home, '.codex'), join(home, '.codex'));
+    const complete = (id: number) => ({ id, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'ref' }, argument: { name: 'session', value: '' } } });
+    const { responses, stderr, code } = await rawSession([INITIALIZE, complete(2), complete(3), { id: 4, method: 'resources/list' }, { id: 5, method: 'resources/list' }], { args: ['--resources'], env: { HOME: home } });
+    expect(code).toBe(0);
+    for (const id of [2, 3]) expect((responses.get(id) as { result: { completion: { values: string[] } } }).result.completion.values).toContain(await mentionOf(CLAUDE_ID));
+    expect((responses.get(4) as { result: { resources: { name: string }[] } }).result.resources.map((resource) => resource.name)).toContain(CLAUDE_ID);
+    expect(stderr.trimEnd().split('\n')).toEqual([
+      `sessref: note: Codex sessions skipped: ${join(home, '.codex')} cannot be read (ELOOP)`,
+      'sessref mcp: SOURCE_SESSION_UNREADABLE: session "claude-code:-loop/": -loop/ cannot be searched (ELOOP): its Claude Code sessions are left out',
+    ]);
+  });
+});
+
 interface RawResult {
   responses: Map<number, unknown>;
   /** Responses without a numeric id (an error about a message whose id could not be known), in order. */
@@ -251,10 +271,10 @@ interface RawResult {
  * Write `messages` (objects get `jsonrpc`, strings go as they are) one line
  * each to `sessref mcp`, wait for responses to the requests with ids, then
  * close stdin and wait for the exit; `waitFor` closes after that many answers.
- * `args` are more flags for `sessref mcp`.
+ * `args` are more flags for `sessref mcp`, `env` more environment variables.
  */
-function rawSession(messages: readonly (string | { id?: number; method: string; params?: unknown })[], options: { waitFor?: number; args?: readonly string[] } = {}): Promise<RawResult> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--root', root, ...(options.args ?? [])], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+function rawSession(messages: readonly (string | { id?: number; method: string; params?: unknown })[], options: { waitFor?: number; args?: readonly string[]; env?: Record<string, string> } = {}): Promise<RawResult> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--root', root, ...(options.args ?? [])], { env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const expected = options.waitFor ?? messages.filter((message) => typeof message !== 'string' || /"id":\d/.test(message.slice(0, 40))).length;
   const responses = new Map<number, unknown>();
   const unidentified: unknown[] = [];

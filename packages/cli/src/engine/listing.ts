@@ -37,11 +37,12 @@ export interface SourceWarning {
  * What the other agents' sources could not read as of the engine's last
  * listing: each home skipped because it cannot even be checked, each source
  * whose listing failed as a whole, then each session or folder left out. A
- * face lists first, then asks.
+ * face lists first, then asks; one that already said which homes were
+ * skipped (the CLI's note at start) leaves them out with `homes: false`.
  */
-export function sourceWarnings(engine: Engine): SourceWarning[] {
+export function sourceWarnings(engine: Engine, options: { homes?: boolean } = {}): SourceWarning[] {
   const agentName = (source: string) => engine.foreignSources.find((found) => found.name === source)?.displayName ?? source;
-  const homes = engine.skippedHomes.map(({ name, message }): SourceWarning => ({ source: name, code: 'SOURCE_SESSION_UNREADABLE', message }));
+  const homes = options.homes === false ? [] : engine.skippedHomes.map(({ name, message }): SourceWarning => ({ source: name, code: 'SOURCE_SESSION_UNREADABLE', message }));
   const failed = engine.sourceFailures.map(({ source, reason }): SourceWarning => {
     const failure = describeFailure(reason);
     return { source, code: failure.code, message: `${agentName(source)} sessions left out: ${failure.message}` };

@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { isSessionReferenceError, type PreparedContext, type ReferenceTarget, type SessionReferenceContentHit } from '@sessref/core';
 import { Engine, type EngineOptions, type SessionSummary } from '../engine/engine.js';
-import { explainMissing } from '../engine/listing.js';
+import { explainMissing, sourceWarnings } from '../engine/listing.js';
 import { completionQuery, sessionOfArgument } from './arguments.js';
 
 export class CitableSessions {
-  /** Reasons already reported, so a failing search is said once, not at every keystroke. */
+  /** Reasons already reported, so a failing search or an unreadable transcript is said once, not at every keystroke or listing. */
   private readonly reported = new Set<string>();
 
   private constructor(
@@ -41,8 +41,10 @@ export class CitableSessions {
   }
 
   /** Every session a citation can name, as `sessref list` lists them: the root's, then each other agent's. */
-  list(signal?: AbortSignal): Promise<SessionSummary[]> {
-    return this.engine.sessions(signal);
+  async list(signal?: AbortSignal): Promise<SessionSummary[]> {
+    const listed = await this.engine.sessions(signal);
+    this.reportSourceProblems();
+    return listed;
   }
 
   /** A stamp per session that changes whenever the session may have (see `Engine.changeStamps`): what a listing-changed notice compares. */
@@ -81,10 +83,26 @@ export class CitableSessions {
     if (query === undefined) return [];
     const limit = this.engine.candidateLimit;
     const titled = await this.engine.candidates(this.target, query, limit, signal);
+    this.reportSourceProblems();
     const seen = new Set(titled.map((candidate) => candidate.sessionId));
     const content = titled.length < limit ? await this.contentMatches(query, limit, signal) : [];
     const more = content.filter((hit) => !seen.has(hit.sessionId) && seen.add(hit.sessionId));
     return [...titled, ...more].slice(0, limit).map((candidate) => candidate.mention);
+  }
+
+  /**
+   * What the other agents' sources could not read as of the last listing
+   * (a source that failed, a transcript or folder left out), each distinct
+   * line once. The homes skipped at start were said by the command's note.
+   */
+  private reportSourceProblems(): void {
+    for (const warning of sourceWarnings(this.engine, { homes: false })) this.reportOnce(`${warning.code}: ${warning.message}`);
+  }
+
+  private reportOnce(line: string): void {
+    if (this.reported.has(line)) return;
+    this.reported.add(line);
+    this.report(line);
   }
 
   /**
@@ -99,11 +117,7 @@ export class CitableSessions {
     } catch (error) {
       if (isSessionReferenceError(error) && (error.code === 'SESSION_REFERENCE_INVALID_QUERY' || error.code === 'SESSION_REFERENCE_SEARCH_DISABLED')) return [];
       if (signal?.aborted === true || (isSessionReferenceError(error) && error.code === 'SESSION_REFERENCE_CANCELLED')) throw error;
-      const reason = `content matches left out of completions: ${errorLabel(error)}`;
-      if (!this.reported.has(reason)) {
-        this.reported.add(reason);
-        this.report(reason);
-      }
+      this.reportOnce(`content matches left out of completions: ${errorLabel(error)}`);
       return [];
     }
   }

@@ -21,7 +21,7 @@ export interface CliReport {
  * The one line a failure is reported in: `error CODE: message (fix: hint)`,
  * made {@link terminalSafe} (the hint through its style).
  */
-export function formatError(error: CliReport, style: Style, label = 'error'): string {
+export function formatError(error: Pick<CliReport, 'code' | 'message' | 'hint'>, style: Style, label = 'error'): string {
   const hint = error.hint === undefined ? '' : ` ${style.dim(`(fix: ${oneLine(error.hint)})`)}`;
   return `${style.red(label)} ${terminalSafe(error.code)}: ${terminalSafe(oneLine(error.message))}${hint}`;
 }

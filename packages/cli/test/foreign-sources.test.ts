@@ -168,6 +168,7 @@ describe("an agent's folder that cannot be checked (#37)", () => {
     const search = await run('search', 'multiline output', '--json');
     expect(search.code, search.stderr).toBe(0);
     expect((JSON.parse(search.stdout) as { sessionId: string }[]).map((hit) => hit.sessionId)).toEqual([`codex:${CODEX_ID}`]);
+    expect(notes(search.stderr)).toEqual([note]);
 
     const text = await run('list');
     expect(text.code).toBe(0);
@@ -190,5 +191,15 @@ describe("an agent's folder that cannot be checked (#37)", () => {
     const warnings = withoutRootLine(list.stderr).split('\n').filter((line) => line.includes('"warning"'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('-loop/ cannot be searched (ELOOP): its Claude Code sessions are left out');
+
+    // search warns the same way, once, and finds the sessions of the other projects.
+    const search = await sessref(['search', 'spotter', '--json', '--sources', 'claude-code', '--root', root], { env: { HOME: loopHome } });
+    expect(search.code, search.stderr).toBe(0);
+    expect((JSON.parse(search.stdout) as { sessionId: string }[]).map((hit) => hit.sessionId)).toEqual([`claude-code:${CLAUDE_ID}`]);
+    expect(withoutRootLine(search.stderr).split('\n').filter((line) => line.includes('"warning"')).map((line) => JSON.parse(line) as unknown)).toEqual([
+      { warning: { code: 'SOURCE_SESSION_UNREADABLE', message: 'session "claude-code:-loop/": -loop/ cannot be searched (ELOOP): its Claude Code sessions are left out' } },
+    ]);
+    const text = await sessref(['search', 'spotter', '--sources', 'claude-code', '--root', root], { env: { HOME: loopHome, NO_COLOR: '1' } });
+    expect(text.stderr.split('\n').filter((line) => line.startsWith('warning'))).toEqual(['warning SOURCE_SESSION_UNREADABLE: session "claude-code:-loop/": -loop/ cannot be searched (ELOOP): its Claude Code sessions are left out']);
   });
 });

@@ -1,6 +1,8 @@
 import { plainExcerpt, type PlainExcerpt, type SessionReferenceContentHit } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh';
 import type { Engine } from '../engine/engine.js';
+import { sourceWarnings } from '../engine/listing.js';
+import { formatError } from '../errors.js';
 import { usageError } from '../failure.js';
 import { formatIndexProgress } from '../format.js';
 import { TITLE_COLUMNS, fitFor, formatAge, progress, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
@@ -20,7 +22,9 @@ interface SearchOptions {
  * current surface, what a reference carries) contains QUERY, best first, each
  * with its label, the matching message and a snippet; the root's and the
  * other agents' alike. A long first build of the index shows its progress on
- * stderr when that is a terminal.
+ * stderr when that is a terminal. What another agent's source could not read
+ * (its sessions are not searched) is one warning each on stderr, as `list`
+ * gives it; a home skipped at start was the command's note already.
  */
 export async function searchCommand(engine: Engine, io: Io, options: SearchOptions): Promise<void> {
   if (options.query.trim() === '') throw usageError('search needs a QUERY with some text');
@@ -31,6 +35,10 @@ export async function searchCommand(engine: Engine, io: Io, options: SearchOptio
   });
   // The root's own sessions are always indexed; `--sources` without dsh leaves them out here, as `list` does.
   const hits = found.filter((hit) => options.sources.dsh || engine.sourceOf(hit.sessionId) !== OWN_SOURCE);
+  const warn = styleFor(io.stderr, io.env);
+  for (const { code, message } of sourceWarnings(engine, { homes: false })) {
+    writeLine(io.stderr, options.json ? JSON.stringify({ warning: { code, message } }) : formatError({ code, message }, warn, 'warning'));
+  }
   if (options.json) return writeJson(io.stdout, hits);
   const style = styleFor(io.stdout, io.env);
   if (hits.length === 0) return writeLine(io.stdout, style.dim('no matches'));

@@ -72,6 +72,8 @@ export function rolloutName(path: string): { nativeId: string; compressed: boole
  */
 function walk(folder: string, home: string, depth: number, budget: DirectoryBudget, found: string[], onSkipped?: SkippedFolderHandler): string[] {
   let entries;
+  // Followed even when missing or closed: its creation or a change of mode is a change to the walk.
+  budget.trail?.folders.add(folder);
   try {
     // Listing needs read permission, each rollout's stat needs search: a folder with one but not the other hides its rollouts.
     accessSync(folder, constants.R_OK | constants.X_OK);

@@ -63,6 +63,8 @@ function chatFiles(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?
  * or cannot be resolved but for a missing target is named to `onBrokenLink`.
  */
 function listFolder(folder: string, home: string, budget: DirectoryBudget, onSkipped: SkippedFolderHandler | undefined, onBrokenLink?: SkippedFolderHandler): DirectoryEntry[] {
+  // Followed even when missing or closed: its creation or a change of mode is a change to the walk.
+  budget.trail?.folders.add(folder);
   try {
     accessSync(folder, constants.R_OK | constants.X_OK);
     return listDirectory(folder, home, budget, onBrokenLink);

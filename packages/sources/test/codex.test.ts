@@ -2,7 +2,6 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type * as NodeFs from 'node:fs';
 import type * as Zlib from 'node:zlib';
 import { zstdCompressSync } from 'node:zlib';
 import { projectConversation, type ProjectedItem } from '@sessref/core';
@@ -10,6 +9,7 @@ import { codexFormat, SourceReadError, transcriptSource, type Transcript, type T
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decompressZstd } from '../src/codex/zstd.js';
+import { problemsOf, withUnsearchableFolder } from './support.js';
 
 /** The shared samples, beside the repository (never copied into it). */
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/codex/agent-sessions/', import.meta.url));
@@ -579,32 +579,14 @@ describe('one Codex folder that cannot be listed (#37)', () => {
     return { homeDir: root, codex };
   }
 
-  const problems = (source: { problems(): { sessionId: string; file: string; error: SourceReadError }[] }) =>
-    source.problems().map((problem) => [problem.sessionId, problem.file, problem.error.code, problem.error.message]);
-
   it('a dated folder the user cannot search (EACCES, mocked: tests run as root) hides only its own rollouts and is reported', async () => {
     const { homeDir, codex } = twoDays();
     const closed = join(codex, 'sessions', '2026', '01', '03');
-    vi.resetModules();
-    vi.doMock('node:fs', async (importOriginal) => {
-      const fs = await importOriginal<typeof NodeFs>();
-      return {
-        ...fs,
-        accessSync: (path: string, mode?: number) => {
-          if (path === closed) throw Object.assign(new Error(`EACCES: permission denied, access '${path}'`), { code: 'EACCES' });
-          fs.accessSync(path, mode);
-        },
-      };
-    });
-    try {
-      const isolated = await import('../src/index.js');
+    await withUnsearchableFolder(closed, async (isolated) => {
       const source = isolated.transcriptSource(isolated.codexFormat, { environment: { home: homeDir, env: {} }, watch: false });
       expect((await source.listSessions()).map((header) => header.id)).toEqual([`codex:${first}`, `codex:${archivedId}`]);
-      expect(problems(source)).toEqual([['codex:sessions/2026/01/03/', 'sessions/2026/01/03/', 'SOURCE_SESSION_UNREADABLE', 'sessions/2026/01/03/ cannot be searched (EACCES): its Codex sessions are left out']]);
-    } finally {
-      vi.doUnmock('node:fs');
-      vi.resetModules();
-    }
+      expect(problemsOf(source)).toEqual([['codex:sessions/2026/01/03/', 'sessions/2026/01/03/', 'SOURCE_SESSION_UNREADABLE', 'sessions/2026/01/03/ cannot be searched (EACCES): its Codex sessions are left out']]);
+    });
   });
 
   it('a link loop in place of a dated folder, or of sessions/ itself, is skipped and reported; the rest lists', async () => {
@@ -613,13 +595,13 @@ describe('one Codex folder that cannot be listed (#37)', () => {
     symlinkSync(loop, loop);
     const source = transcriptSource(codexFormat, { environment: { home: homeDir, env: {} }, watch: false });
     expect((await source.listSessions()).map((header) => header.id)).toEqual([`codex:${second}`, `codex:${first}`, `codex:${archivedId}`]);
-    expect(problems(source)).toEqual([['codex:sessions/2026/02/', 'sessions/2026/02/', 'SOURCE_SESSION_UNREADABLE', 'sessions/2026/02/ cannot be searched (ELOOP): its Codex sessions are left out']]);
+    expect(problemsOf(source)).toEqual([['codex:sessions/2026/02/', 'sessions/2026/02/', 'SOURCE_SESSION_UNREADABLE', 'sessions/2026/02/ cannot be searched (ELOOP): its Codex sessions are left out']]);
     // A looping link in a rollout's place is only left out, never a folder to report.
     symlinkSync(join(codex, 'sessions', '2026', '01', '02', 'rollout-x.jsonl'), join(codex, 'sessions', '2026', '01', '02', 'rollout-x.jsonl'));
     rmSync(join(codex, 'sessions'), { recursive: true });
     symlinkSync(join(codex, 'sessions'), join(codex, 'sessions'));
     const again = transcriptSource(codexFormat, { environment: { home: homeDir, env: {} }, watch: false });
     expect((await again.listSessions()).map((header) => header.id)).toEqual([`codex:${archivedId}`]);
-    expect(problems(again)).toEqual([['codex:sessions/', 'sessions/', 'SOURCE_SESSION_UNREADABLE', 'sessions/ cannot be searched (ELOOP): its Codex sessions are left out']]);
+    expect(problemsOf(again)).toEqual([['codex:sessions/', 'sessions/', 'SOURCE_SESSION_UNREADABLE', 'sessions/ cannot be searched (ELOOP): its Codex sessions are left out']]);
   });
 });

@@ -6,17 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import type * as NodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { projectConversation } from '@sessref/core';
 import { SourceReadError, geminiCliFormat, transcriptSource, type Transcript } from '@sessref/sources';
 import { foldGeminiChat } from '../src/gemini-cli/fold.js';
 import { oneLine } from '../src/surface.js';
-import { carried, type Item } from './support.js';
+import { carried, problemsOf, withUnsearchableFolder, type Item } from './support.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/gemini-cli/agent-sessions/', import.meta.url));
 
@@ -390,32 +389,14 @@ describe('one Gemini CLI chats folder that cannot be listed (#37)', () => {
     return { root, tmp };
   }
 
-  const problems = (source: { problems(): { sessionId: string; file: string; error: SourceReadError }[] }) =>
-    source.problems().map((problem) => [problem.sessionId, problem.file, problem.error.code, problem.error.message]);
-
   it('a chats folder the user cannot search (EACCES, mocked: tests run as root) hides only its own chats and is reported', async () => {
     const { root, tmp } = twoProjects('closed-chats');
     const closed = join(tmp, 'b', 'chats');
-    vi.resetModules();
-    vi.doMock('node:fs', async (importOriginal) => {
-      const fs = await importOriginal<typeof NodeFs>();
-      return {
-        ...fs,
-        accessSync: (path: string, mode?: number) => {
-          if (path === closed) throw Object.assign(new Error(`EACCES: permission denied, access '${path}'`), { code: 'EACCES' });
-          fs.accessSync(path, mode);
-        },
-      };
-    });
-    try {
-      const isolated = await import('../src/index.js');
+    await withUnsearchableFolder(closed, async (isolated) => {
       const source = isolated.transcriptSource(isolated.geminiCliFormat, { environment: { home: root, env: {} }, watch: false });
       expect((await source.listSessions()).map((header) => header.id)).toEqual(['gemini-cli:session-2026-05-01T10-00-aaaaaaaa']);
-      expect(problems(source)).toEqual([['gemini-cli:tmp/b/chats/', 'tmp/b/chats/', 'SOURCE_SESSION_UNREADABLE', 'tmp/b/chats/ cannot be searched (EACCES): its Gemini CLI sessions are left out']]);
-    } finally {
-      vi.doUnmock('node:fs');
-      vi.resetModules();
-    }
+      expect(problemsOf(source)).toEqual([['gemini-cli:tmp/b/chats/', 'tmp/b/chats/', 'SOURCE_SESSION_UNREADABLE', 'tmp/b/chats/ cannot be searched (EACCES): its Gemini CLI sessions are left out']]);
+    });
   });
 
   it('a link loop in place of a chats folder or a project is skipped and reported; the other projects list', async () => {
@@ -427,7 +408,7 @@ describe('one Gemini CLI chats folder that cannot be listed (#37)', () => {
     symlinkSync(join(tmp, 'a', 'chats', 'session-x.jsonl'), join(tmp, 'a', 'chats', 'session-x.jsonl'));
     const source = transcriptSource(geminiCliFormat, { environment: { home: root, env: {} }, watch: false });
     expect((await source.listSessions()).map((header) => header.id)).toEqual(['gemini-cli:session-2026-05-01T10-00-aaaaaaaa']);
-    expect(problems(source)).toEqual([
+    expect(problemsOf(source)).toEqual([
       ['gemini-cli:tmp/c/', 'tmp/c/', 'SOURCE_SESSION_UNREADABLE', 'tmp/c/ cannot be searched (ELOOP): its Gemini CLI sessions are left out'],
       ['gemini-cli:tmp/b/chats/', 'tmp/b/chats/', 'SOURCE_SESSION_UNREADABLE', 'tmp/b/chats/ cannot be searched (ELOOP): its Gemini CLI sessions are left out'],
     ]);

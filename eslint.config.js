@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'docs/**', '.sessref/**', '.cache/**', 'artifacts/**', 'coverage/**', 'packages/cli/web-dist/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'docs/**', '.sessref/**', '.cache/**', 'artifacts/**', 'coverage/**', 'packages/cli/web-dist/**', 'packages/cli/bundle/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

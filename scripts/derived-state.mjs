@@ -93,7 +93,7 @@ async function replacedLog() {
 }
 
 async function searchIndex() {
-  const bin = join(process.cwd(), 'packages/cli/dist/bin.js');
+  const bin = join(process.cwd(), 'packages/cli/bundle/bin.js');
   const root = join(scratch, 'root');
   const cache = join(scratch, 'cache');
   mkdirSync(root);

@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sessionLogs, sessionLogsOf } from '@sessref/dsh/jsonl-root';
 
-const BIN = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/cli/bundle/bin.js', import.meta.url));
 const { values } = parseArgs({
   options: { sizes: { type: 'string', default: '1,2,4' }, timeout: { type: 'string', default: '120' }, 'probe-root': { type: 'string' } },
 });

@@ -44,7 +44,7 @@ import { prose, random } from '../lib/text.mjs';
 
 const options = parseArgs();
 const AGENTS = ['claude-code', 'codex', 'gemini-cli'];
-const CLI = fileURLToPath(new URL('../../packages/cli/dist/bin.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../packages/cli/bundle/bin.js', import.meta.url));
 const EPOCH = Date.parse('2026-06-01T08:00:00.000Z');
 
 const line = (record) => `${JSON.stringify(record)}\n`;

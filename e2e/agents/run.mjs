@@ -47,7 +47,7 @@ const MCP_CLIENTS = {
   'claude-code': { drive: (ctx, foreign) => mcpClaude(ctx, foreign, AGENTS['claude-code'].version), api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version} TUI /mcp__sessref__ref <id>` },
 };
 const MCP_REPLY = 'Fake model: the cited snapshot arrived.';
-const CLI_BIN = join(REPO_ROOT, 'packages/cli/dist/bin.js');
+const CLI_BIN = join(REPO_ROOT, 'packages/cli/bundle/bin.js');
 const FINDINGS = '/tmp/agents-findings';
 const HARD_TIMEOUT_MS = 15 * 60_000;
 const AGENT_TIMEOUT_MS = 4 * 60_000;

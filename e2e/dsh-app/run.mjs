@@ -52,7 +52,7 @@ const SECOND_TEXT = 'Thanks. One plain follow-up without references.';
 const TITLE_ANSWER = 'Reference check session';
 const SHOTS = ['picker', 'sent', 'cli-session'];
 const FOREIGN_SHOTS = ['picker', 'sent'];
-const CLI_BIN = join(REPO_ROOT, 'packages/cli/dist/bin.js');
+const CLI_BIN = join(REPO_ROOT, 'packages/cli/bundle/bin.js');
 const CLI_TITLE = 'Written by sessref';
 const CLI_QUESTION = (mention) => `What did we decide in ${mention}?`;
 const CLI_READABLE = `What did we decide in @${SOURCE.label}?`;
@@ -102,7 +102,7 @@ async function buildAndPack() {
     check(!result.timedOut, `npm run ${script} timed out after 300 s`);
     check(result.code === 0, `npm run ${script} failed (exit ${result.code}): ${lastLines(`${result.stdout}\n${result.stderr}`)}`);
   }
-  check(existsSync(join(REPO_ROOT, 'packages/cli/dist/bin.js')), 'packages/cli/dist/bin.js is missing: run npm run build');
+  check(existsSync(join(REPO_ROOT, 'packages/cli/bundle/bin.js')), 'packages/cli/bundle/bin.js is missing: run npm run build');
   if (TARBALL_OVERRIDE !== undefined) {
     const path = resolve(TARBALL_OVERRIDE);
     check(existsSync(path), `--tarball: ${path} does not exist`);

@@ -25,7 +25,7 @@ import { poll, startTmux } from './tmux.mjs';
 
 const CLI_README = join(REPO_ROOT, 'packages/cli/README.md');
 const ROOT_README = join(REPO_ROOT, 'README.md');
-const CLI_BIN = join(REPO_ROOT, 'packages/cli/dist/bin.js');
+const CLI_BIN = join(REPO_ROOT, 'packages/cli/bundle/bin.js');
 /** The dsh session each client cites from the seeded demo root, and the one `prepare` targets to build the expected bytes. */
 const DSH_SESSION = 'oauth-migration';
 const PREPARE_TARGET = 'scratchpad';

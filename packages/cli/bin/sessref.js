@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // The `sessref` command. npm links a package's bin only when its file exists
-// at install time, and the real entry point, dist/bin.js, exists only once the
-// package is built. This file always exists: it runs the build, or says how
-// to make one.
+// at install time, and the real entry point, bundle/bin.js (the CLI bundled
+// by scripts/bundle-cli.mjs), exists only once the package is built. This
+// file always exists: it runs the build, or says how to make one.
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/bin.js', import.meta.url);
+const entry = new URL('../bundle/bin.js', import.meta.url);
 if (!existsSync(entry)) {
-  const message = 'sessref is not built yet: packages/cli/dist/bin.js is missing';
+  const message = 'sessref is not built yet: packages/cli/bundle/bin.js is missing';
   const hint = 'run `npm run build` at the repository root, then run sessref again';
   process.stderr.write(
     process.argv.includes('--json')

@@ -99,14 +99,14 @@ describe('the committed bin stub', () => {
     expect(viaStub.stdout.split('\n').slice(0, 20)).toEqual(direct.stdout.split('\n').slice(0, 20));
   });
 
-  it('says to build first when dist is absent, in one line (JSON under --json)', async () => {
+  it('says to build first when the bundle is absent, in one line (JSON under --json)', async () => {
     // The stub alone in a package without dist/, as in a fresh clone before `npm run build`.
     const pkg = await tempDir('sessref-unbuilt-');
     await mkdir(join(pkg, 'bin'));
     await copyFile(STUB, join(pkg, 'bin', 'sessref.js'));
     await writeFile(join(pkg, 'package.json'), '{"type":"module"}');
     const run = (args: string[]) => finished(spawn(process.execPath, [join(pkg, 'bin', 'sessref.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
-    expect(expectFailure(await run(['--help']), 1, 'NOT_BUILT')).toBe('sessref is not built yet: packages/cli/dist/bin.js is missing');
+    expect(expectFailure(await run(['--help']), 1, 'NOT_BUILT')).toBe('sessref is not built yet: packages/cli/bundle/bin.js is missing');
     const json = await run(['list', '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'NOT_BUILT', hint: 'run `npm run build` at the repository root, then run sessref again' } });

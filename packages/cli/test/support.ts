@@ -1,7 +1,8 @@
 /**
  * Helpers for running the built `sessref` binary against temporary roots.
  *
- * The binary is `packages/cli/dist/bin.js` as `npx tsc -b` builds it, run
+ * The binary is `packages/cli/bundle/bin.js` as `npm test` and `npm run build`
+ * bundle it (scripts/bundle-cli.mjs), the code the `sessref` command runs, run
  * with the Node that runs the tests (`process.execPath`, Node 22 under
  * vitest), without a terminal and with NO_COLOR set.
  */
@@ -20,11 +21,11 @@ import { bootHost } from '@sessref/host';
 import { createHost } from '@sessref/test-support';
 import { Engine, engineHostOptions, type EngineOptions } from '../src/engine/engine.js';
 
-export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../bundle/bin.js', import.meta.url));
 
 /** Fail early, and say how to fix it, when the binary has not been built. */
 export function requireBuild(): void {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npx tsc -b\` from the repository root first`);
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` from the repository root first`);
 }
 
 export interface RunResult {

@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+/**
+ * `npm run build`'s last step: the `sessref` command as one bundle,
+ * `packages/cli/bundle/`, built from `packages/cli/dist/` (run after `tsc -b`).
+ *
+ * Why: a fresh `sessref` spent most of its time loading some three hundred
+ * modules, each found, read and linked on its own; the bundle holds the same
+ * code in a few dozen chunks, one per command's needs (the command table's
+ * lazy imports become chunk boundaries), which cuts a command's CPU time by
+ * about a third (docs/benchmarks.md, "Fresh processes").
+ *
+ * A bundle moves every module, so what a module found relative to its own
+ * file must still be found. Each such use is rewritten here at bundle time,
+ * and any other is refused, so a new one is handled on purpose:
+ * - `createRequire(import.meta.url)('….json')` (a package reading its own or
+ *   another's manifest): the manifest it would have read, inlined;
+ * - `new URL('…', import.meta.url)` in the CLI's own modules (its manifest,
+ *   its web assets): the same file, relative to the bundle, which sits beside
+ *   `dist/` in the CLI's folder wherever the package is installed;
+ * - `new URL('..', import.meta.url)` naming a folder that holds the module
+ *   itself (the transcript readers digest their own code to stamp their
+ *   caches): the bundle's folder, which now holds that code.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { build } from 'rolldown';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'packages/cli');
+const ENTRY = join(CLI, 'dist/bin.js');
+const OUT = join(CLI, 'bundle');
+
+/** Loaded only on Windows (dsh's file locks call kernel32 through it), and a native module: left to Node to find. */
+const EXTERNAL = ['koffi'];
+
+const REQUIRED_JSON = /createRequire\(import\.meta\.url\)\((["'])([^"']+\.json)\1\)/g;
+const FILE_URL = /new URL\((["'])([^"']*)\1, import\.meta\.url\)/g;
+
+/** A `new URL(target, import.meta.url)` of the module at `id`, as the bundle must spell it. */
+function rebasedUrl(id, target) {
+  const absolute = resolve(dirname(id), target);
+  if (id.startsWith(`${absolute}${sep}`)) return 'new URL("./", import.meta.url)';
+  if (!id.startsWith(`${CLI}${sep}`) || !absolute.startsWith(`${CLI}${sep}`)) {
+    throw new Error(`${relative(ROOT, id)} reads ${target} relative to its own file, outside the CLI's folder: bundle-cli.mjs does not know where that is once bundled`);
+  }
+  const rebased = relative(OUT, absolute).split(sep).join('/') + (target.endsWith('/') ? '/' : '');
+  return `new URL(${JSON.stringify(rebased)}, import.meta.url)`;
+}
+
+const keepFileLookups = {
+  name: 'sessref:keep-file-lookups',
+  transform(code, id) {
+    // Files only: the bundler's own runtime module is no file and knows where it is.
+    if (!code.includes('import.meta') || !existsSync(id)) return null;
+    const rewrites = [];
+    const marked = code
+      .replace(REQUIRED_JSON, (_, _quote, specifier) => mark(rewrites, `(${readFileSync(createRequire(id).resolve(specifier), 'utf8').trim()})`))
+      .replace(FILE_URL, (_, _quote, target) => mark(rewrites, rebasedUrl(id, target)));
+    if (marked.includes('import.meta')) {
+      throw new Error(`${relative(ROOT, id)} uses import.meta in a way bundle-cli.mjs does not rewrite: teach it (see its header)`);
+    }
+    return { code: marked.replace(MARK, (_, index) => rewrites[Number(index)]), map: null };
+  },
+};
+
+/** Stands for the `rewrites.length`-th rewrite until every use of import.meta has been checked. */
+function mark(rewrites, replacement) {
+  rewrites.push(replacement);
+  return `@@bundle-cli:${rewrites.length - 1}@@`;
+}
+
+const MARK = /@@bundle-cli:(\d+)@@/g;
+
+if (!existsSync(ENTRY)) throw new Error(`${relative(ROOT, ENTRY)} is missing: run tsc -b packages/cli first`);
+rmSync(OUT, { recursive: true, force: true });
+await build({
+  input: ENTRY,
+  platform: 'node',
+  external: EXTERNAL,
+  plugins: [keepFileLookups],
+  logLevel: 'warn',
+  output: { dir: OUT, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
+});

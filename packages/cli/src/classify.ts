@@ -5,7 +5,8 @@
  * brings it in.
  */
 import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
-import { SessionInputError, SessionReferenceError, errorCode } from '@sessref/core';
+import { SessionReferenceError, errorCode } from '@sessref/core';
+import { SessionInputError } from './session-input.js';
 import { RootFormatError, SessionLogError } from '@sessref/host';
 import { SourceReadError } from '@sessref/sources';
 import { SessionWriteError } from './engine/session-writes.js';

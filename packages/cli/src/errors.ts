@@ -3,7 +3,8 @@
  * and an exit code. What kind of failure it is comes from failure.ts; this
  * file only words it for a terminal.
  */
-import { MAX_TITLE_LENGTH, type SessionReferenceErrorCode } from '@sessref/core';
+import type { SessionReferenceErrorCode } from '@sessref/core';
+import { MAX_TITLE_LENGTH } from './session-input.js';
 import { classify, namesSession } from './classify.js';
 import { EXIT_CODE, type ExitCode, type FailureCode, type SessionLogCode } from './failure.js';
 import { terminalSafe, type Style } from './output.js';

@@ -7,7 +7,8 @@
  */
 // Types only: a command that never fails loads none of the layers these codes come from (see classify.ts).
 import type { SessionQueryErrorCode } from '@deepseek-ai/dsh-session-query';
-import type { SessionInputCode, SessionReferenceErrorCode } from '@sessref/core';
+import type { SessionReferenceErrorCode } from '@sessref/core';
+import type { SessionInputCode } from './session-input.js';
 import type { RootFormatCode, SessionLogError } from '@sessref/host';
 import type { SourceReadCode } from '@sessref/sources';
 import type { SessionWriteCode } from './engine/session-writes.js';

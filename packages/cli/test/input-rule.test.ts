@@ -1,12 +1,12 @@
 /**
- * One rule for what a person may give as a title or a message (core's
- * session-input.ts), the same through `sessref new`, `prepare` and `send` and
+ * One rule for what a person may give as a title or a message (the CLI's
+ * src/session-input.ts), the same through `sessref new`, `prepare` and `send` and
  * through the inspector's API: a blank title names the session untitled, a
  * title over the maximum is INVALID_TITLE, a blank message is EMPTY_MESSAGE,
  * and a refusal writes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TITLE_LENGTH } from '@sessref/core';
+import { MAX_TITLE_LENGTH } from '../src/session-input.js';
 import { Engine } from '../src/engine/engine.js';
 import type { ApiError, NewSessionResponse } from '../src/server/protocol.js';
 import { startServer, type RunningServer } from '../src/server/server.js';

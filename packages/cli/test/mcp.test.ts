@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { encodeSessionReferenceUri, REFERENCED_SESSIONS_WARNING, utf8Length } from '@sessref/core';
+import { encodeSessionReferenceUri, REFERENCED_SESSIONS_WARNING } from '@sessref/core';
+import { utf8Length } from '@sessref/core/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, NO_DSH_HOME, emptyRoot, json, ok, removeTemps, requireBuild, tempDir } from './support';
 

@@ -1,5 +1,8 @@
 /**
- * @sessref/core: the host-agnostic session-reference contract.
+ * @sessref/core: the host-agnostic session-reference contract, and the seam
+ * (`SessionSource`, `combineSources`) through which any place sessions live
+ * becomes its one storage port. Helpers only sessref's own packages share are
+ * in `@sessref/core/internal`, which is not a stable API.
  * @module @sessref/core
  */
 export * from './types.js';
@@ -10,8 +13,6 @@ export {
   DEFAULT_MAX_REFERENCE_BYTES,
   MAX_REFERENCES,
   resolveConfig,
-  invalidConfig,
-  isPositiveSafeInteger,
   type ResolvedSessionReferenceConfig,
   type SessionReferenceConfig,
 } from './config.js';
@@ -21,12 +22,11 @@ export {
   encodeSessionReferenceUri,
   formatSessionReferenceMention,
   parseSessionReferenceText,
-  readableMention,
 } from './uri.js';
 export { stringifyTagSafeJson } from './serialization.js';
 export { labelOf } from './label.js';
-export { messageText, projectConversation, projectMessage, type ProjectedItem } from './projection.js';
-export { retainReference, cutText, omissionNotice, type RetainedReference, type RetentionInput } from './retention.js';
+export { projectConversation, projectMessage, type ProjectedItem } from './projection.js';
+export { retainReference, cutText, type RetainedReference, type RetentionInput } from './retention.js';
 export { fitSnapshot, type SnapshotFit } from './fit.js';
 export {
   REFERENCED_SESSIONS_CLOSE_TAG,
@@ -34,30 +34,21 @@ export {
   REFERENCED_SESSIONS_OPEN_TAG,
   REFERENCED_SESSIONS_WARNING,
   extractReferencedSessionsJson,
-  prettyReferencedSessionsPrompt,
-  renderReferencedSessionsDisplay,
   renderReferencedSessionsPrompt,
 } from './prompt.js';
-export { isTextBlock } from './text-block.js';
-export { isJsonObject } from './json-object.js';
-export { checkCandidateLimit, rankByCwd, toCandidate, type CandidateShape, type CandidateTitles } from './discovery.js';
-export { createSessionReferenceCore, withMention, type CoreOptions, type SessionReferenceCore } from './facade.js';
+export type { CandidateShape, CandidateTitles } from './discovery.js';
+export { createSessionReferenceCore, type CoreOptions, type SessionReferenceCore } from './facade.js';
 export type { FullSnapshotRequest, FullSnapshotStore, PrepareOptions } from './prepare.js';
 export { DEFAULT_REFERENCE_CONTEXT_FRACTION, modelRelativeBudget, resolveReferenceContextFraction } from './budget.js';
 export {
   FULL_SNAPSHOT_HEADING,
   REFERENCE_OMISSIONS_HEADING,
-  TRANSCRIPT_FRAGMENT_CODE_POINTS,
-  renderFullSnapshotTranscript,
-  renderReferenceOmissions,
   type FullSnapshotOutcome,
   type ReferenceOmission,
   type SavedSnapshot,
 } from './omissions.js';
 export { combineSources, type CombineOptions, type CombinedStorage, type SessionSource, type SourceFailure } from './sources.js';
-export { applySessionReferences, parseContentReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
-export { utf8Length } from './utf8.js';
-export { MAX_TITLE_LENGTH, SessionInputError, checkMessageText, checkTitle, untitled, type SessionInputCode } from './session-input.js';
+export { applySessionReferences, type ParsedContent, type ReferenceMessageAdapter } from './messages.js';
 export {
   MAX_CONTENT_QUERY_LENGTH,
   MAX_SNIPPET_LENGTH,

@@ -16,7 +16,7 @@
  * packages report no usable version.
  */
 import { createRequire } from 'node:module';
-import { invalidConfig, isJsonObject } from '@sessref/core';
+import { invalidConfig, isJsonObject } from '@sessref/core/internal';
 
 /** `'rc.8'`: dsh 0.1.0-rc.8 to 0.1.6; `'0.1.7'`: dsh 0.1.7 and the 0.2 line. */
 export type HostContract = 'rc.8' | '0.1.7';

@@ -9,14 +9,11 @@ import type { ContentBlock } from '@deepseek-ai/dsh-llm';
 import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol';
 import {
   SessionReferenceError,
-  checkCandidateLimit,
   createSessionReferenceCore,
   fitSnapshot,
   labelOf,
   normalizeContentQuery,
   resolveReferenceContextFraction,
-  toCandidate,
-  withMention,
   type PreparedContext,
   type PrepareOptions,
   type ReferenceTarget,
@@ -30,6 +27,7 @@ import {
   type SourceFailure,
   type TitleReadResult,
 } from '@sessref/core';
+import { checkCandidateLimit, toCandidate, withMention } from '@sessref/core/internal';
 import { Config } from './config.js';
 import { resolveHostContract, type HostContract } from './contract.js';
 import { projectedTitles } from './labels.js';

@@ -7,7 +7,8 @@
  */
 import type { Context } from '@deepseek-ai/cordis';
 import { SessionId } from '@deepseek-ai/dsh-session';
-import { isJsonObject, type CandidateTitles, type SessionHeaderLike } from '@sessref/core';
+import type { CandidateTitles, SessionHeaderLike } from '@sessref/core';
+import { isJsonObject } from '@sessref/core/internal';
 
 /** The projection units a label needs: the title, and a subagent's creation label for the display title. */
 const LABEL_UNITS: readonly string[] = ['title', 'subagent'];

@@ -5,7 +5,8 @@
  * at run time.
  */
 import type { Context } from '@deepseek-ai/cordis';
-import { isJsonObject, type FullSnapshotStore, type SavedSnapshot } from '@sessref/core';
+import type { FullSnapshotStore, SavedSnapshot } from '@sessref/core';
+import { isJsonObject } from '@sessref/core/internal';
 
 /** What `saveText` takes: the owner (the session receiving the context), the source it renders, a file name and the text. */
 interface SaveTextSpill {

@@ -7,7 +7,8 @@ import { remoteMethods } from '@deepseek-ai/dsh-typert-protocol';
 import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, type SessionId } from '@deepseek-ai/dsh-session';
 import SessionReferenceResolver, { encodeSessionReferenceUri, formatSessionReferenceMention, preparedContextOf, type Config, type SessionReferenceErrorCode } from '@sessref/dsh';
-import { SessionReferenceError, stringifyTagSafeJson, utf8Length, type ReferencedSessionData, type SessionReferenceSource } from '@sessref/core';
+import { SessionReferenceError, stringifyTagSafeJson, type ReferencedSessionData, type SessionReferenceSource } from '@sessref/core';
+import { utf8Length } from '@sessref/core/internal';
 import {
   appendExchange,
   appendInjected,

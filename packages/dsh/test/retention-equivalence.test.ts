@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TextRetainer } from '@deepseek-ai/dsh-output-retention';
-import { cutText, omissionNotice, utf8Length } from '@sessref/core';
+import { cutText } from '@sessref/core';
+import { omissionNotice, utf8Length } from '@sessref/core/internal';
 import { hostileChar } from './arbitraries';
 
 /** `original` through a head/tail `TextRetainer` keeping `keep` bytes, the head taking the larger half. */

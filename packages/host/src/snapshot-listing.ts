@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
-import { isJsonObject } from '@sessref/core';
+import { isJsonObject } from '@sessref/core/internal';
 import { LogFileTracker, listSubdirectories, readRegularFile, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type FileRevision } from '@sessref/dsh/jsonl-root';
 import { deepFreeze, directoryProblem, replaceFileAtomically } from '@sessref/sources';
 import { HEADER_BUDGET_BYTES } from './log-probe.js';

@@ -1,4 +1,4 @@
-import { isJsonObject } from '@sessref/core';
+import { isJsonObject } from '@sessref/core/internal';
 import { SourceReadError } from './errors.js';
 
 /**

@@ -6,10 +6,6 @@ import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-js
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import type {} from '@deepseek-ai/dsh-session-title';
 import {
-  checkMessageText,
-  checkTitle,
-  untitled,
-  utf8Length,
   type PreparedContext,
   type PreparedSource,
   type ProjectedItem,
@@ -20,6 +16,8 @@ import {
   type SessionReferenceMentionCandidate,
   type TitleReadResult,
 } from '@sessref/core';
+import { utf8Length } from '@sessref/core/internal';
+import { checkMessageText, checkTitle, untitled } from '../session-input.js';
 import { OWN_SOURCE, preparedContextOf, type Config as ResolverConfig, type RefreshProgress, type RefreshReport } from '@sessref/dsh';
 import { CheckedJsonlPersistence, bootHost, currentTurn, runDetachedPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';

@@ -7,7 +7,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { ProtocolError, ProtocolErrorCode, type ListResourcesResult, type McpServer, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
-import { encodeSessionReferenceUri, labelOf, utf8Length } from '@sessref/core';
+import { encodeSessionReferenceUri, labelOf } from '@sessref/core';
+import { utf8Length } from '@sessref/core/internal';
 import type { SessionSummary } from '../engine/engine.js';
 import { terminalSafe } from '../output.js';
 import { answering } from './errors.js';

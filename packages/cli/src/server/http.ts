@@ -1,6 +1,6 @@
 /** Small node:http helpers: typed failures, JSON bodies with a size cap, JSON answers. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isJsonObject } from '@sessref/core';
+import { isJsonObject } from '@sessref/core/internal';
 import { classify } from '../classify.js';
 import { HTTP_STATUS } from '../failure.js';
 import type { ApiError } from './protocol.js';

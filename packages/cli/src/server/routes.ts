@@ -7,7 +7,7 @@
  * No Node imports: protocol.ts, which the web client compiles, imports these
  * types.
  */
-import { checkMessageText, checkTitle } from '@sessref/core';
+import { checkMessageText, checkTitle } from '../session-input.js';
 import { z } from 'zod';
 
 /** A session id: any non-empty string (the engine says whether it names a session). */

@@ -4,7 +4,8 @@
  */
 import type { MessageSource } from '@deepseek-ai/dsh-llm';
 import type { SurfaceEvent } from '@deepseek-ai/dsh-session';
-import { messageText, prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay, type MessageOrigin } from '@sessref/core';
+import type { MessageOrigin } from '@sessref/core';
+import { messageText, prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay } from '@sessref/core/internal';
 import { toSurfaceMessage } from '@sessref/dsh';
 import { stepSources, type Engine, type SessionView, type StepMessage, type StepPreview } from '../engine/engine.js';
 import type { DisplayKind, DisplayMessage, MessagesResponse, ModelMessage, PreviewResponse, ReferenceMeta, ReferenceView } from './protocol.js';

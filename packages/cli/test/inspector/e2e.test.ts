@@ -4,7 +4,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { formatSessionReferenceMention, messageText } from '@sessref/core';
+import { formatSessionReferenceMention } from '@sessref/core';
+import { messageText } from '@sessref/core/internal';
 import { Engine } from '../../src/engine/engine.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { TARGET, WEBAPP, buildWeb, launchBrowser, openPage, removeDir, seedRoot, tempDir, type Browser } from './fixture.js';

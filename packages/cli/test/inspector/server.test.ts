@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { extractReferencedSessionsJson, formatSessionReferenceMention, stringifyTagSafeJson, utf8Length } from '@sessref/core';
+import { extractReferencedSessionsJson, formatSessionReferenceMention, stringifyTagSafeJson } from '@sessref/core';
+import { utf8Length } from '@sessref/core/internal';
 import { Engine } from '../../src/engine/engine.js';
 import type { ApiError, CandidatesResponse, MessagesResponse, PreviewResponse, SendResponse, SessionsResponse } from '../../src/server/protocol.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';

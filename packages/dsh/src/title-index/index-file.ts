@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
 import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefCacheDirectory } from '@sessref/sources';
-import { isJsonObject } from '@sessref/core';
+import { isJsonObject } from '@sessref/core/internal';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
 export interface IndexEntry {

@@ -1,4 +1,5 @@
-import { isTextBlock, type SurfaceMessage } from '@sessref/core';
+import type { SurfaceMessage } from '@sessref/core';
+import { isTextBlock } from '@sessref/core/internal';
 import { asObject, asString } from '../json-lines.js';
 import { oneLine } from '../surface.js';
 

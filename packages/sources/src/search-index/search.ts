@@ -1,4 +1,5 @@
-import { checkCandidateLimit, normalizeContentQuery, throwIfCancelled, type TextRange } from '@sessref/core';
+import { normalizeContentQuery, throwIfCancelled, type TextRange } from '@sessref/core';
+import { checkCandidateLimit } from '@sessref/core/internal';
 import { decodeMessages, locate, snippetAround, type Snippet } from './documents.js';
 import { anyOf, planQuery, runsExpression, type MatchKind, type QueryPlan } from './query.js';
 import { SEARCH_INDEX } from './refresh.js';

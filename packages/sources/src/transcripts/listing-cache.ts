@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isJsonObject } from '@sessref/core';
+import { isJsonObject } from '@sessref/core/internal';
 import { directoryProblem, replaceFileAtomically } from '../atomic-file.js';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
 import { readRegularFile } from '../regular-file.js';

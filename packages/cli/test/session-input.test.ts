@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { anyString } from '../test/arbitraries.js';
-import { MAX_TITLE_LENGTH, SessionInputError, checkMessageText, checkTitle, untitled } from './session-input.js';
+import { MAX_TITLE_LENGTH, SessionInputError, checkMessageText, checkTitle, untitled } from '../src/session-input.js';
+
+/** Any JavaScript string: any code unit (lone surrogates included) or any code point. */
+const anyText = fc.string({ unit: fc.oneof(fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), minLength: 1, maxLength: 40 });
 
 const whitespace = fc.array(fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u3000'), { maxLength: 12 }).map((parts) => parts.join(''));
 
@@ -25,7 +27,7 @@ describe('checkTitle', () => {
     expect(checkTitle('  Release notes \n')).toBe('Release notes');
     expect(checkTitle('😀'.repeat(MAX_TITLE_LENGTH))).toBe('😀'.repeat(MAX_TITLE_LENGTH));
     fc.assert(
-      fc.property(whitespace, anyString({ minLength: 1, maxLength: 40 }), whitespace, (before, title, after) => {
+      fc.property(whitespace, anyText, whitespace, (before, title, after) => {
         const trimmed = title.trim();
         return trimmed === '' || checkTitle(before + title + after) === trimmed;
       }),

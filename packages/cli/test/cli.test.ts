@@ -702,7 +702,7 @@ describe('damaged logs', () => {
 
   it('a log cut inside its header is listed by its directory and flagged; only commands that read it fail', async () => {
     const { root, hashes } = await damage((path) => truncate(path, 20));
-    const message = 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd is damaged: empty or header-less Zstandard session log';
+    const message = 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd: the log has no complete header line';
     await expectFlagged(root, 'SESSION_LOG_CORRUPT', new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`), 'damaged');
     expect(expectFailure(await sessref(['show', 'flaky-ci', '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toBe(message);
     await ok(['show', 'scratchpad', '--root', root]);
@@ -715,7 +715,7 @@ describe('damaged logs', () => {
       bytes.fill(0xff, 600, 608); // inside the compressed events, well past the header frame
       await writeFile(path, bytes);
     });
-    const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd is damaged: corrupt Zstandard session log: frame at byte \d+ failed validation$/;
+    const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd: corrupt session log: the frame at byte \d+ does not decompress \(Restored data doesn't match checksum\)$/;
     expect(expectFailure(await sessref(['show', 'flaky-ci', '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);
     expect(expectFailure(await sessref(['prepare', '--root', root, '--target', 'scratchpad', uri('flaky-ci')]), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);
     expect(expectFailure(await sessref(['send', '--root', root, '--target', 'flaky-ci', 'hi']), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);
@@ -750,7 +750,7 @@ describe('damaged logs', () => {
 
   it("a log carrying another session's header is flagged by list; commands that read it are exit 2", async () => {
     const { root, hashes } = await damage((path) => cp(logPath(seeded, 'billing-schema', WEBAPP), path));
-    const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd is damaged: .*does not match header id "billing-schema"$/;
+    const message = /^session "flaky-ci": log --home-dev-webapp--\/flaky-ci\/session\.jsonl\.zstd carries the header of another session \("billing-schema"\)$/;
     await expectFlagged(root, 'SESSION_LOG_CORRUPT', message, 'damaged');
     for (const args of [['show', 'flaky-ci'], ['prepare', '--target', 'scratchpad', uri('flaky-ci')]]) {
       expect(expectFailure(await sessref([...args, '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toMatch(message);

@@ -237,10 +237,11 @@ describe('a log whose header carries another format version', () => {
     expect(listed.code).toBe(0);
     const rows = JSON.parse(listed.stdout) as { sessionId: string; readError?: { code: string; message: string } }[];
     expect(rows.map((row) => row.sessionId).sort()).toEqual(['alpha', 'beta', 'gamma', 'target']);
-    const message = 'session "gamma": log --work-app--/gamma/session.jsonl.zstd is log format v1 under the name of generation 0; sessref reads each generation (v0-v4) from its own file name';
-    expect(rows.find((row) => row.sessionId === 'gamma')!.readError).toMatchObject({ code: 'SESSION_LOG_UNSUPPORTED', message });
-    expect(expectFailure(await sessref(['show', 'gamma', '--root', root]), 2, 'SESSION_LOG_UNSUPPORTED')).toBe(message);
-    expect(expectFailure(await sessref(['prepare', '--root', root, '--target', 'target', uri('gamma')]), 2, 'SESSION_LOG_UNSUPPORTED')).toBe(message);
+    // sessref reads the log itself (as it reads every generation): the name and the header disagree, so it is damaged.
+    const message = 'session "gamma": log --work-app--/gamma/session.jsonl.zstd: its file name identifies v0 (dsh 0.0.1 to 0.1.2), but its header identifies v1 (intermediate dsh builds only)';
+    expect(rows.find((row) => row.sessionId === 'gamma')!.readError).toMatchObject({ code: 'SESSION_LOG_CORRUPT', message });
+    expect(expectFailure(await sessref(['show', 'gamma', '--root', root]), 2, 'SESSION_LOG_CORRUPT')).toBe(message);
+    expect(expectFailure(await sessref(['prepare', '--root', root, '--target', 'target', uri('gamma')]), 2, 'SESSION_LOG_CORRUPT')).toBe(message);
     await ok(['prepare', '--root', root, '--target', 'target', uri('alpha')]);
     expect(await hashTree(root)).toEqual(before);
   });

@@ -1,7 +1,7 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
-import { SessionFormatUnsupportedError, SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
+import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { errorCode } from '@sessref/core';
 import {
@@ -9,6 +9,7 @@ import {
   decodeSessionDirectory,
   listSubdirectories,
   logFileName,
+  projectDirectoryName,
   readRevision,
   revisionToken,
   sameRevision,
@@ -60,19 +61,21 @@ interface ListedEntry {
  * reads, and reading every log generation. dsh 0.1.0-rc.8 treats an
  * incomplete final frame as a crash to repair on resume, skips a log whose
  * header frame is incomplete when listing, stops listing at a damaged header
- * without naming its file, and reads only generation 0 (the rc.8 log name),
- * even where a later dsh wrote a newer generation beside it. sessref reads
- * each session's current log (its highest generation, see
- * `@sessref/dsh/jsonl-root`): generation 0 through the backend, later ones
- * through its own reader (generations/), as the same header and events. It
- * refuses to read a partial or damaged log,
- * naming the session, so nothing is ever shown, cited or repaired from one;
- * lists every readable session past the damaged ones ({@link damagedLogs}
- * names those); and refuses a root in a shape it does not read (see
- * root-shape.ts) before reading anything from it. No log reaches the backend
- * before it passes the bounded, non-blocking checks of log-probe.ts (a FIFO,
- * a socket or a device in a log's place, a log over 2 GiB, a header frame
- * that does not end within 64 KiB), so a hostile file costs a fixed budget.
+ * without naming its file, checks the whole root before any read, and reads
+ * only generation 0 (the rc.8 log name), even where a later dsh wrote a newer
+ * generation beside it. sessref lists and reads each session's current log
+ * (its highest generation, see `@sessref/dsh/jsonl-root`) with its own reader
+ * (generations/), every generation, as the header and events the backend
+ * gives (for v0, test/v0-differential.test.ts holds the two readers to it);
+ * the backend writes. It refuses to read a partial or damaged log, naming
+ * the session, so nothing is ever shown, cited or repaired from one; lists
+ * every readable session past the damaged ones ({@link damagedLogs} names
+ * those); and refuses a root in a shape it does not read (see root-shape.ts)
+ * before reading anything from it. No log is read before it passes the
+ * bounded, non-blocking checks of log-probe.ts (a FIFO, a socket or a device
+ * in a log's place, a log over 2 GiB, a header frame that does not end within
+ * 64 KiB), so a hostile file costs a fixed budget, and a session directory
+ * this user cannot open costs that session alone.
  */
 export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   /** What the log-by-log listing read of each log (`null`: it cannot be read), valid while the log keeps its revision. */
@@ -96,11 +99,11 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   readonly notices: string[] = [];
 
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
-    return this.listReadable(() => super.list(signal), (stored) => stored.meta, signal);
+    return (await this.listReadable(signal)).map((entry) => structuredClone(entry.header));
   }
 
   override async listSnapshots(signal?: AbortSignal): Promise<SessionPersistenceSnapshot[]> {
-    return this.listReadable(() => super.listSnapshots(signal), (stored) => ({ header: stored.meta, revision: stored.revision }), signal);
+    return (await this.listReadable(signal)).map((entry) => ({ header: structuredClone(entry.header), revision: entry.revision }));
   }
 
   /** Why the log of `sessionId` cannot be read, when there is one that cannot: a listing leaves such a log out. */
@@ -139,11 +142,12 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return super.readFrom(id, fromSeq, signal);
   }
 
+  // The revision a read of the log would carry (see readGeneration): dsh's coordinator compares the two.
   override async readStoredRevision(id: SessionId, signal?: AbortSignal): ReturnType<JsonlSessionPersistence['readStoredRevision']> {
     this.assertSupported(id);
-    const newer = this.newerGeneration(id);
-    if (newer === undefined) return super.readStoredRevision(id, signal);
-    const revision = revisionOf(newer.path);
+    signal?.throwIfAborted();
+    const log = this.candidateLogs(id)[0];
+    const revision = log && revisionOf(log.path);
     return revision && SessionPersistenceRevision(revisionToken(revision));
   }
 
@@ -156,79 +160,51 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return super.readRaw(id, signal);
   }
 
+  /**
+   * The session's log, every generation read by sessref's own reader
+   * (generations/), never by the backend's: the same header and events
+   * (test/v0-differential.test.ts holds the two readers of v0 to it), within
+   * fixed budgets, and without the backend's walk of every session directory
+   * of the root, so a directory this user cannot open costs only its own
+   * session.
+   */
   override async loadStored(id: SessionId, signal?: AbortSignal): Promise<Stored> {
     this.assertSupported(id);
+    signal?.throwIfAborted();
     // Every file the backend would open for this id (one per project directory it looks in).
     const logs = this.candidateLogs(id);
     if (logs.length > 1) throw this.duplicated(id, logs);
-    for (const { path } of logs) {
-      const problem = this.probe(path);
-      if (problem !== undefined) throw this.refused(id, path, problem);
+    const log = logs[0];
+    if (log === undefined) return undefined;
+    const problem = this.probe(log.path);
+    if (problem !== undefined) throw this.refused(id, log.path, problem);
+    const read = this.readGeneration(log);
+    if (read.torn !== undefined) {
+      throw new SessionLogError(id, 'SESSION_LOG_TRUNCATED', `log ${this.relative(log.path)} ends in an incomplete write after byte ${read.torn.after}`);
     }
-    const newer = logs.find((log) => log.generation > 0);
-    if (newer !== undefined) {
-      const read = this.readGeneration(newer);
-      if (read.torn !== undefined) {
-        throw new SessionLogError(id, 'SESSION_LOG_TRUNCATED', `log ${this.relative(newer.path)} ends in an incomplete write of ${read.torn.bytes} bytes`);
-      }
-      return read.stored;
-    }
-    let stored: Stored;
-    try {
-      stored = await super.loadStored(id, signal);
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      if (error instanceof SessionFormatUnsupportedError) throw this.unsupported(id, error);
-      throw isCorruption(error) ? this.damaged(id, error) : error;
-    }
-    if (stored?.tornMarker !== undefined) {
-      throw new SessionLogError(
-        id,
-        'SESSION_LOG_TRUNCATED',
-        `log ${this.describe(id)} ends in an incomplete write after byte ${stored.tornMarker.truncateTo}`,
-      );
-    }
-    return stored;
+    return read.stored;
   }
 
   /**
-   * The backend's header-only listing, after the root's shape is checked and
-   * every log passed its probe. The backend stops at the first log whose
-   * header it cannot read, and must never open a log that failed its probe;
-   * then the logs are listed one by one (each read whole, as a title read
-   * does), and the damaged ones left out for {@link damagedLogs} to name.
+   * Every readable log's listing entry, log by log, after the root's shape
+   * is checked: each log passes its probe and reads its header alone (a v2+
+   * log is read whole, as its inherited cut is an event), again only when
+   * it changed. The damaged ones are left out for {@link damagedLogs} to
+   * name; a log whose id has a log in two project directories too.
    */
-  private async listReadable<T>(
-    listing: () => Promise<T[]>,
-    fromStored: (stored: Pick<NonNullable<Stored>, 'meta' | 'revision'>) => T,
-    signal?: AbortSignal,
-  ): Promise<T[]> {
+  private async listReadable(signal?: AbortSignal): Promise<ListedEntry[]> {
+    signal?.throwIfAborted();
     assertSupportedRoot(this.config.root, this.listings.list);
     const files = this.logFiles();
-    // The ids of the logs the backend must not open (see log-probe.ts): its lookup of such an id would open them.
-    // An id with a log in two project directories too: dsh's listing fails whole on one (see duplicated()).
-    const refused = new Set(files.filter((file) => this.probe(file.path) !== undefined).map((file) => file.sessionId));
-    for (const id of duplicateIds(files)) refused.add(id);
+    const refused = duplicateIds(files);
     this.forgetBut(files);
-    let failure: unknown;
-    // The backend lists generation 0 only: a root with a newer generation is listed log by log.
-    if (refused.size === 0 && files.every((file) => file.generation === 0)) {
-      try {
-        return await listing();
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        failure = error;
-      }
-    }
     const entries: ListedEntry[] = [];
     for (const file of files) {
-      if (refused.has(file.sessionId)) continue;
+      if (refused.has(file.sessionId) || this.probe(file.path) !== undefined) continue;
       const entry = await this.listedEntry(file, signal);
       if (entry !== null) entries.push(entry);
     }
-    // Every log reads on its own: the listing failed for another reason.
-    if (failure !== undefined && refused.size === 0 && entries.length === files.length) throw failure;
-    return entries.map((entry) => fromStored({ meta: structuredClone(entry.header), revision: entry.revision }));
+    return entries;
   }
 
   /**
@@ -269,9 +245,7 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     } catch (error) {
       throw this.fromReader(file, error);
     }
-    if (header.id !== file.sessionId) {
-      throw new SessionLogError(file.sessionId, 'SESSION_LOG_CORRUPT', `log ${this.relative(file.path)} carries the header of another session ("${header.id}")`);
-    }
+    this.assertPlaced(file, header);
     return { header, revision: SessionPersistenceRevision(revision === undefined ? 'gone' : revisionToken(revision)) };
   }
 
@@ -295,11 +269,11 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
   }
 
   /**
-   * A log of generation 1 or later, read whole by sessref's own reader into
+   * A log of any generation, read whole by sessref's own reader into
    * the header and events the backend would have given (their seqs the
    * file's), with the tail a crash left incomplete, which is not part of it.
    */
-  private readGeneration(file: LogFile): { stored: NonNullable<Stored>; torn: { bytes: number } | undefined } {
+  private readGeneration(file: LogFile): { stored: NonNullable<Stored>; torn: { after: number } | undefined } {
     const revision = revisionOf(file.path);
     const token = revision === undefined ? 'gone' : revisionToken(revision);
     const kept = this.refusals.get(file.path);
@@ -313,10 +287,27 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
       if (revision !== undefined) this.refusals.set(file.path, { sessionId: file.sessionId, revision: token, code: refusal.code, message: refusal.message });
       throw refusal;
     }
-    if (read.header.id !== file.sessionId) {
-      throw new SessionLogError(file.sessionId, 'SESSION_LOG_CORRUPT', `log ${this.relative(file.path)} carries the header of another session ("${read.header.id}")`);
+    this.assertPlaced(file, read.header);
+    // Where the committed part ends, as dsh's repair would cut it: the file as read, less its torn tail.
+    const torn = read.torn && { after: Number(revision?.size ?? 0n) - read.torn.bytes };
+    return { stored: { meta: read.header, events: read.events, revision: SessionPersistenceRevision(token) }, torn };
+  }
+
+  /**
+   * Refuse a log whose header names another session, or a cwd whose project
+   * directory is not the one the log is in (a session directory copied under
+   * another project, say): dsh refuses both, as a log it would never write
+   * there. A directory that is the named one through a link is the same.
+   */
+  private assertPlaced(file: LogFile, header: SessionHeader): void {
+    if (header.id !== file.sessionId) {
+      throw new SessionLogError(file.sessionId, 'SESSION_LOG_CORRUPT', `log ${this.relative(file.path)} carries the header of another session ("${header.id}")`);
     }
-    return { stored: { meta: read.header, events: read.events, revision: SessionPersistenceRevision(token) }, torn: read.torn };
+    const project = dirname(dirname(file.path));
+    const named = join(this.config.root, projectDirectoryName(header.cwd));
+    if (project === named || sameDirectory(project, named)) return;
+    const cwd = header.cwd === undefined ? 'no cwd' : `cwd ${JSON.stringify(header.cwd)}`;
+    throw new SessionLogError(file.sessionId, 'SESSION_LOG_CORRUPT', `log ${this.relative(file.path)} is in another project directory than its header's ${cwd} (${this.relative(named)})`);
   }
 
   /** The generation reader's refusal as the session's, in the codes every other log refusal uses. */
@@ -399,22 +390,6 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return sessionLogsOf(this.config.root, id, this.logCompression, this.listings.list);
   }
 
-  private unsupported(id: string, error: SessionFormatUnsupportedError): SessionLogError {
-    const version = /log format (v\d+)/.exec(error.message)?.[1] ?? 'another version';
-    return new SessionLogError(
-      id,
-      'SESSION_LOG_UNSUPPORTED',
-      `log ${this.describe(id)} is log format ${version} under the name of generation 0; sessref reads each generation (v0-v4) from its own file name`,
-      { cause: error },
-    );
-  }
-
-  private damaged(id: string, error: unknown): SessionLogError {
-    // The backend names the file by its absolute path; the message names it relative to the root.
-    const detail = (error instanceof Error ? error.message : String(error)).replaceAll(`${this.config.root}/`, '');
-    return new SessionLogError(id, 'SESSION_LOG_CORRUPT', `log ${this.describe(id)} is damaged: ${detail}`, { cause: error });
-  }
-
   /** Every session's log under the root, in listing order. */
   private logFiles(): LogFile[] {
     const logs = sessionLogs(this.config.root, this.logCompression, this.listings.list);
@@ -445,23 +420,9 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
     return this.config.compression ?? 'zstd';
   }
 
-  private describe(id: string): string {
-    const file = this.logFiles().find((candidate) => candidate.sessionId === id);
-    return file === undefined ? `of "${id}"` : this.relative(file.path);
-  }
-
   private relative(path: string): string {
     return relative(this.config.root, path);
   }
-}
-
-/**
- * Whether the backend rejected the bytes of a log, as opposed to the root
- * (encoding mismatch, legacy layout), the runtime (unsupported format version)
- * or the filesystem (permissions): the backend's own corruption messages.
- */
-function isCorruption(error: unknown): boolean {
-  return error instanceof Error && /^(?:corrupt |empty or header-less )/.test(error.message);
 }
 
 /** The session ids that have a log in more than one project directory. */
@@ -485,6 +446,15 @@ const READER_CODES: Record<SessionLogReadCode, SessionLogError['code']> = {
   SESSION_LOG_VERSION_UNKNOWN: 'SESSION_LOG_UNSUPPORTED',
   SESSION_LOG_UNSUPPORTED: 'SESSION_LOG_UNSUPPORTED',
 };
+
+/** Whether `a` and `b` are one directory under two spellings (a link, a case alias); not when either cannot be resolved. */
+function sameDirectory(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
 
 /** Whether this user may list and search the directory at `path`; one that is gone meanwhile counts as open (it holds nothing). */
 function canOpenDirectory(path: string): boolean {
@@ -515,8 +485,8 @@ export function isReaderRefusalCode(code: unknown): code is SessionLogError['cod
   return Object.values(READER_CODES).some((known) => known === code);
 }
 
-/** Whether `error` is the backend refusing the log at `path` itself, rather than the root or the runtime. */
+/** Whether `error` is a refusal of the log at `path` itself, rather than of the root or a failure of the runtime. */
 function isUnreadableLog(error: unknown, path: string): boolean {
-  return error instanceof SessionLogError || isCorruption(error) || error instanceof SessionFormatUnsupportedError || probeLog(path) !== undefined;
+  return error instanceof SessionLogError || probeLog(path) !== undefined;
 }
 

@@ -169,10 +169,40 @@ export function encodeSessionDirectory(sessionId: string): string | undefined {
   if (sessionId === '..') return '~002E~002E';
   let encoded = '';
   for (let index = 0; index < sessionId.length; index++) {
-    const char = sessionId[index]!;
-    encoded += /^[A-Za-z0-9._-]$/.test(char) ? char : `~${sessionId.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0')}`;
+    encoded += encodedUnit(sessionId, index);
   }
   return encoded;
+}
+
+/** The project directory of a session whose header names no cwd. */
+const NO_CWD_PROJECT = '_no-cwd';
+
+/**
+ * The JSONL backend's project directory name for a session's `cwd`:
+ * separators (`/`, `\\`, `:`) run together as one `-`, safe characters
+ * stay, every other UTF-16 code unit is `~XXXX`; leading separators are
+ * dropped, the whole is cut to 251 characters and framed as `--…--`. A
+ * session without a cwd lives in `_no-cwd`. The directory a log is in must
+ * be the one its header names: dsh refuses a log found anywhere else.
+ */
+export function projectDirectoryName(cwd: string | undefined): string {
+  if (cwd === undefined) return NO_CWD_PROJECT;
+  let readable = '';
+  for (let index = 0; index < cwd.length; index++) {
+    if (isSeparator(cwd[index])) readable += isSeparator(cwd[index - 1]) ? '' : '-';
+    else readable += encodedUnit(cwd, index);
+  }
+  return `--${(readable.replace(/^-+/, '') || 'root').slice(0, 251)}--`;
+}
+
+function isSeparator(char: string | undefined): boolean {
+  return char === '/' || char === '\\' || char === ':';
+}
+
+/** The code unit at `index` of `text` as dsh's directory names spell it: a safe character as it is, any other as `~XXXX`. */
+function encodedUnit(text: string, index: number): string {
+  const char = text[index]!;
+  return /^[A-Za-z0-9._-]$/.test(char) ? char : `~${text.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /**

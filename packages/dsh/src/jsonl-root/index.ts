@@ -21,6 +21,7 @@ export {
   lockFilesBeside,
   logFileName,
   parseLogFileName,
+  projectDirectoryName,
   sessionLogs,
   sessionLogsOf,
   type Compression,

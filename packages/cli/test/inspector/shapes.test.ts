@@ -78,7 +78,7 @@ describe('the inspector over damaged logs', () => {
       persisted: true,
       readError: {
         code: 'SESSION_LOG_CORRUPT',
-        message: 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd is damaged: empty or header-less Zstandard session log',
+        message: 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd: the log has no complete header line',
       },
     });
     expect(flagged['billing-schema']).toMatchObject({ cwd: WEBAPP, createdAt: expect.any(Number), readError: { code: 'SESSION_LOG_TRUNCATED' } });
@@ -93,7 +93,7 @@ describe('the inspector over damaged logs', () => {
     expect(damaged.status).toBe(502);
     expect(json<ApiError>(damaged).error).toEqual({
       code: 'SESSION_LOG_CORRUPT',
-      message: 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd is damaged: empty or header-less Zstandard session log',
+      message: 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd: the log has no complete header line',
     });
     const truncated = await api('/api/messages', { sessionId: 'billing-schema' });
     expect(truncated.status).toBe(502);

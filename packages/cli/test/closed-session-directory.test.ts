@@ -7,27 +7,26 @@
  *
  * A closed directory stops only a user without privileges: as root the
  * commands run as `nobody` through util-linux `setpriv`, else as this user.
+ * `nobody` runs copies of this Node and of the built command, since a
+ * checkout (CI's, in a private temporary folder) need not be open to others.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, copyFile, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, finished, requireBuild, sessref } from './support.js';
 
 const AS_ROOT = process.getuid?.() === 0;
 /** The unprivileged user and group the commands run as under root. */
 const NOBODY = '65534';
-/**
- * Whether `nobody` can run the built command here: `setpriv` is installed and
- * every folder down to this checkout's Node and bundle is open to others (a
- * checkout inside a private temporary folder is not).
- */
-const NOBODY_CAN_RUN =
-  !AS_ROOT || spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, BIN, '--version'], { stdio: 'ignore' }).status === 0;
+const HAS_SETPRIV = spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).status === 0;
 
 let home: string;
 let root: string;
+/** The Node and the built command the commands run with: this checkout's, or copies `nobody` can reach. */
+let node = process.execPath;
+let bin = BIN;
 
 beforeAll(async () => {
   requireBuild();
@@ -36,6 +35,14 @@ beforeAll(async () => {
   await mkdir(root);
   expect((await sessref(['seed', '--root', root])).code).toBe(0);
   // dsh writes its directories private to the user who ran it: open the root to `nobody`, then close one session.
+  if (AS_ROOT) {
+    // The bundle needs only itself and the CLI's manifest beside it (its version).
+    node = join(home, 'node');
+    bin = join(home, 'cli', 'bundle', 'bin.js');
+    await copyFile(process.execPath, node);
+    await cp(dirname(BIN), dirname(bin), { recursive: true });
+    await copyFile(join(dirname(BIN), '..', 'package.json'), join(home, 'cli', 'package.json'));
+  }
   spawnSync('chmod', ['-R', 'a+rX', home]);
   await mkdir(join(home, 'cache'), { mode: 0o777 });
   await chmod(join(home, 'cache'), 0o777);
@@ -48,13 +55,13 @@ afterAll(async () => {
 
 /** `sessref ...args` over the root, as a user the closed directory stops. */
 async function unprivileged(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const command = [process.execPath, BIN, ...args, '--root', root];
+  const command = [node, bin, ...args, '--root', root];
   const env = { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', HOME: join(home, 'cache'), SESSREF_CACHE_DIR: join(home, 'cache'), DSH_HOME: join(home, 'no-dsh') };
   const [file, ...rest] = AS_ROOT ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...command] : command;
   return finished(spawn(file!, rest, { env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
-describe.skipIf(!NOBODY_CAN_RUN)('a session directory this user cannot open', () => {
+describe.skipIf(AS_ROOT && !HAS_SETPRIV)('a session directory this user cannot open', () => {
   it('is listed as unreadable, naming its log; every other session lists with its title', async () => {
     const { code, stdout } = await unprivileged(['list', '--json']);
     expect(code).toBe(0);

@@ -2,7 +2,8 @@
  * #37: a session directory this user cannot open (mode 000, another user's)
  * costs that one session. The rest of the root lists with its titles and is
  * shown and cited as before; the closed one is listed as unreadable, naming
- * its log. sessref reads every log itself, so no walk of the whole root (dsh's
+ * its log; a closed project directory, whose sessions no one here can even
+ * name, is one note on stderr. sessref reads every log itself, so no walk of the whole root (dsh's
  * backend checks every session directory before any read) meets it.
  *
  * A closed directory stops only a user without privileges: as root the
@@ -46,10 +47,15 @@ beforeAll(async () => {
   spawnSync('chmod', ['-R', 'a+rX', home]);
   await mkdir(join(home, 'cache'), { mode: 0o777 });
   await chmod(join(home, 'cache'), 0o777);
+  // The cache is its user's alone, or sessref keeps nothing in it (and says so).
+  if (AS_ROOT) spawnSync('chown', [`${NOBODY}:${NOBODY}`, join(home, 'cache')]);
   await chmod(join(root, '--home-dev-webapp--', 'scratchpad'), 0o000);
+  await cp(join(root, '--home-dev-infra--'), join(root, '--closed-project--'), { recursive: true });
+  await chmod(join(root, '--closed-project--'), 0o000);
 });
 afterAll(async () => {
   await chmod(join(root, '--home-dev-webapp--', 'scratchpad'), 0o700);
+  await chmod(join(root, '--closed-project--'), 0o700);
   await rm(home, { recursive: true, force: true });
 });
 
@@ -63,8 +69,9 @@ async function unprivileged(args: string[]): Promise<{ code: number | null; stdo
 
 describe.skipIf(AS_ROOT && !HAS_SETPRIV)('a session directory this user cannot open', () => {
   it('is listed as unreadable, naming its log; every other session lists with its title', async () => {
-    const { code, stdout } = await unprivileged(['list', '--json']);
+    const { code, stdout, stderr } = await unprivileged(['list', '--json']);
     expect(code).toBe(0);
+    expect(stderr).toContain('project directory --closed-project-- of the root cannot be opened by this user: the sessions in it are left out');
     const rows = JSON.parse(stdout) as { sessionId: string; title?: string; readError?: { code: string; message: string } }[];
     expect(rows).toHaveLength(8);
     const closed = rows.find((row) => row.sessionId === 'scratchpad');

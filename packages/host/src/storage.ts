@@ -95,8 +95,13 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
    * per read would cost a long-lived process more than the read.
    */
   protected readonly listings: DirectoryListings = PROCESS_LISTINGS;
-  /** Why a derived file of this persistence (the listing's kept headers) was not used as found, or not saved, naming it: never a failure, a re-read. */
+  /**
+   * Why a derived file of this persistence (the listing's kept headers) was not used as found, or not saved, naming it
+   * (never a failure, a re-read); and each project directory this user cannot open, whose sessions no listing can name.
+   */
   readonly notices: string[] = [];
+  /** The closed project directories already in {@link notices}. */
+  private readonly noted = new Set<string>();
 
   override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
     return (await this.listReadable(signal)).map((entry) => structuredClone(entry.header));
@@ -401,19 +406,33 @@ export class CheckedJsonlPersistence extends JsonlSessionPersistence {
    * user's) holds a log no one here can name: it stands for that one
    * session, named by its directory, with the generation-0 log name in place
    * of whichever log it holds, so its probe refuses it (`EACCES`) and the
-   * rest of the root lists as before. Only the directories where no log was
-   * found are checked, one `access()` each.
+   * rest of the root lists as before. A project directory this user cannot
+   * open hides even the names of its sessions: it is named once in
+   * {@link notices}. Only the directories where no log was found are
+   * checked, one `access()` each.
    */
   private closedDirectories(found: readonly LogFile[]): LogFile[] {
     const seen = new Set(found.map((log) => dirname(log.path)));
+    const projects = new Set(found.map((log) => dirname(dirname(log.path))));
     const closed: LogFile[] = [];
     for (const project of listSubdirectories(this.config.root, this.listings.list)) {
+      if (!projects.has(join(this.config.root, project)) && this.noteClosedProject(project)) continue;
       for (const directory of listSubdirectories(join(this.config.root, project), this.listings.list)) {
         const path = join(this.config.root, project, directory);
         if (!seen.has(path) && !canOpenDirectory(path)) closed.push({ sessionId: decodeSessionDirectory(directory), path: join(path, logFileName(this.logCompression)), generation: 0 });
       }
     }
     return closed;
+  }
+
+  /** Whether the project directory `project` is closed to this user; noted the first time it is. */
+  private noteClosedProject(project: string): boolean {
+    if (canOpenDirectory(join(this.config.root, project))) return false;
+    if (!this.noted.has(project)) {
+      this.noted.add(project);
+      this.notices.push(`project directory ${project} of the root cannot be opened by this user: the sessions in it are left out`);
+    }
+    return true;
   }
 
   protected get logCompression(): Compression {

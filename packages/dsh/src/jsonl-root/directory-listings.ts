@@ -30,7 +30,7 @@ export class DirectoryListings {
 
   /** The entries of `path` (a `ListDirectory` for `@sessref/dsh/jsonl-root`'s lookups); none when it cannot be listed. */
   readonly list = (path: string): readonly Dirent[] => {
-    const revision = readRevision(path);
+    const revision = revisionOrNone(path);
     const known = this.known.get(path);
     if (known?.settled && sameRevision(known.revision, revision)) return known.entries;
     if (revision === undefined) {
@@ -61,6 +61,15 @@ export class DirectoryListings {
     if (!this.known.delete(path)) return;
     const under = join(path, '/');
     for (const known of this.known.keys()) if (known.startsWith(under)) this.known.delete(known);
+  }
+}
+
+/** The revision of `path`; none when it cannot be reached (missing, or below a directory this user cannot search): it cannot be listed either. */
+function revisionOrNone(path: string): FileRevision | undefined {
+  try {
+    return readRevision(path);
+  } catch {
+    return undefined;
   }
 }
 

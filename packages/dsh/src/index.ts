@@ -121,7 +121,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
     this.fraction = config.maxReferenceBytes === undefined ? fraction : undefined;
     this.content = new ContentIndex({ own, catalog, foreign: assembled.foreign.map((local) => local.source), storage });
     // A home that cannot even be checked is left out without failing the others: said once, naming the folder.
-    for (const { error } of assembled.skipped) ctx.logger('sessref').warn(error.message);
+    // At `info`: cordis ranks `warn` below it (error 0, info 1, warn 2) and shows only level 1 by default.
+    for (const { error } of assembled.skipped) ctx.logger('sessref').info(error.message);
     ctx.effect(() => () => this.content.close(), 'close the content index');
     ctx.effect(() => () => assembled.foreign.forEach(({ source }) => source.close()), "stop watching other agents' folders");
     // Prepended, so this listener is the outermost: it sees the decision the

@@ -48,13 +48,19 @@ function openStream(target: RunningServer, signal?: AbortSignal): Promise<Respon
   return fetch(`${target.origin}/api/events`, { headers: { 'x-sessref-token': target.token }, ...(signal ? { signal } : {}) });
 }
 
+/** More pages than the bound opening the stream at once, each with its own abort; back once the first walks wait at `gate`. */
+async function burst(target: RunningServer, gate: ReturnType<typeof gateStamps>): Promise<{ controllers: AbortController[]; requests: Promise<Response | undefined>[] }> {
+  const controllers = Array.from({ length: BOUND + 4 }, () => new AbortController());
+  const requests = controllers.map((controller) => openStream(target, controller.signal).catch(() => undefined));
+  await expect.poll(() => gate.calls()).toBeGreaterThanOrEqual(BOUND);
+  return { controllers, requests };
+}
+
 it('gives back the slot of every page that left before its first answer: a new page is still followed', async () => {
   server = await startServer(engine, { events: { pollMs: 50 } });
   const gate = gateStamps();
-  const leaving = Array.from({ length: BOUND + 4 }, () => new AbortController());
-  const requests = leaving.map((controller) => openStream(server!, controller.signal).catch(() => undefined));
+  const { controllers: leaving, requests } = await burst(server, gate);
   // Every stream is waiting on its first walk (or was refused over the bound): now they all leave.
-  await expect.poll(() => gate.calls()).toBeGreaterThanOrEqual(BOUND);
   for (const controller of leaving) controller.abort();
   await Promise.all(requests);
   // Let the server see the closed connections before the walk answers.
@@ -74,13 +80,11 @@ it('gives back the slot of every page that left before its first answer: a new p
 it('never holds more streams than its bound, even when a burst arrives while the first walk runs', async () => {
   server = await startServer(engine, { events: { pollMs: 50 } });
   const gate = gateStamps();
-  const stops = Array.from({ length: BOUND + 4 }, () => new AbortController());
-  const burst = stops.map((controller) => openStream(server!, controller.signal).catch(() => undefined));
   // The refusals answer at once; the accepted streams wait on the walk.
-  await expect.poll(() => gate.calls()).toBeGreaterThanOrEqual(BOUND);
+  const { controllers: stops, requests } = await burst(server, gate);
   await new Promise((resolve) => setTimeout(resolve, 200));
   gate.open();
-  const responses = await Promise.all(burst);
+  const responses = await Promise.all(requests);
   try {
     const statuses = responses.map((response) => response?.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(BOUND);

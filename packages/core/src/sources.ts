@@ -7,7 +7,7 @@ import type { SessionHeaderLike, SessionReferenceStorage, SurfaceSnapshot, Title
  * one from its sources with {@link combineSources}.
  */
 export interface SessionSource extends SessionReferenceStorage {
-  /** Stable provenance name, as listings and source entries record it: `dsh`, `claude-code`, `codex`, `gemini-cli`, `opencode`. */
+  /** Stable provenance name, as listings and source entries record it: `dsh`, `claude-code`, `codex`, … */
   readonly name: string;
   /**
    * Whether `sessionId` is spelled as one of this source's ids (for a

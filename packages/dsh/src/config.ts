@@ -1,5 +1,6 @@
 import z from '@deepseek-ai/schemastery';
 import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, DEFAULT_REFERENCE_CONTEXT_FRACTION, MAX_REFERENCES, type SessionReferenceConfig } from '@sessref/core';
+import { AGENT_NAMES } from '@sessref/sources/agents';
 import { linkedContract, type HostContract } from './contract.js';
 
 /** The `sources` value that offers every agent sessref knows (those whose home exists), naming none. */
@@ -25,10 +26,11 @@ export interface Config extends SessionReferenceConfig {
   hostContract?: HostContract;
   /**
    * Other agents whose sessions are offered beside the host's, read in place
-   * and never written: any of `claude-code`, `codex`, `gemini-cli`,
-   * `opencode`, or `'all'` for every agent sessref knows, without naming
-   * them. Only those whose home exists on this machine are read. None when
-   * unset, so a default install behaves exactly as the official plugin.
+   * and never written: any of the agents' names (`claude-code`, …, the
+   * `AGENT_NAMES` of `@sessref/sources`), or `'all'` for every agent
+   * sessref knows, without naming them. Only those whose home exists on
+   * this machine are read. None when unset, so a default install behaves
+   * exactly as the official plugin.
    */
   sources?: string[] | typeof ALL_SOURCES;
 }
@@ -60,7 +62,7 @@ export function configSchema(contract: HostContract): z<Config> {
     // A union: a bare array schema fills [], and an unset key must stay unset (the rc.8 config is the official plugin's).
     sources: z
       .union([z.array(z.string()), z.const(ALL_SOURCES)])
-      .description("Other agents' sessions offered as sources, read in place: a list of claude-code, codex, gemini-cli, opencode, or `all` for every agent whose home exists (none when unset)."),
+      .description(`Other agents' sessions offered as sources, read in place: a list of ${AGENT_NAMES.join(', ')}, or \`all\` for every agent whose home exists (none when unset).`),
   });
 }
 

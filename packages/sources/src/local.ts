@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { errorCode } from '@sessref/core';
+import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
 import { claudeCodeFormat } from './claude-code/index.js';
 import { codexFormat } from './codex/index.js';
 import { SourceReadError } from './errors.js';
@@ -11,21 +12,21 @@ import { opencodeDataDirectory, opencodeSource } from './opencode/source.js';
 import type { SourceEnvironment, TranscriptFormat } from './transcripts/format.js';
 import { transcriptSource, type TranscriptSource } from './transcripts/transcript-source.js';
 
-/** The agents whose sessions sessref reads in place, by their provenance names. */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini-cli', 'opencode'] as const;
+export { AGENT_NAMES, isAgentName, type AgentName } from './agents.js';
 
-export type AgentName = (typeof AGENT_NAMES)[number];
-
-/** One agent: where it keeps its sessions, and the source over them. */
-interface Agent {
-  displayName: string;
+/** How sessref reads one agent of the table (`agents.ts`): where its sessions are, and the source over them. */
+interface AgentReader {
+  /** The folder read (`~/.claude/projects`, `~/.codex`, …), from the environment, whether or not it exists. */
   home(environment: SourceEnvironment): string;
+  /** The folder the agent owns, around its home: the home itself, or (`parent`) the folder that holds it beside the agent's other files. */
+  readonly owns?: 'parent';
   open(environment: SourceEnvironment): TranscriptSource;
 }
 
-const fromFormat = (format: TranscriptFormat): Agent => ({
-  displayName: format.displayName,
+/** The reader of an agent whose sessions are transcript files, with its listing cache in sessref's cache directory. */
+const transcriptReader = (format: TranscriptFormat, owns?: 'parent'): AgentReader => ({
   home: (environment) => format.home(environment),
+  ...(owns === undefined ? {} : { owns }),
   open: (environment) => transcriptSource(format, { environment, listingCacheFile: listingCacheFile(environment, format.name, format.home(environment)) }),
 });
 
@@ -47,17 +48,13 @@ function listingCacheFile(environment: SourceEnvironment, agent: string, home: s
   return join(sessrefCacheDirectory(environment.env, environment.home), `listing-${agent}-${createHash('sha256').update(home).digest('hex').slice(0, 16)}.v1.json`);
 }
 
-const AGENTS: Record<AgentName, Agent> = {
-  'claude-code': fromFormat(claudeCodeFormat),
-  codex: fromFormat(codexFormat),
-  'gemini-cli': fromFormat(geminiCliFormat),
-  opencode: { displayName: 'opencode', home: opencodeDataDirectory, open: (environment) => opencodeSource({ environment }) },
+/** Each agent's reader: a row of `agents.ts` without one here does not compile. */
+const READERS: { readonly [Name in AgentName]: AgentReader } = {
+  'claude-code': transcriptReader(claudeCodeFormat, 'parent'),
+  codex: transcriptReader(codexFormat),
+  'gemini-cli': transcriptReader(geminiCliFormat),
+  opencode: { home: opencodeDataDirectory, open: (environment) => opencodeSource({ environment }) },
 };
-
-/** Whether `name` is one of {@link AGENT_NAMES}. */
-export function isAgentName(name: string): name is AgentName {
-  return (AGENT_NAMES as readonly string[]).includes(name);
-}
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */
 export interface AgentFolder {
@@ -67,24 +64,25 @@ export interface AgentFolder {
 }
 
 /**
- * Every folder an agent owns, whether it exists or not: the one its own
- * environment variables name and its default under the home
- * (`$CLAUDE_CONFIG_DIR` and `~/.claude`, `$CODEX_HOME` and `~/.codex`,
- * `$GEMINI_CLI_HOME/.gemini` and `~/.gemini`, `$XDG_DATA_HOME/opencode`
- * and `~/.local/share/opencode`), in {@link AGENT_NAMES} order. What a
- * command that writes dsh sessions refuses as its root.
+ * Every folder an agent owns, whether it exists or not: the one the
+ * environment gives and its default, where it lives when none of the
+ * variables that move it (`movedBy` in its row) is set (`$CLAUDE_CONFIG_DIR`
+ * and `~/.claude`, `$CODEX_HOME` and `~/.codex`, …), in {@link AGENT_NAMES}
+ * order. What a command that writes dsh sessions refuses as its root.
  */
 export function agentFolders(environment: SourceEnvironment): AgentFolder[] {
-  const defaults: SourceEnvironment = { home: environment.home, env: {} };
-  return AGENT_NAMES.flatMap((name) =>
-    [...new Set([ownFolder(name, environment), ownFolder(name, defaults)])].map((folder) => ({ name, displayName: AGENTS[name].displayName, folder })),
-  );
+  return AGENT_NAMES.flatMap((name) => {
+    const moved = new Set<string>(AGENTS[name].movedBy);
+    const defaults: SourceEnvironment = { home: environment.home, env: Object.fromEntries(Object.entries(environment.env).filter(([variable]) => !moved.has(variable))) };
+    return [...new Set([ownFolder(name, environment), ownFolder(name, defaults)])].map((folder) => ({ name, displayName: AGENTS[name].displayName, folder }));
+  });
 }
 
-/** An agent's own folder: its home, except Claude Code's, whose home is the `projects` folder inside it. */
+/** An agent's own folder, as its reader's `owns` says: its home, or the folder around it. */
 function ownFolder(name: AgentName, environment: SourceEnvironment): string {
-  const home = AGENTS[name].home(environment);
-  return name === 'claude-code' ? dirname(home) : home;
+  const reader = READERS[name];
+  const home = reader.home(environment);
+  return reader.owns === 'parent' ? dirname(home) : home;
 }
 
 /** An agent's home that exists on this machine, and the source over it. */
@@ -126,9 +124,10 @@ export function unreadableHomes(environment: SourceEnvironment, names: readonly 
   );
 }
 
-function homes(environment: SourceEnvironment, names: readonly AgentName[]): { name: AgentName; agent: Agent; home: string; state: HomeState }[] {
+/** The agents among `names`, in table order, each with its home and whether that is a folder. */
+function homes(environment: SourceEnvironment, names: readonly AgentName[]): { name: AgentName; agent: AgentReader & { displayName: string }; home: string; state: HomeState }[] {
   return AGENT_NAMES.filter((name) => names.includes(name)).map((name) => {
-    const agent = AGENTS[name];
+    const agent = { ...READERS[name], displayName: AGENTS[name].displayName };
     const home = agent.home(environment);
     return { name, agent, home, state: homeState(home, agent.displayName) };
   });

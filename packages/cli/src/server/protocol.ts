@@ -23,11 +23,12 @@ export interface ApiError {
 
 /**
  * Where a session is read from. Another agent's session (Claude Code, Codex,
- * Gemini CLI, opencode) is read in place and read-only: the page never
- * targets it with Send or Preview, and cites it from a dsh session instead.
+ * …: the agents of `@sessref/sources`) is read in place and read-only: the
+ * page never targets it with Send or Preview, and cites it from a dsh
+ * session instead.
  */
 export interface SessionSource {
-  /** `dsh` for the root's own sessions, else the agent's name (`claude-code`, `codex`, `gemini-cli`, `opencode`). */
+  /** `dsh` for the root's own sessions, else the agent's name (`claude-code`, …: `AGENT_NAMES` of `@sessref/sources`). */
   source: string;
   /** Present only for another agent's session: that agent's name as people write it (`Claude Code`). */
   agent?: string;

@@ -1,7 +1,7 @@
 /**
- * Other agents' sessions in the page (Claude Code, Codex, Gemini CLI,
- * opencode): listed and citable like dsh sessions, named by their agent (the
- * title the server gives them starts with it, `Codex · Start`), and
+ * Other agents' sessions in the page (Claude Code, Codex, …: every agent
+ * the server reads): listed and citable like dsh sessions, named by their
+ * agent (the title the server gives them starts with it, `Codex · Start`), and
  * read-only: sessref reads them in place and never writes to them, so the
  * page never sends or previews into one; a dsh session cites them.
  */

@@ -1,3 +1,4 @@
+import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
 import { foldClaudeCode } from './fold.js';
 import { claudeCodeTranscripts, claudeProjectsDir } from './locate.js';
@@ -9,7 +10,7 @@ import { claudeCodeTranscripts, claudeProjectsDir } from './locate.js';
  */
 export const claudeCodeFormat: TranscriptFormat = {
   name: 'claude-code',
-  displayName: 'Claude Code',
+  displayName: AGENTS['claude-code'].displayName,
   home: claudeProjectsDir,
   transcripts: claudeCodeTranscripts,
   fold: foldClaudeCode,

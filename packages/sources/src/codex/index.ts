@@ -5,6 +5,7 @@
  * keeps in `session_index.jsonl`. The rules, with the Codex source each
  * comes from, are in this package's README ("Codex").
  */
+import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
 import { foldRollout } from './fold.js';
 import { codexHome, findRollouts, rolloutName } from './home.js';
@@ -13,7 +14,7 @@ import { decompressZstd } from './zstd.js';
 
 export const codexFormat: TranscriptFormat = {
   name: 'codex',
-  displayName: 'Codex',
+  displayName: AGENTS.codex.displayName,
   home: codexHome,
   transcripts: findRollouts,
   decode: (bytes, file) => (rolloutName(file.path)?.compressed === true ? decompressZstd(bytes) : bytes).toString('utf8'),

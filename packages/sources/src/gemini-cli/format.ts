@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants, lstatSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { errorCode } from '@sessref/core';
+import { AGENTS } from '../agents.js';
 import { listDirectory, type DirectoryBudget, type DirectoryEntry, type WalkTrail } from '../directory.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import { readRegularFile } from '../regular-file.js';
@@ -127,7 +128,7 @@ function readSmallFile(path: string, trail: WalkTrail | undefined): string | und
 /** Gemini CLI's chat recordings (`~/.gemini/tmp/*\/chats`), legacy JSON and JSONL alike. */
 export const geminiCliFormat: TranscriptFormat = {
   name: 'gemini-cli',
-  displayName: 'Gemini CLI',
+  displayName: AGENTS['gemini-cli'].displayName,
   home: geminiDirectory,
   transcripts: chatFiles,
   fold: (text, file) => geminiTranscript(text, basename(file.path), relative(file.home, file.path), file.cwd),

@@ -1,5 +1,6 @@
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
+import { AGENTS } from '../agents.js';
 import { listDirectory } from '../directory.js';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
@@ -12,7 +13,7 @@ import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
 import { listDatabaseSessions, readDatabaseSession, type RowLimits, type SessionRow } from './sqlite-store.js';
 
 const NAME = 'opencode';
-const DISPLAY_NAME = 'opencode';
+const DISPLAY_NAME = AGENTS.opencode.displayName;
 
 /** Sessions one store may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;

@@ -17,6 +17,7 @@ export default defineConfig({
       { find: /^@sessref\/dsh$/, replacement: source('./packages/dsh/dist/index.js') },
       { find: /^@sessref\/host$/, replacement: source('./packages/host/src/index.ts') },
       { find: /^@sessref\/test-support$/, replacement: source('./packages/test-support/src/index.ts') },
+      { find: /^@sessref\/test-support\/credentials$/, replacement: source('./packages/test-support/src/credentials.ts') },
     ],
   },
   test: {

@@ -27,7 +27,8 @@ export { stringifyTagSafeJson } from './serialization.js';
 export { labelOf } from './label.js';
 export { projectConversation, projectMessage, type ProjectedItem } from './projection.js';
 export { retainReference, cutText, type RetainedReference, type RetentionInput } from './retention.js';
-export { fitSnapshot, type SnapshotFit } from './fit.js';
+export { fitSnapshot, type FitOptions, type SnapshotFit } from './fit.js';
+export { redactSecrets, type Redacted } from './redaction.js';
 export {
   REFERENCED_SESSIONS_CLOSE_TAG,
   REFERENCED_SESSIONS_HEADING,

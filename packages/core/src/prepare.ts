@@ -51,6 +51,12 @@ export interface PrepareOptions {
    * when the host has no store (`undefined`) or the save fails.
    */
   omissions?: { store: FullSnapshotStore | undefined };
+  /**
+   * Whether the source `sessionId` has its credentials redacted (see
+   * `redactSecrets`) before budgeting; none is when unset. A source with any
+   * redacted records how many in its entry as `redactedValues`.
+   */
+  redact?: (sessionId: string) => boolean;
 }
 
 /** A reference after validation and de-duplication, with its position among distinct sources. */
@@ -97,7 +103,7 @@ export async function prepareReferences<Block extends ContentBlockLike>(
 
   const maxBytes = options.budget ? await raceCancellation(options.budget(signal), signal) : config.maxReferenceBytes;
   const snapshots = await readSources(storage, distinct, signal);
-  const fitted = distinct.map((reference, index) => fit(reference, snapshots[index]!, maxBytes, options.recordFormatVersion === true));
+  const fitted = distinct.map((reference, index) => fit(reference, snapshots[index]!, maxBytes, options));
   const omissions = options.omissions ? await reportOmissions(fitted, options.omissions.store, signal) : [];
   const sources = fitted.map((entry) => entry.source);
   return {
@@ -214,8 +220,8 @@ interface FittedSource {
 }
 
 /** One source fitted to its budget: its prepared record, its JSON and its whole projection. */
-function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: number, recordFormatVersion: boolean): FittedSource {
-  const { items, retained } = fitSnapshot(reference, snapshot, maxBytes);
+function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: number, options: PrepareOptions): FittedSource {
+  const { items, retained, redactedValues } = fitSnapshot(reference, snapshot, maxBytes, { redact: options.redact?.(reference.sessionId) === true });
   if (retained === undefined) {
     throw new SessionReferenceError(
       `session "${reference.sessionId}" does not fit in ${maxBytes} bytes even when shortened; raise maxReferenceBytes`,
@@ -227,10 +233,12 @@ function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: 
   const entry = {
     sessionId: data.sessionId,
     label: data.label,
-    ...(recordFormatVersion ? { capturedFormatVersion: formatVersion } : {}),
+    ...(options.recordFormatVersion === true ? { capturedFormatVersion: formatVersion } : {}),
     capturedThroughSeq: data.capturedThroughSeq,
     ...stats,
     inputIndex: reference.inputIndex,
+    // Only when something was: an entry without redaction is the contract's, byte for byte.
+    ...(redactedValues > 0 ? { redactedValues } : {}),
   };
   return { source: { entry, data, bytes }, json, full: wholeProjection(retained, items), formatVersion };
 }

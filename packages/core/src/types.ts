@@ -152,6 +152,8 @@ export interface SessionReferenceSourceEntry extends ReferenceRetentionStats {
   capturedFormatVersion?: number;
   capturedThroughSeq: number | null;
   inputIndex: number;
+  /** How many credential values were redacted from this snapshot (see `redactSecrets`); absent when none was or redaction is off. */
+  redactedValues?: number;
 }
 
 /** The context message's source record. */

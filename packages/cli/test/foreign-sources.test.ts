@@ -1,7 +1,7 @@
 /**
  * Other agents' sessions as sources, end to end through the CLI: a home
  * folder holding one real transcript per agent at its default location
- * (Claude Code, Codex and Gemini CLI samples from `../shared`, copied into a
+ * (Claude Code, Codex, Gemini CLI and pi samples from `../shared`, copied into a
  * temporary home, never into the repository) beside a seeded dsh root.
  * `list` names each with its source and mention, `show` gives its
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
@@ -17,6 +17,8 @@ const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/
 const CLAUDE_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 const CODEX_ID = '019b2ea4-aaaa-bbbb-cccc-58208e1f0000';
 const GEMINI_ID = 'session-2026-01-16T18-34-3739ef95';
+const PI_ID = '01a249d8-a5af-7223-99e0-32009016f9c6';
+const PI_FILE = `2026-12-06T05-34-24-688Z_${PI_ID}.jsonl`;
 
 interface Row {
   sessionId: string;
@@ -44,6 +46,7 @@ beforeAll(async () => {
   place(`claude-code/spotter/${CLAUDE_ID}.jsonl`, '.claude', 'projects', '-work-app', `${CLAUDE_ID}.jsonl`);
   place('codex/agent-sessions/large.jsonl', '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`);
   place('gemini-cli/agent-sessions/small.json', '.gemini', 'tmp', 'app', 'chats', `${GEMINI_ID}.json`);
+  place(`pi/real-0.73.1/.pi/agent/sessions/--home-user-project--/${PI_FILE}`, '.pi', 'agent', 'sessions', '--home-user-project--', PI_FILE);
 });
 
 afterAll(removeTemps);
@@ -57,6 +60,7 @@ describe("other agents' sessions", () => {
       { name: 'claude-code', home: join(home, '.claude', 'projects') },
       { name: 'codex', home: join(home, '.codex') },
       { name: 'gemini-cli', home: join(home, '.gemini') },
+      { name: 'pi', home: join(home, '.pi', 'agent', 'sessions') },
     ]);
     const rows = JSON.parse(result.stdout) as Row[];
     const foreign = rows.filter((row) => row.source !== 'dsh');
@@ -65,9 +69,11 @@ describe("other agents' sessions", () => {
       ['claude-code', `claude-code:${CLAUDE_ID}`],
       ['codex', `codex:${CODEX_ID}`],
       ['gemini-cli', `gemini-cli:${GEMINI_ID}`],
+      ['pi', `pi:${PI_ID}`],
     ]);
     expect(foreign.find((row) => row.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
-    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
+    expect(foreign.find((row) => row.source === 'pi')).toMatchObject({ title: 'pi · Fake scouting session', cwd: '/home/user/project' });
+    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|pi) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
   });
 
   it('--sources narrows the places read', async () => {
@@ -94,6 +100,14 @@ describe("other agents' sessions", () => {
     expect((await shown(`gemini-cli:${GEMINI_ID}`)).map((item) => [item.role, item.text])).toEqual([
       ['user', 'Hello'],
       ['assistant', 'Hi!'],
+    ]);
+    // pi's own rule: the latest compaction's summary, the entries it kept, then what followed.
+    expect((await shown(`pi:${PI_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', true, 'Hello from the fake model. (request 4)'],
+      ['user', false, 'second prompt: thanks'],
+      ['assistant', false, 'Hello from the fake model. (request 3)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 5)'],
     ]);
     const claude = await shown(`claude-code:${CLAUDE_ID}`);
     expect(claude[0]).toMatchObject({ role: 'user', checkpoint: true });

@@ -30,6 +30,7 @@ export const AGENTS = {
   codex: { displayName: 'Codex', movedBy: ['CODEX_HOME'] },
   'gemini-cli': { displayName: 'Gemini CLI', movedBy: ['GEMINI_CLI_HOME'] },
   opencode: { displayName: 'opencode', movedBy: ['XDG_DATA_HOME'] },
+  pi: { displayName: 'pi', movedBy: ['PI_CODING_AGENT_DIR'] },
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENTS;

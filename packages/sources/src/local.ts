@@ -9,6 +9,7 @@ import { codexFormat } from './codex/index.js';
 import { SourceReadError } from './errors.js';
 import { geminiCliFormat } from './gemini-cli/format.js';
 import { opencodeDataDirectory, opencodeSource } from './opencode/source.js';
+import { piFormat } from './pi/index.js';
 import type { SourceEnvironment, TranscriptFormat } from './transcripts/format.js';
 import { transcriptSource, type TranscriptSource } from './transcripts/transcript-source.js';
 
@@ -54,6 +55,7 @@ const READERS: { readonly [Name in AgentName]: AgentReader } = {
   codex: transcriptReader(codexFormat),
   'gemini-cli': transcriptReader(geminiCliFormat),
   opencode: { home: opencodeDataDirectory, open: (environment) => opencodeSource({ environment }) },
+  pi: transcriptReader(piFormat, 'parent'),
 };
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */

@@ -1,0 +1,61 @@
+import { accessSync, constants } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { errorCode } from '@sessref/core';
+import { listDirectory, type DirectoryBudget, type DirectoryEntry, type WalkTrail } from '../directory.js';
+import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+
+/** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */
+const MAX_WALK_ENTRIES = 500_000;
+
+/** A session file: `<start time>_<session id>.jsonl` (`SessionManager`'s `newSession`); the id is what follows the last `_`. */
+const SESSION_FILE = /^(?:.*_)?([^_]+)\.jsonl$/;
+
+/**
+ * Where pi keeps its sessions: `sessions/` in its agent folder, which is
+ * `$PI_CODING_AGENT_DIR` when that is set and not empty (a leading `~`
+ * meaning the home, as pi's `expandTildePath` reads it), else `~/.pi/agent`
+ * (`getAgentDir`, `getSessionsDir` in `config.js`).
+ */
+export function piSessionsDir(environment: SourceEnvironment): string {
+  const configured = environment.env['PI_CODING_AGENT_DIR'];
+  if (configured === undefined || configured === '') return join(environment.home, '.pi', 'agent', 'sessions');
+  const expanded = configured === '~' || configured.startsWith('~/') ? join(environment.home, configured.slice(1)) : configured;
+  return join(resolve(expanded), 'sessions');
+}
+
+/**
+ * The session files pi's own list reads (`SessionManager.listAll`): every
+ * `.jsonl` in each working directory's folder of `sessions/`
+ * (`--<cwd with / as ->--`), one level and no deeper. An id found twice is
+ * listed once, from the file whose name sorts last (the names start with
+ * the start time). A folder that cannot be listed or searched, or a link
+ * loop in a folder's place, is skipped alone and named to `onSkipped`.
+ */
+export function piTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
+  const home = piSessionsDir(environment);
+  const budget = { entries: MAX_WALK_ENTRIES, trail };
+  const byId = new Map<string, TranscriptFile>();
+  for (const folder of listDirectory(home, home, budget, onSkipped)) {
+    if (folder.kind !== 'directory') continue;
+    for (const entry of sessionFolder(folder.path, home, budget, onSkipped)) {
+      const nativeId = SESSION_FILE.exec(entry.name)?.[1];
+      if (entry.kind !== 'file' || nativeId === undefined) continue;
+      const known = byId.get(nativeId);
+      if (known === undefined || basename(known.path) < entry.name) byId.set(nativeId, { nativeId, path: entry.path, home });
+    }
+  }
+  return [...byId.values()];
+}
+
+/** A working directory's folder, listed whole or not at all: one that cannot be searched (its files could not be read) is named to `onSkipped`. */
+function sessionFolder(folder: string, home: string, budget: DirectoryBudget, onSkipped: SkippedFolderHandler | undefined): DirectoryEntry[] {
+  // Followed even when closed: a change of mode is a change to the walk.
+  budget.trail?.folders.add(folder);
+  try {
+    accessSync(folder, constants.R_OK | constants.X_OK);
+    return listDirectory(folder, home, budget);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') onSkipped?.(folder, error);
+    return [];
+  }
+}

@@ -15,7 +15,7 @@ export interface SourceSelection {
 /** Every place, as a run without `--sources` reads. */
 const EVERY_SOURCE: SourceSelection = { dsh: true, agents: AGENT_NAMES };
 
-/** `--sources dsh,claude-code,codex,gemini-cli,opencode`, comma-separated, any order; every source when absent. */
+/** `--sources dsh,claude-code,…` (`dsh` and the agents' names), comma-separated, any order; every source when absent. */
 export function parseSources(value: string | undefined): SourceSelection {
   if (value === undefined) return EVERY_SOURCE;
   const names = value.split(',').map((name) => name.trim());

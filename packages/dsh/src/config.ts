@@ -33,6 +33,15 @@ export interface Config extends SessionReferenceConfig {
    * exactly as the official plugin.
    */
   sources?: string[] | typeof ALL_SOURCES;
+  /**
+   * Redact credentials (API keys, tokens, private keys, passwords in URLs
+   * and assignments; see the core's `redactSecrets`) from snapshots of the
+   * host's own sessions, and count them in each source's entry. Other
+   * agents' sessions are always redacted. Off by default, so a default
+   * install answers exactly as the official plugin (sessref's dsh bundle
+   * layer turns it on).
+   */
+  redactSecrets?: boolean;
 }
 
 /**
@@ -63,6 +72,9 @@ export function configSchema(contract: HostContract): z<Config> {
     sources: z
       .union([z.array(z.string()), z.const(ALL_SOURCES)])
       .description(`Other agents' sessions offered as sources, read in place: a list of ${AGENT_NAMES.join(', ')}, or \`all\` for every agent whose home exists (none when unset).`),
+    redactSecrets: z
+      .boolean()
+      .description("Redact credentials from snapshots of this host's own sessions (off when unset; other agents' sessions are always redacted)."),
   });
 }
 

@@ -85,6 +85,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
   private readonly assembled: AssembledStorage;
   private readonly content: ContentIndex;
   private readonly contentEnabled: boolean;
+  /** Whether the host's own sessions are redacted too (the `redactSecrets` key); other agents' always are. */
+  private readonly redactOwn: boolean;
   private readonly contract: HostContract;
   /** The 0.1.7 contract's model-relative budget share; `undefined` when an explicit `maxReferenceBytes` wins. */
   private readonly fraction: number | undefined;
@@ -104,19 +106,15 @@ export class SessionReferenceResolver extends TypertRemoteService {
       own: createSessionReferenceCore(assembled.groups.own, config, coreOptions),
       foreign: createSessionReferenceCore(assembled.groups.foreign, config, coreOptions),
     };
-    const contentSearch = config.contentSearch ?? false;
-    if (typeof contentSearch !== 'boolean') {
-      throw new SessionReferenceError(
-        `invalid session reference configuration: contentSearch must be a boolean, got ${String(contentSearch)}`,
-        'SESSION_REFERENCE_INVALID_CONFIG',
-      );
-    }
+    const contentSearch = booleanOption(config, 'contentSearch');
+    const redactOwn = booleanOption(config, 'redactSecrets');
     super(ctx, 'sessionReferenceResolver');
     this.core = core;
     this.groups = groups;
     this.storage = storage;
     this.assembled = assembled;
     this.contentEnabled = contentSearch;
+    this.redactOwn = redactOwn;
     this.contract = contract;
     this.fraction = config.maxReferenceBytes === undefined ? fraction : undefined;
     this.content = new ContentIndex({ own, catalog, foreign: assembled.foreign.map((local) => local.source), storage });
@@ -139,9 +137,12 @@ export class SessionReferenceResolver extends TypertRemoteService {
     );
   }
 
-  private prepareOptions(agent: Agent): PrepareOptions | undefined {
-    return contractOptions(this.ctx, this.contract, this.fraction, agent);
+  private prepareOptions(agent: Agent): PrepareOptions {
+    return { ...contractOptions(this.ctx, this.contract, this.fraction, agent), redact: this.redacts };
   }
+
+  /** Whether a snapshot of `sessionId` has its credentials redacted: another agent's always, the host's own with `redactSecrets`. */
+  private readonly redacts = (sessionId: string): boolean => this.redactOwn || this.storage.sourceOf(sessionId) !== OWN_SOURCE;
 
   /** The other agents' homes whose sessions are offered beside the host's (the `sources` key), in order. */
   get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
@@ -363,7 +364,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
   async snapshotOf(sessionId: string, signal?: AbortSignal): Promise<SessionSnapshotView> {
     const [snapshot, titles] = await Promise.all([this.storage.readSurface(sessionId, signal), this.storage.readTitles([sessionId], signal)]);
     const title = titles[0]?.status === 'fulfilled' ? titles[0].title : undefined;
-    return { snapshot, title, fit: fitSnapshot({ sessionId, label: labelOf(sessionId, title) }, snapshot, this.core.config.maxReferenceBytes) };
+    const label = labelOf(sessionId, title);
+    return { snapshot, title, fit: fitSnapshot({ sessionId, label }, snapshot, this.core.config.maxReferenceBytes, { redact: this.redacts(sessionId) }) };
   }
 
   /** Remote face of {@link searchContent} under the configured candidate limit. */
@@ -379,7 +381,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
    * step does (rc.8's options: no agent, so no model-relative budget).
    */
   async prepareFor(target: ReferenceTarget, references: SessionReferenceInput[], signal?: AbortSignal): Promise<PreparedContext | undefined> {
-    return (await this.core.prepare(target, [], references, signal)).context;
+    return (await this.core.prepare(target, [], references, signal, { redact: this.redacts })).context;
   }
 
   /** Snapshot every distinct reference of one message into zero or one context. */
@@ -407,6 +409,15 @@ function contractOptions(ctx: Context, contract: HostContract, fraction: number 
     recordFormatVersion: true,
     omissions: { store: spillStoreOf(ctx, agent.id) },
   };
+}
+
+/** A boolean key of the configuration, `false` when unset; anything else is an invalid configuration. */
+function booleanOption(config: Config, key: 'contentSearch' | 'redactSecrets'): boolean {
+  const value: unknown = config[key] ?? false;
+  if (typeof value !== 'boolean') {
+    throw new SessionReferenceError(`invalid session reference configuration: ${key} must be a boolean, got ${String(value)}`, 'SESSION_REFERENCE_INVALID_CONFIG');
+  }
+  return value;
 }
 
 function contentSearchOff(): SessionReferenceError {

@@ -120,7 +120,7 @@ describe("sessref's dsh bundle layer", () => {
   it('offers every agent whose home exists at start, skipping the absent ones without a word', async () => {
     const config = bundleConfig();
     // No agent is named: `all` is every agent sessref knows, so a new one is on in dsh web without editing the bundle.
-    expect(config).toEqual({ contentSearch: true, sources: 'all' });
+    expect(config).toEqual({ contentSearch: true, sources: 'all', redactSecrets: true });
     const warn = vi.spyOn(console, 'warn');
     const { resolver, agent } = await world(config);
     expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);

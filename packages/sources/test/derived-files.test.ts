@@ -73,7 +73,7 @@ describe('a search index file that cannot be used as found (#25, class 4)', () =
     ['truncated to its first page', (file: string) => truncateSync(file, 4096)],
     ['emptied', (file: string) => truncateSync(file, 0)],
     ['random bytes', (file: string) => writeFileSync(file, Buffer.from(Array.from({ length: 8192 }, (_, at) => (at * 7919) % 251)))],
-    ['of a later schema version', (file: string) => new DatabaseSync(file).exec('PRAGMA user_version = 2;')],
+    ['of a later schema version', (file: string) => new DatabaseSync(file).exec('PRAGMA user_version = 99;')],
     ['a FIFO', (file: string) => (rmSync(file), execFileSync('mkfifo', [file]))],
   ])('%s: rebuilt, the notice naming the index file, and every search answers', async (_what, damage) => {
     const file = join(directory, 'content.sqlite');

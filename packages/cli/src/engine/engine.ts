@@ -92,7 +92,8 @@ export function engineHostOptions(options: EngineOptions): HostOptions {
   const { lockWaitMs: _lockWaitMs, sources, ...host } = options;
   return {
     ...host,
-    ...(sources === undefined ? {} : { resolver: { ...host.resolver, sources: [...sources] } }),
+    // Nothing the CLI shows, serves or sends carries a credential: dsh's own sessions are redacted too.
+    resolver: { redactSecrets: true, ...host.resolver, ...(sources === undefined ? {} : { sources: [...sources] }) },
     indexFile: options.indexFile ?? defaultIndexFile(options.root),
     searchIndexFile: options.searchIndexFile ?? defaultSearchIndexFile(options.root),
   };

@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { MAX_SNIPPET_LENGTH, projectMessage, type SurfaceMessage, type SurfaceSnapshot, type TextRange } from '@sessref/core';
+import { MAX_SNIPPET_LENGTH, projectMessage, redactSecrets, type SurfaceMessage, type SurfaceSnapshot, type TextRange } from '@sessref/core';
 import { formTokens, isUnspaced, mappedForm, runsOf, searchForm } from './form.js';
 
 /** A message a snapshot carries, as the index keeps it. */
@@ -10,7 +10,7 @@ export interface CarriedMessage {
   seq: number | undefined;
   role: 'user' | 'assistant';
   checkpoint: boolean;
-  /** The projected text, exactly as a snapshot carries it. */
+  /** The projected text as a redacting snapshot carries it: no credential is indexed, found or shown in a snippet. */
   text: string;
 }
 
@@ -33,7 +33,11 @@ export interface SessionDocument {
  */
 const MESSAGE_BREAK = ' ¶ ';
 
-/** The document of a surface: only what the core's projection carries is ever indexed. */
+/**
+ * The document of a surface: only what the core's projection carries is ever
+ * indexed, with credentials redacted whatever the host's redaction setting,
+ * so the index file never holds one and no snippet shows one.
+ */
 export function documentOf(surface: SurfaceSnapshot): SessionDocument {
   const messages = surface.messages.flatMap((message, index) => carried(message, index) ?? []);
   const words = new Set<string>();
@@ -51,7 +55,7 @@ export function documentOf(surface: SurfaceSnapshot): SessionDocument {
 function carried(message: SurfaceMessage, index: number): CarriedMessage | undefined {
   const item = projectMessage(message);
   if (item === undefined) return undefined;
-  return { index, seq: message.seq, role: item.role, checkpoint: item.checkpoint, text: item.text };
+  return { index, seq: message.seq, role: item.role, checkpoint: item.checkpoint, text: redactSecrets(item.text).text };
 }
 
 type StoredMessage = [index: number, seq: number | null, kind: 0 | 1 | 2, text: string];

@@ -19,8 +19,8 @@ function loadSqlite(): Promise<Sqlite> {
 
 /** "srfx": marks a file as sessref's search index, so a foreign database is never mistaken for one. */
 const APPLICATION_ID = 0x73726678;
-/** Bumped whenever the schema or what is indexed changes: a file of another version is rebuilt. */
-const SCHEMA_VERSION = 1;
+/** Bumped whenever the schema or what is indexed changes: a file of another version is rebuilt (2: credentials redacted). */
+const SCHEMA_VERSION = 2;
 
 /**
  * One row per session in `sessions`, keyed by `key`, which is also the

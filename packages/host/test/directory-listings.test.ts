@@ -125,4 +125,34 @@ describe('the strict persistence\'s directory listings', () => {
       await ctx.fiber.dispose();
     }
   });
+
+  it("answers from the first look while a run holds it, and looks again once the last hold is let go", async () => {
+    const { root, ctx } = await rootAndReader();
+    try {
+      // Listings that would never settle: without a hold, every lookup lists again.
+      const listings = new DirectoryListings(60_000);
+      const log = sessionLogs(root).find((found) => found.sessionId === 'kept')!;
+      const outer = listings.holdFirstLook();
+      const inner = listings.holdFirstLook();
+      const first = listings.revision(log.path, true);
+      listings.list(root);
+      listings.list(root);
+      expect(listings.reads).toBe(1);
+      writeFileSync(log.path, 'grown', { flag: 'a' });
+      writeFileSync(join(root, 'a-new-project'), '');
+      // A nested hold let go keeps the outer one's looks.
+      inner();
+      expect(listings.revision(log.path, true)).toBe(first);
+      expect(listings.list(root).map((entry) => entry.name)).not.toContain('a-new-project');
+      outer();
+      expect(listings.revision(log.path, true)?.size).toBe(first!.size + 5n);
+      expect(listings.list(root).map((entry) => entry.name)).toContain('a-new-project');
+      expect(listings.reads).toBe(2);
+      // Nothing but a regular file has a log's revision; a directory still has its own.
+      expect(listings.revision(root, true)).toBeUndefined();
+      expect(listings.revision(root)).toBeDefined();
+    } finally {
+      await ctx.fiber.dispose();
+    }
+  });
 });

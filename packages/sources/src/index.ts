@@ -18,7 +18,7 @@ export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFi
 export { deliverPendingEvents } from './pending-events.js';
 export { ZSTD_MAGIC, scanFrame, type FrameScan, type FrameSpan } from './zstd-frame.js';
 export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';
-export { fileToken, readRevision, revisionToken, sameFile, sameRevision, type FileRevision } from './revision.js';
+export { fileToken, lookAt, readRevision, revisionToken, sameFile, sameRevision, type FileRevision, type Look } from './revision.js';
 export type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './transcripts/format.js';
 export { transcriptSource, type SourceProblem, type TranscriptSource, type TranscriptSourceOptions } from './transcripts/transcript-source.js';
 export {

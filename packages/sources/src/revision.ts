@@ -15,14 +15,26 @@ export interface FileRevision {
   readonly ctimeNs: bigint;
 }
 
+/** What is at a path: its revision, and whether it is a regular file. */
+export interface Look {
+  readonly revision: FileRevision;
+  readonly regular: boolean;
+}
+
+/** What is at `path` (links followed), from one stat; `undefined` when nothing is there. */
+export function lookAt(path: string): Look | undefined {
+  const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
+  if (stat === undefined) return undefined;
+  return { revision: { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs }, regular: stat.isFile() };
+}
+
 /**
  * The revision of what is at `path` (links followed); `undefined` when
  * nothing is there, or, with `regularOnly`, when it is not a regular file.
  */
 export function readRevision(path: string, regularOnly = false): FileRevision | undefined {
-  const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
-  if (stat === undefined || (regularOnly && !stat.isFile())) return undefined;
-  return { dev: stat.dev, ino: stat.ino, size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs };
+  const look = lookAt(path);
+  return look === undefined || (regularOnly && !look.regular) ? undefined : look.revision;
 }
 
 /** Whether two revisions are the same state of the same file. */

@@ -101,6 +101,8 @@ interface CommandSpecBase<O extends readonly Operand[], P extends CommandOptions
   readonly announcesRoot?: true;
   /** Writes dsh sessions into the root (`new`, `send`, `seed`): a root inside another agent's folder is refused first. */
   readonly writes?: true;
+  /** Runs until stopped (`serve`, `mcp`): it looks at the root afresh for every request, never through a run's first look. */
+  readonly longLived?: true;
 }
 
 /** A command with its operand and flag types erased, as the table holds it. */
@@ -119,13 +121,26 @@ export function defineCommand<const O extends readonly Operand[], const P extend
       const call: Call<O, P> = { operands, flags, io, seeds: spec.seedsDemo?.(parsed) === true };
       if (spec.needs === undefined) return spec.run(call);
       const tools = await import('./session-root.js');
-      const opened = tools.openRoot(flags, io, { announce: spec.announcesRoot === true, seeds: call.seeds, writes: spec.writes === true });
-      if (spec.needs === 'root') return spec.run({ ...call, opened, tools });
-      const run = spec.run;
-      const options = { ...spec.engine?.(flags, io.env, tools), json: flags.json };
-      return tools.withEngine(opened.root.path, io, options, (engine) => Promise.resolve(run({ ...call, opened, engine })));
+      // A run that writes nothing and ends looks at each directory and log of the root once, however many walks it makes.
+      const letGo = spec.writes === true || spec.longLived === true ? undefined : tools.holdFirstLook();
+      try {
+        return await runWithRoot(spec, call, tools);
+      } finally {
+        letGo?.();
+      }
     },
   };
+}
+
+/** Open the root, boot the engine when the command needs one, and run it. */
+async function runWithRoot<O extends readonly Operand[], P extends CommandOptions>(spec: CommandSpec<O, P>, call: Call<O, P>, tools: RootTools): Promise<void> {
+  const { flags, io } = call;
+  const opened = tools.openRoot(flags, io, { announce: spec.announcesRoot === true, seeds: call.seeds, writes: spec.writes === true });
+  if (spec.needs === 'root') return spec.run({ ...call, opened, tools });
+  if (spec.needs !== 'engine') return spec.run(call);
+  const run = spec.run;
+  const options = { ...spec.engine?.(flags, io.env, tools), json: flags.json };
+  return tools.withEngine(opened.root.path, io, options, (engine) => Promise.resolve(run({ ...call, opened, engine })));
 }
 
 function operandValues<O extends readonly Operand[]>(spec: CommandSpecBase<O, CommandOptions>, positionals: readonly string[]): OperandValues<O> {

@@ -1,5 +1,6 @@
 /** The session root a command works on, and the engine over it: what every command but `uri` starts with. */
 import { assertSupportedRoot } from '@sessref/host';
+import { PROCESS_LISTINGS } from '@sessref/dsh/jsonl-root';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import { explainMissing } from '../engine/listing.js';
 import { progress, styleFor, terminalSafe, writeLine, type Io } from '../output.js';
@@ -119,4 +120,13 @@ function millisecondsFrom(env: NodeJS.ProcessEnv, name: string): number | undefi
   if (raw === undefined) return undefined;
   const range = { ...POSITIVE_INTEGER, min: 0, words: 'a whole number of milliseconds' };
   return parseInteger(name, raw, range, 'unset it, or set a number such as 10000');
+}
+
+/**
+ * Answer every look at the root's directories and logs from the first one
+ * until the returned function is called (see `DirectoryListings`): for a
+ * command that writes nothing and ends.
+ */
+export function holdFirstLook(): () => void {
+  return PROCESS_LISTINGS.holdFirstLook();
 }

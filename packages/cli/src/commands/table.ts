@@ -194,6 +194,7 @@ export const COMMANDS: readonly Command[] = [
     examples: ['sessref serve --port 7317', 'npm start -- --port 0'],
     seedsDemo: (flags) => flags['seed-if-empty'] === true,
     needs: 'root',
+    longLived: true,
     announcesRoot: true,
     run: async ({ flags, io, opened, tools: { lockWait, indexWait, sourcesRead } }) =>
       (await import('./serve.js')).serveCommand(
@@ -219,6 +220,7 @@ export const COMMANDS: readonly Command[] = [
     },
     examples: [...SETUP_COMMANDS, 'sessref mcp --resources --sources dsh,claude-code'],
     needs: 'root',
+    longLived: true,
     run: async ({ flags, io, opened, tools: { budget, sourcesRead } }) =>
       (await import('../mcp/server.js')).mcpCommand(
         { engine: { root: opened.root.path, ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }, resources: flags.resources, pageSize: flags.limit ?? DEFAULT_PAGE_SIZE },

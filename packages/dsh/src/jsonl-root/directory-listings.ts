@@ -1,6 +1,6 @@
 import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { readRevision, sameRevision, type FileRevision } from '@sessref/sources';
+import { lookAt, sameRevision, type FileRevision, type Look } from '@sessref/sources';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -19,20 +19,60 @@ const NS_PER_MS = 1_000_000n;
  * timestamp step); one that changed more recently is listed again each time,
  * until it settles. A directory that is gone, or left its parent, is
  * forgotten with everything under it.
+ *
+ * A run that only reads (a `sessref list`, `show` or `search`) may hold its
+ * first look ({@link holdFirstLook}): until it lets go, each directory is
+ * listed and each path stat'ed once, however many walks of the root the run
+ * makes (the title index's tracker, the host's listing, its shape and damage
+ * checks), so every answer is the root as it was at some instant after the
+ * hold began (after the first of overlapping holds). Without a hold, every
+ * lookup stats again.
  */
 export class DirectoryListings {
   /** Directories listed from the file system so far (a cache hit lists none). */
   reads = 0;
   /** The last listing of each directory; only a `settled` one answers, the others are kept to tell which entries left. */
-  private readonly known = new Map<string, { revision: FileRevision; entries: readonly Dirent[]; settled: boolean }>();
+  private readonly known = new Map<string, { revision: FileRevision; entries: readonly Dirent[]; settled: boolean; epoch: number }>();
+  /** What each path held at its first look since the latest hold began (`null`: nothing reachable there). */
+  private readonly looks = new Map<string, { look: Look | null; epoch: number }>();
+  /** Holds not let go yet; the epoch counts the times a first hold was taken, so a look answers only the holds of its own epoch. */
+  private holds = 0;
+  private epoch = 0;
 
   constructor(private readonly settledMs = 2_000) {}
 
+  /**
+   * Answer every lookup from the first look at each path until the returned
+   * function is called; holds may nest or overlap, and share their looks
+   * until the last is let go. Only for a run that writes nothing.
+   */
+  holdFirstLook(): () => void {
+    if (this.holds === 0) this.epoch += 1;
+    this.holds += 1;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.holds -= 1;
+      if (this.holds === 0) this.looks.clear();
+    };
+  }
+
+  /**
+   * The revision of what is at `path`, links followed (with `regularOnly`,
+   * of a regular file only); none when nothing can be reached there
+   * (missing, a link loop, below a directory this user cannot search).
+   */
+  revision(path: string, regularOnly = false): FileRevision | undefined {
+    const look = this.look(path);
+    return look === null || (regularOnly && !look.regular) ? undefined : look.revision;
+  }
+
   /** The entries of `path` (a `ListDirectory` for `@sessref/dsh/jsonl-root`'s lookups); none when it cannot be listed. */
   readonly list = (path: string): readonly Dirent[] => {
-    const revision = revisionOrNone(path);
+    const revision = this.revision(path);
     const known = this.known.get(path);
-    if (known?.settled && sameRevision(known.revision, revision)) return known.entries;
+    if (known !== undefined && sameRevision(known.revision, revision) && (known.settled || this.heldSince(known.epoch))) return known.entries;
     if (revision === undefined) {
       this.forget(path);
       return [];
@@ -52,24 +92,33 @@ export class DirectoryListings {
       for (const entry of known.entries) if (!present.has(entry.name)) this.forget(join(path, entry.name));
     }
     const changedAtNs = revision.mtimeNs > revision.ctimeNs ? revision.mtimeNs : revision.ctimeNs;
-    this.known.set(path, { revision, entries, settled: listedAtNs - changedAtNs >= BigInt(this.settledMs) * NS_PER_MS });
+    this.known.set(path, { revision, entries, settled: listedAtNs - changedAtNs >= BigInt(this.settledMs) * NS_PER_MS, epoch: this.epoch });
     return entries;
   };
+
+  /** Whether something looked at in `epoch` answers now: it was looked at under the holds that are on. */
+  private heldSince(epoch: number): boolean {
+    return this.holds > 0 && epoch === this.epoch;
+  }
+
+  private look(path: string): Look | null {
+    const held = this.looks.get(path);
+    if (held !== undefined && this.heldSince(held.epoch)) return held.look;
+    let look: Look | null;
+    try {
+      look = lookAt(path) ?? null;
+    } catch {
+      look = null;
+    }
+    if (this.holds > 0) this.looks.set(path, { look, epoch: this.epoch });
+    return look;
+  }
 
   /** Drop what is known of `path` and of every directory under it: it is gone. */
   private forget(path: string): void {
     if (!this.known.delete(path)) return;
     const under = join(path, '/');
     for (const known of this.known.keys()) if (known.startsWith(under)) this.known.delete(known);
-  }
-}
-
-/** The revision of `path`; none when it cannot be reached (missing, or below a directory this user cannot search): it cannot be listed either. */
-function revisionOrNone(path: string): FileRevision | undefined {
-  try {
-    return readRevision(path);
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,5 +1,6 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { PROCESS_LISTINGS } from './directory-listings.js';
 import { listSubdirectories, sessionLogAt, type Compression } from './format.js';
 import { deliverPendingEvents, fileToken, readRevision, type FileRevision } from '@sessref/sources';
 
@@ -188,13 +189,10 @@ export class LogFileTracker {
  * when none can be reached there (a symbolic-link loop, a directory on the
  * way this user cannot search): that one session's log is the listing's to
  * name (its probe says why), never a walk of the whole root's to fail on.
+ * Looked at once per hold (see `DirectoryListings`).
  */
 function logRevision(path: string): FileRevision | undefined {
-  try {
-    return readRevision(path, true);
-  } catch {
-    return undefined;
-  }
+  return PROCESS_LISTINGS.revision(path, true);
 }
 
 /** The device and inode of the directory at `path`, or a token no directory has when there is none. */

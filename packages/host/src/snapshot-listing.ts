@@ -1,370 +1,94 @@
-import { lstatSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
-import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
-import { isJsonObject } from '@sessref/core/internal';
-import { LogFileTracker, listSubdirectories, readRegularFile, revisionToken, sameRevision, sessionLogs, sessionLogsOf, type FileRevision } from '@sessref/dsh/jsonl-root';
-import { deepFreeze, directoryProblem, replaceFileAtomically } from '@sessref/sources';
-import { HEADER_BUDGET_BYTES } from './log-probe.js';
-import { readLogHead, type LogHead } from './log-head.js';
-import { assertSupportedRoot } from './root-shape.js';
-import { CheckedJsonlPersistence, isReaderRefusalCode, type KeptRefusal } from './storage.js';
+import type { SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
+import { KeptHeaders } from './kept-headers.js';
+import type { RootLogs } from './root-logs.js';
+import { CheckedJsonlPersistence, snapshotOf } from './storage.js';
 
 /**
- * A header read from a log, and what it answers for. It is the log's while
- * the log keeps the revision it was read (or last confirmed) at; once the
- * revision changes (an append, or a rewrite in place that may keep the
- * inode, the size, even the times), only while the log's first bytes, which
- * hold its header frame, are still those it was read from ({@link LogHead}).
- * dsh's logs are append-only, so an append costs one read of those bytes,
- * never a listing; a log rewritten with another header is read again.
- */
-interface KnownHeader {
-  /** The log's revision ({@link revisionToken}) when the header was read or last confirmed. */
-  revision: string;
-  /** The log's first bytes, taken before the header was read. */
-  head: LogHead;
-  header: SessionHeader;
-}
-
-/**
- * The JSONL persistence with cheap listings. dsh's session-query engine lists
- * the whole root to resolve every single read (`readSurface()`,
- * `readTitleSnapshot()`, …), and its full-text backend lists snapshots twice
- * per search to decide what to re-index; the JSONL backend answers each
- * listing by decompressing the header of every log. A log's header is its
- * first frame, so this keeps the headers it has read (see {@link KnownHeader})
- * and answers from the revisions of a {@link LogFileTracker}: a stat
- * walk of the root, or with `watch` only the paths file-system events named.
- * A snapshot's revision is the log's size, times and inode, so the search
- * backend re-indexes exactly the logs that changed. A log it has not read yet
- * (a new session, a replaced file) makes it take the backend's full listing
- * once, with every check the stricter {@link CheckedJsonlPersistence} runs.
- * Snapshots and their headers are frozen, and shared between listings while
- * nothing changed: readers only ever read them.
+ * The JSONL persistence with cheap listings: dsh's session-query engine lists
+ * the whole root to resolve every single read, and this answers each listing
+ * from {@link KeptHeaders} (a stat walk of the root, or with `watch` only the
+ * paths file-system events named), the full checks of
+ * {@link CheckedJsonlPersistence} applied to every log it reads. A
+ * snapshot's revision is the log's size, times and inode, so a reader
+ * re-reads exactly the logs that changed; an unchanged root gets the same
+ * frozen snapshots again. Writes go through dsh's backend, each noted so no
+ * listing taken before it is reused.
  */
 export class ListedJsonlPersistence extends CheckedJsonlPersistence {
   /** Follow file-system events instead of walking the root for every listing (long-lived processes). */
   protected watch = false;
   /** Where the kept headers persist between processes; `undefined` keeps them in memory. */
   protected headersFile: string | undefined = undefined;
-  private loaded = false;
-  /** The kept headers could not be saved once already: said once. */
-  private unsaved = false;
-  private tracker: LogFileTracker | undefined;
-  private readonly headers = new Map<string, KnownHeader>();
-  /** Logs a listing left out (damaged, refused, duplicated), by their revision token: not read again while they keep it. */
-  private readonly leftOut = new Map<string, string>();
-  /** The last answer and the revisions it was built from: an unchanged root gets the same (frozen) snapshots again. */
-  private last: { revisions: ReadonlyMap<string, FileRevision>; snapshots: readonly SessionPersistenceSnapshot[]; directories: Map<string, bigint> | undefined; writes: number } | undefined;
-  /** Writes through this backend so far: a listing taken before one is not reused. */
-  private writes = 0;
+  /** The listing a host shares with sessref's own reads of the same root, when it was given one. */
+  protected shared: KeptHeaders | undefined = undefined;
+  private keptHeaders: KeptHeaders | undefined;
+  /** The snapshots handed out for each list of entries: the same entries get the same snapshots. */
+  private snapshots = new WeakMap<readonly object[], readonly SessionPersistenceSnapshot[]>();
 
   constructor(ctx: Context, config: ConstructorParameters<typeof CheckedJsonlPersistence>[1]) {
     super(ctx, config);
-    ctx.effect(() => () => this.tracker?.close(), 'close the listing watchers');
+    ctx.effect(() => () => this.keptHeaders?.close(), 'close the listing watchers');
   }
 
   /**
-   * A subclass that follows file-system events (`watch`) and keeps the
-   * headers it read in `headersFile`, so a new process lists the root with a
-   * stat walk instead of reading every log's header.
+   * A subclass that follows file-system events (`watch`), keeps the headers
+   * it read in `headersFile`, so a new process lists the root with a stat walk
+   * instead of reading every log's header, or answers from `shared`, a
+   * listing sessref's own reads of the same root already keep.
    */
-  static with(options: { watch?: boolean; headersFile?: string }): typeof ListedJsonlPersistence {
+  static with(options: { watch?: boolean; headersFile?: string; shared?: KeptHeaders }): typeof ListedJsonlPersistence {
     return class ConfiguredJsonlPersistence extends ListedJsonlPersistence {
       protected override watch = options.watch ?? false;
       protected override headersFile = options.headersFile;
+      protected override shared = options.shared;
     };
   }
 
-  /**
-   * Headers of every log. dsh lists the whole root to resolve every single
-   * read. Headers do not change when a log grows, and a session appears or
-   * disappears only with its directory, which changes the modification time
-   * of its project directory (or, for a new project, of the root). So without
-   * file-system events the last listing answers while this process has not
-   * written and the root and every project directory keep their times; else
-   * the root is walked again. Every `listSnapshots()`, what the search
-   * backend reconciles with, walks (or, with events, follows) the logs.
-   */
-  override async list(signal?: AbortSignal): Promise<SessionHeader[]> {
-    const last = this.last;
-    if (!this.watch && last?.directories !== undefined && last.writes === this.writes && sameTimes(last.directories, this.directoryTimes())) {
-      return last.snapshots.map((snapshot) => snapshot.header);
-    }
-    return (await this.listSnapshots(signal)).map((snapshot) => snapshot.header);
+  /** The kept-header listing this persistence answers from. */
+  get kept(): KeptHeaders {
+    return (this.keptHeaders ??= this.shared ?? new KeptHeaders(this.logs, { watch: this.watch, ...(this.headersFile === undefined ? {} : { headersFile: this.headersFile }) }));
   }
 
-  // The refusals kept between processes answer a read of a refused log too: loaded before any read.
-  override async loadStored(id: SessionId, signal?: AbortSignal): ReturnType<CheckedJsonlPersistence['loadStored']> {
-    this.loadHeaders();
-    return super.loadStored(id, signal);
-  }
-
-  override async create(meta: SessionHeader): Promise<void> {
-    this.writes += 1;
-    try {
-      return await super.create(meta);
-    } finally {
-      this.writes += 1;
-    }
-  }
-
-  override async append(id: SessionId, events: readonly SessionEvent[]): Promise<void> {
-    this.writes += 1;
-    try {
-      return await super.append(id, events);
-    } finally {
-      this.writes += 1;
-    }
-  }
-
-  override async appendBatch(meta: SessionHeader, events: readonly SessionEvent[], isMaterialized: boolean): Promise<void> {
-    this.writes += 1;
-    try {
-      return await super.appendBatch(meta, events, isMaterialized);
-    } finally {
-      this.writes += 1;
-    }
+  override list(signal?: AbortSignal): Promise<SessionHeader[]> {
+    return this.kept.list(signal);
   }
 
   override async listSnapshots(signal?: AbortSignal): Promise<SessionPersistenceSnapshot[]> {
-    signal?.throwIfAborted();
-    const writes = this.writes;
-    this.loadHeaders();
-    // Taken before the walk: a change during it shows as a different time next time.
-    const directories = this.watch ? undefined : trustedTimes(this.directoryTimes());
-    const revisions = await this.revisions();
-    if (this.last !== undefined && sameRevisions(this.last.revisions, revisions)) {
-      this.last = { ...this.last, directories, writes };
-      return [...this.last.snapshots];
-    }
-    const unknown = [...revisions].filter(([id, revision]) => !this.stillKnown(id, revision) && this.leftOut.get(id) !== revisionToken(revision));
-    if (unknown.length > 0) {
-      // With nothing kept (a first listing) the backend lists the root; else only the new or changed logs are read.
-      if (this.headers.size === 0 && this.leftOut.size === 0) await this.readHeaders(revisions, signal);
-      else await this.readSome(unknown, signal);
-    }
-    const snapshots: SessionPersistenceSnapshot[] = [];
-    for (const [id, revision] of revisions) {
-      const known = this.headers.get(id);
-      if (known !== undefined) snapshots.push(Object.freeze({ header: known.header, revision: SessionPersistenceRevision(revisionToken(revision)) }));
-    }
-    for (const kept of [this.headers, this.leftOut]) if (kept.size > 0) for (const id of kept.keys()) if (!revisions.has(id)) kept.delete(id);
-    this.last = { revisions, snapshots, directories, writes };
+    const entries = await this.kept.entries(signal);
+    let snapshots = this.snapshots.get(entries);
+    if (snapshots === undefined) this.snapshots.set(entries, (snapshots = entries.map((entry) => Object.freeze(snapshotOf(entry)))));
     return [...snapshots];
   }
 
-  /** Modification times (ns) of the root and each project directory. */
-  private directoryTimes(): Map<string, bigint> {
-    const root = this.config.root;
-    const times = new Map<string, bigint>();
-    for (const path of [root, ...listSubdirectories(root).map((project) => join(root, project))]) {
-      const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
-      if (stat !== undefined) times.set(path, stat.mtimeNs);
-    }
-    return times;
+  protected override readLog(id: string, signal?: AbortSignal): ReturnType<KeptHeaders['load']> {
+    return this.kept.load(id, signal);
   }
 
-  private revisions(): Promise<ReadonlyMap<string, FileRevision>> {
-    this.tracker ??= new LogFileTracker(this.config.root, this.logCompression, this.watch);
-    return this.tracker.revisions();
+  override async create(meta: SessionHeader): Promise<void> {
+    return this.noting(() => super.create(meta));
   }
 
-  /** Whether the kept header of `id` is still its log's at `revision` (see {@link KnownHeader}); a confirmed one moves to `revision`. */
-  private stillKnown(id: string, revision: FileRevision): boolean {
-    const known = this.headers.get(id);
-    if (known === undefined) return false;
-    const token = revisionToken(revision);
-    if (known.revision === token) return true;
-    const logs = sessionLogsOf(this.config.root, id, this.logCompression, this.listings.list);
-    if (logs.length !== 1 || readLogHead(logs[0]!.path, revision, known.head.bytes)?.sha256 !== known.head.sha256) return false;
-    known.revision = token;
-    return true;
+  override async append(id: SessionId, events: readonly SessionEvent[]): Promise<void> {
+    return this.noting(() => super.append(id, events));
   }
 
-  /** The backend's full listing (with the damage checks), whose headers are kept for the logs the tracker saw. */
-  private async readHeaders(revisions: ReadonlyMap<string, FileRevision>, signal: AbortSignal | undefined): Promise<void> {
-    // Heads before headers: a log rewritten meanwhile then fails its head check next time, never passes it with an old header.
-    const heads = new Map<string, LogHead>();
-    for (const log of sessionLogs(this.config.root, this.logCompression, this.listings.list)) {
-      const revision = revisions.get(log.sessionId);
-      const head = revision && readLogHead(log.path, revision);
-      if (head !== undefined) heads.set(log.sessionId, head);
-    }
-    const snapshots = await super.listSnapshots(signal);
-    this.headers.clear();
-    this.leftOut.clear();
-    for (const { header } of snapshots) {
-      const revision = revisions.get(header.id);
-      const head = heads.get(header.id);
-      if (revision !== undefined && head !== undefined) this.headers.set(header.id, { revision: revisionToken(revision), head, header: deepFreeze(structuredClone(header)) });
-    }
-    const listed = new Set<string>(snapshots.map((snapshot) => snapshot.header.id));
-    for (const [id, revision] of revisions) if (!listed.has(id)) this.leftOut.set(id, revisionToken(revision));
-    this.saveHeaders();
+  override async appendBatch(meta: SessionHeader, events: readonly SessionEvent[], isMaterialized: boolean): Promise<void> {
+    return this.noting(() => super.appendBatch(meta, events, isMaterialized));
   }
 
-  /**
-   * Read the logs of `unknown` alone (each with the checks a whole listing
-   * makes, see `listOne`), heads before headers as in {@link readHeaders}:
-   * one new session, or one damaged log, costs its own read, never the
-   * root's. A log the listing leaves out is kept as left out at its revision.
-   */
-  private async readSome(unknown: readonly (readonly [string, FileRevision])[], signal: AbortSignal | undefined): Promise<void> {
-    assertSupportedRoot(this.config.root, this.listings.list);
-    for (const [id, revision] of unknown) {
-      const logs = sessionLogsOf(this.config.root, id, this.logCompression, this.listings.list);
-      const head = logs.length === 1 ? readLogHead(logs[0]!.path, revision) : undefined;
-      const snapshot = await this.listOne(id, signal);
-      this.headers.delete(id);
-      this.leftOut.delete(id);
-      if (snapshot === null) this.leftOut.set(id, revisionToken(revision));
-      else if (head !== undefined) this.headers.set(id, { revision: revisionToken(revision), head, header: deepFreeze(snapshot.header) });
-    }
-    this.saveHeaders();
+  protected override makeLogs(): RootLogs {
+    return this.shared?.logs ?? super.makeLogs();
   }
 
-  /**
-   * The headers a previous process kept for this root, once. A missing file
-   * is no headers; one that is there and is not used (damaged, of another
-   * version or root, not a regular file, in a directory others may write
-   * into) is noted in `notices`, naming it: the logs are read instead.
-   */
-  private loadHeaders(): void {
-    if (this.loaded || this.headersFile === undefined) return;
-    this.loaded = true;
-    const file = this.headersFile;
-    const unused = (why: string): void => void this.notices.push(`kept headers ${file} not used, read again from the session logs: ${why}`);
-    // In a directory another user owns or may write into, anyone could plant headers: read the logs instead.
-    const problem = directoryProblem(dirname(file));
-    if (problem !== undefined) {
-      if (entryAt(file)) unused(`its directory ${problem}`);
-      return;
-    }
+  /** Run a write, noted before and after (see {@link KeptHeaders.noteWrite}). */
+  private async noting(write: () => Promise<void>): Promise<void> {
+    this.kept.noteWrite();
     try {
-      // A regular file of at most 512 MiB: a FIFO or a device at the name is never waited on.
-      const bytes = readRegularFile(file, 512 * 1024 * 1024);
-      if (bytes === undefined) return;
-      const saved: unknown = JSON.parse(bytes.toString('utf8'));
-      if (!isJsonObject(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== this.config.root || !isJsonObject(saved['headers'])) {
-        unused(`not kept headers of version ${HEADERS_VERSION} for this root`);
-        return;
-      }
-      // A kept header of another shape is left out: that log's header is read again.
-      for (const [id, known] of Object.entries(saved['headers'])) {
-        if (isKnownHeader(id, known)) this.headers.set(id, { revision: known.revision, head: { bytes: known.head.bytes, sha256: known.head.sha256 }, header: deepFreeze(known.header) });
-      }
-      if (isJsonObject(saved['leftOut'])) for (const [id, revision] of Object.entries(saved['leftOut'])) if (typeof revision === 'string') this.leftOut.set(id, revision);
-      // Why sessref's reader refused a left-out log (see `refusals`), by its path under the root; one of another shape is read again.
-      if (isJsonObject(saved['refusals'])) {
-        for (const [path, refusal] of Object.entries(saved['refusals'])) if (isKeptRefusal(path, refusal)) this.refusals.set(join(this.config.root, path), refusal);
-      }
-    } catch (error) {
-      unused(error instanceof Error ? error.message : String(error));
+      return await write();
+    } finally {
+      this.kept.noteWrite();
     }
-  }
-
-  /** Replace the saved headers atomically; a file that cannot be written only costs the next process a full listing, said once. */
-  private saveHeaders(): void {
-    if (this.headersFile === undefined) return;
-    // A refusal is kept while its log is left out at the revision it was refused at: a changed log is read again.
-    const refusals = [...this.refusals].filter(([, refusal]) => this.leftOut.get(refusal.sessionId) === refusal.revision);
-    const saved: SavedHeaders = {
-      version: HEADERS_VERSION,
-      root: this.config.root,
-      headers: Object.fromEntries(this.headers),
-      leftOut: Object.fromEntries(this.leftOut),
-      refusals: Object.fromEntries(refusals.map(([path, refusal]) => [relative(this.config.root, path), refusal])),
-    };
-    if (replaceFileAtomically(this.headersFile, Buffer.from(JSON.stringify(saved))) || this.unsaved) return;
-    this.unsaved = true;
-    this.notices.push(`kept headers ${this.headersFile} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);
-  }
-}
-
-/**
- * File times come from the kernel's coarse clock (a tick of 1-10 ms), so a
- * directory changed again within the tick of the time we saw keeps that time.
- * Times that recent prove nothing: such a listing is not reused ("racy"
- * timestamps, as git calls them), and the next call walks again.
- */
-const RACY_NS = 100_000_000n;
-
-function trustedTimes(times: Map<string, bigint>): Map<string, bigint> | undefined {
-  const racyFrom = BigInt(Date.now()) * 1_000_000n - RACY_NS;
-  for (const time of times.values()) if (time >= racyFrom) return undefined;
-  return times;
-}
-
-function sameTimes(a: ReadonlyMap<string, bigint>, b: ReadonlyMap<string, bigint>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [path, time] of b) if (a.get(path) !== time) return false;
-  return true;
-}
-
-function sameRevisions(a: ReadonlyMap<string, FileRevision>, b: ReadonlyMap<string, FileRevision>): boolean {
-  if (a === b) return true;
-  if (a.size !== b.size) return false;
-  for (const [id, revision] of b) if (!sameRevision(a.get(id), revision)) return false;
-  return true;
-}
-
-interface SavedHeaders {
-  version: typeof HEADERS_VERSION;
-  root: string;
-  headers: Record<string, KnownHeader>;
-  /** The logs a listing left out, by revision token. */
-  leftOut: Record<string, string>;
-  /** Why sessref's reader refused those of them it read, by the log's path under the root (optional: older files have none). */
-  refusals?: Record<string, KeptRefusal>;
-}
-
-/** 4: with the logs a listing left out (and, in an optional field, why sessref's reader refused them); 3: a header carries its log's revision and first bytes' digest (2 named the file by device and inode alone, 1 by inode). */
-const HEADERS_VERSION = 4;
-
-
-/** The optional header fields dsh 0.1.0-rc.8 writes, by the type their value must have. */
-const OPTIONAL_HEADER_FIELDS: Readonly<Record<string, 'string' | 'number'>> = {
-  cwd: 'string',
-  parentSession: 'string',
-  seedLength: 'number',
-  origin: 'string',
-  delegationDepth: 'number',
-  agentPreset: 'string',
-};
-
-function isLogHead(value: unknown): value is LogHead {
-  if (!isJsonObject(value)) return false;
-  const { bytes, sha256 } = value;
-  return Number.isSafeInteger(bytes) && (bytes as number) >= 0 && (bytes as number) <= HEADER_BUDGET_BYTES && typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256);
-}
-
-/** A kept header as {@link ListedJsonlPersistence} saves it, for session `id`: dsh's header fields and no others. */
-function isKnownHeader(id: string, value: unknown): value is KnownHeader {
-  if (!isJsonObject(value) || typeof value['revision'] !== 'string' || !isLogHead(value['head']) || !isJsonObject(value['header'])) return false;
-  const { version, id: headerId, createdAt, ...optional } = value['header'];
-  return (
-    typeof version === 'number' &&
-    headerId === id &&
-    Number.isSafeInteger(createdAt) &&
-    Object.entries(optional).every(([field, fieldValue]) => OPTIONAL_HEADER_FIELDS[field] !== undefined && typeof fieldValue === OPTIONAL_HEADER_FIELDS[field])
-  );
-}
-
-/** A kept refusal of the log at `path` (under the root, no way out of it), as {@link ListedJsonlPersistence} saves it. */
-function isKeptRefusal(path: string, value: unknown): value is KeptRefusal {
-  if (!isJsonObject(value) || path.split('/').some((segment) => segment === '..' || segment === '') || path.startsWith('/')) return false;
-  const { sessionId, revision, code, message } = value;
-  return typeof sessionId === 'string' && typeof revision === 'string' && isReaderRefusalCode(code) && typeof message === 'string' && message.length <= 4096;
-}
-
-/** Whether anything is at `path`; a path that cannot hold anything (a regular file on the way: `ENOTDIR`) holds nothing. */
-function entryAt(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
   }
 }

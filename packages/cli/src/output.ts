@@ -177,7 +177,7 @@ export function cut(text: string, max: number, keep: 'start' | 'end' = 'start'):
   const parts: { text: string; width: number }[] = [];
   let from = 0;
   const addText = (piece: string) => {
-    for (const { segment } of GRAPHEMES.segment(piece)) parts.push({ text: segment, width: displayWidth(segment) });
+    for (const { segment } of graphemes().segment(piece)) parts.push({ text: segment, width: displayWidth(segment) });
   };
   for (const match of safe.matchAll(MARKER)) {
     addText(safe.slice(from, match.index));
@@ -201,7 +201,12 @@ export function cut(text: string, max: number, keep: 'start' | 'end' = 'start'):
   return keep === 'start' ? `${joined}…` : `…${joined}`;
 }
 
-const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+let segmenter: Intl.Segmenter | undefined;
+
+/** The grapheme segmenter, made on first use: making one loads ICU's break rules, which costs a fresh process more than most commands' work. */
+function graphemes(): Intl.Segmenter {
+  return (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }));
+}
 const MARKER_ONLY = new RegExp(`^${MARKER.source}$`);
 
 /** Styled text as a terminal shows it: colour markers become colour codes (for tests and callers that write on their own). */
@@ -228,10 +233,15 @@ function cellWidth(point: string): number {
 
 /** Terminal columns a string takes: colour codes and combining marks take none, CJK and emoji two. */
 export function displayWidth(text: string): number {
+  const plain = text.replace(MARKER, '').replace(ANSI, '');
+  // Printable ASCII, most of what a listing holds (ids, paths, dates), is one column a character.
+  if (PRINTABLE_ASCII.test(plain)) return plain.length;
   let width = 0;
-  for (const point of text.replace(MARKER, '').replace(ANSI, '')) width += cellWidth(point);
+  for (const point of plain) width += cellWidth(point);
   return width;
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** One line of preview text, made {@link terminalSafe}, shortened with an ellipsis. */
 export function preview(text: string, max = 72): string {

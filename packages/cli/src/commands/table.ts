@@ -1,5 +1,6 @@
 /** Every `sessref` command, as data: `sessref --help`, each command's help, flag checks and dispatch all come from here. */
 import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from '@sessref/core/defaults';
+import { AGENT_NAMES } from '@sessref/sources/agents';
 import { defineCommand, type Command } from './command.js';
 import { MAX_STDIN_BYTES, messageText } from './message.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../server/address.js';
@@ -12,7 +13,7 @@ const named = () => import('./sources.js');
 const step = () => import('./step.js');
 
 const SOURCES_OPTION = {
-  sources: { description: 'read sessions from these places only (comma-separated: dsh, claude-code, codex, gemini-cli, opencode)', default: 'every one found' },
+  sources: { description: `read sessions from these places only (comma-separated: ${['dsh', ...AGENT_NAMES].join(', ')})`, default: 'every one found' },
 } as const;
 
 const STEP_OPTIONS = {

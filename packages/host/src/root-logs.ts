@@ -25,6 +25,7 @@ import {
   type SessionLog,
 } from '@sessref/dsh/jsonl-root';
 import { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
+import type * as LogReader from './generations/read-session-log.js';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';
 import { assertSupportedRoot, assertSupportedSession } from './root-shape.js';
 
@@ -64,7 +65,7 @@ export interface ListedLog {
 
 type LogFile = Pick<SessionLog, 'sessionId' | 'path' | 'generation'>;
 
-type Reader = typeof import('./generations/read-session-log.js');
+type Reader = typeof LogReader;
 
 /**
  * The logs of one root, read as dsh 0.1.0-rc.8's JSONL backend would give

@@ -4,6 +4,8 @@
  *
  * Args: --impl sessref|official --n N --runs R [--warmup W]
  *       [--host 1]       also time the host's own sessionQuery.readSurface()
+ *       [--redact 1]     mount sessref with redactSecrets on (#34): every
+ *                        message is scanned for credentials before budgeting
  *       [--memory OP]    first measure the peak memory of one OP
  *                        (prepare | readSurface) in this fresh process; the
  *                        first large call grows the heap and later ones reuse
@@ -22,9 +24,10 @@ const n = Number(args.n);
 const runs = Number(args.runs);
 const warmup = Number(args.warmup ?? 0);
 const withHost = args.host === '1';
+const redact = args.redact === '1';
 
 progress(`${impl} N=${n}: writing the source session`);
-const host = await bootHost({ impl });
+const host = await bootHost({ impl, resolver: redact ? { redactSecrets: true } : {} });
 const target = createSession(host, { id: 'bench-target' });
 const source = createSession(host, { id: 'bench-source' });
 const textBytes = writeConversation(source, n, conversationText(n));
@@ -37,7 +40,7 @@ const operations = {
   readSurface: () => host.sessionQuery.readSurface(source.id),
 };
 
-const result = { impl, n, textBytes };
+const result = { impl, n, textBytes, redact };
 
 if (args.memory !== undefined) {
   progress(`${impl} N=${n}: peak memory of one ${args.memory}()`);

@@ -97,8 +97,9 @@ describe('redactSecrets', () => {
     );
   });
 
-  it('leaves values that are code or words, not secrets, in assignments', () => {
-    for (const text of ['password: string;', 'token = getToken2(session);', 'api_key: process.env.API_KEY_V2', 'secret: true', 'max_tokens: 4096', 'password=********']) {
+  it('leaves values that are code or words, not secrets, in assignments, and `sk-` before a long word', () => {
+    const words = ['password: string;', 'token = getToken2(session);', 'api_key: process.env.API_KEY_V2', 'secret: true', 'max_tokens: 4096', 'password=********'];
+    for (const text of [...words, 'sk-abcdefghijklmnopqrstuvwxyz']) {
       expect(redactSecrets(text)).toEqual({ text, count: 0 });
     }
   });
@@ -106,6 +107,14 @@ describe('redactSecrets', () => {
   it('redacts a known token inside an assignment value that is not itself secret-looking', () => {
     const token = `ghp_${'x'.repeat(36)}`;
     expect(redactSecrets(`token=${token}`)).toEqual({ text: `token=${redactionMark('github-token')}`, count: 1 });
+  });
+
+  it('stays linear on inputs built to make a pattern backtrack or recurse, and redacts exactly what they hold', () => {
+    const headers = '-----BEGIN PRIVATE KEY-----'.repeat(20_000);
+    expect(redactSecrets(headers)).toEqual({ text: redactionMark('private-key').repeat(20_000), count: 20_000 });
+    for (const text of ['password='.repeat(50_000), `http://${'a'.repeat(100_000)}:${'b'.repeat(100_000)}`, `${'x'.repeat(30)}_`.repeat(30_000), `eyJ${'a'.repeat(200_000)}`]) {
+      expect(redactSecrets(text)).toEqual({ text, count: 0 });
+    }
   });
 });
 

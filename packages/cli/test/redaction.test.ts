@@ -1,15 +1,19 @@
 /**
  * Credentials never leave through the CLI (#34 item 1): a dsh session and a
  * Claude Code transcript that hold a fake credential of every kind are cited
- * by `prepare` and shown by `show`; none of the fakes reaches the output, the
- * ordinary text around each is carried unchanged, and each source's entry
- * counts what was redacted. The sources themselves are never rewritten.
+ * by `prepare`, shown by `show`, cited through `sessref mcp`'s `ref` prompt
+ * and previewed and searched in the inspector; none of the fakes reaches the
+ * output, the ordinary text around each is carried unchanged, and each
+ * source's entry counts what was redacted. The sources themselves are never
+ * rewritten.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CREDENTIAL_KINDS, fakeCredential, type PlantedCredential } from '@sessref/test-support/credentials';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyRoot, json, ok, removeTemps, requireBuild, tempDir } from './support';
+import { BIN, NO_DSH_HOME, emptyRoot, json, ok, removeTemps, requireBuild, serveInChild, tempDir } from './support';
 
 const CLAUDE_ID = '3d1f0c2a-0000-4000-8000-00000000c0de';
 
@@ -27,6 +31,8 @@ function conversation(planted: readonly PlantedCredential[]): { text: string; ex
 
 const DSH = conversation(fakes('dK7e'));
 const CLAUDE = conversation(fakes('cL4u'));
+/** Every fake's value is its chunk repeated, and the text redaction leaves never holds a chunk. */
+const CHUNKS = /dK7e|cL4u/;
 
 let root: string;
 let home: string;
@@ -75,6 +81,41 @@ describe('credentials in cited sessions', () => {
       expect(shown.conversation.map((item) => item.text)).toContain(expected);
     }
     expect(readFileSync(transcript, 'utf8')).toContain(CLAUDE.text.split('\n')[0]);
+  });
+
+  it("sessref mcp's ref prompt carries the same redacted context as prepare", async () => {
+    const env = { PATH: process.env['PATH'] ?? '', HOME: home, DSH_HOME: NO_DSH_HOME, SESSREF_CACHE_DIR: await tempDir('sessref-redaction-cache-'), NO_COLOR: '1' };
+    const client = new Client({ name: 'sessref-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--root', root], env, stderr: 'pipe' }));
+    try {
+      const result = await client.getPrompt({ name: 'ref', arguments: { session: dshId, session2: `claude-code:${CLAUDE_ID}` } });
+      const text = result.messages.map((message) => (message.content.type === 'text' ? message.content.text : '')).join('');
+      expect(text).not.toMatch(CHUNKS);
+      expect(text).toContain(JSON.stringify(DSH.expected).replaceAll('<', '\\u003c'));
+      expect(text).toContain(JSON.stringify(CLAUDE.expected).replaceAll('<', '\\u003c'));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("the inspector's preview and search snippets show none of them", async () => {
+    const stop = new AbortController();
+    try {
+      const { port, token } = await serveInChild(['--root', root], { env: { HOME: home }, signal: stop.signal });
+      const post = async (path: string, body: unknown) => {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'x-sessref-token': token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        expect(response.status, path).toBe(200);
+        return JSON.stringify(await response.json());
+      };
+      const preview = await post('/api/preview', { target: targetId, text: `compare @[Keys](${await mentionOf(dshId)}) with @[Claude](${await mentionOf(`claude-code:${CLAUDE_ID}`)})` });
+      expect(preview).not.toMatch(CHUNKS);
+      expect(preview).toContain('[redacted: private-key]');
+      const search = JSON.parse(await post('/api/search', { target: targetId, query: 'rerun' })) as { hits: { sessionId: string; snippet: string }[] };
+      expect(search.hits.map((hit) => hit.sessionId).sort()).toEqual([dshId, `claude-code:${CLAUDE_ID}`].sort());
+      for (const hit of search.hits) expect(hit.snippet).not.toMatch(CHUNKS);
+    } finally {
+      stop.abort();
+    }
   });
 });
 

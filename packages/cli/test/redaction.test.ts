@@ -11,17 +11,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CREDENTIAL_KINDS, fakeCredential, type PlantedCredential } from '@sessref/test-support/credentials';
+import { CREDENTIAL_KINDS, everyFake, type PlantedCredential } from '@sessref/test-support/credentials';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, NO_DSH_HOME, emptyRoot, json, ok, removeTemps, requireBuild, serveInChild, tempDir } from './support';
 
 const CLAUDE_ID = '3d1f0c2a-0000-4000-8000-00000000c0de';
 
-/** One fake of every kind, each spelling in turn, from one obviously repeated chunk. */
-function fakes(chunk: string): PlantedCredential[] {
-  let turn = 0;
-  return CREDENTIAL_KINDS.map((kind) => fakeCredential(kind, { chunk, pick: (options) => options[turn++ % options.length]! }));
-}
 
 /** Each fake on its own line between ordinary words: the text a session holds, and the text a snapshot must carry. */
 function conversation(planted: readonly PlantedCredential[]): { text: string; expected: string } {
@@ -29,8 +24,8 @@ function conversation(planted: readonly PlantedCredential[]): { text: string; ex
   return { text: planted.map((fake, index) => line(fake.planted, index)).join('\n'), expected: planted.map((fake, index) => line(fake.expected, index)).join('\n') };
 }
 
-const DSH = conversation(fakes('dK7e'));
-const CLAUDE = conversation(fakes('cL4u'));
+const DSH = conversation(everyFake('dK7e'));
+const CLAUDE = conversation(everyFake('cL4u'));
 /** Every fake's value is its chunk repeated, and the text redaction leaves never holds a chunk. */
 const CHUNKS = /dK7e|cL4u/;
 
@@ -63,7 +58,7 @@ describe('credentials in cited sessions', () => {
     const message = `compare @[Keys](${await mentionOf(dshId)}) with @[Claude](${await mentionOf(`claude-code:${CLAUDE_ID}`)})`;
     const output = await ok(...inHome(['prepare', '--target', targetId, '--json', message]));
     const prepared = JSON.parse(output) as { messages: { content: { text: string }[] }[]; references: { sessionId: string; redactedValues?: number }[] };
-    for (const fake of [...fakes('dK7e'), ...fakes('cL4u')]) expect(output).not.toContain(fake.planted);
+    for (const fake of [...everyFake('dK7e'), ...everyFake('cL4u')]) expect(output).not.toContain(fake.planted);
     const context = prepared.messages[1]!.content[0]!.text;
     expect(context).toContain(JSON.stringify(DSH.expected).replaceAll('<', '\\u003c'));
     expect(context).toContain(JSON.stringify(CLAUDE.expected).replaceAll('<', '\\u003c'));
@@ -72,8 +67,8 @@ describe('credentials in cited sessions', () => {
 
   it('show gives the conversation as a reference carries it, and the sources stay as they were', async () => {
     for (const [id, expected, planted] of [
-      [dshId, DSH.expected, fakes('dK7e')],
-      [`claude-code:${CLAUDE_ID}`, CLAUDE.expected, fakes('cL4u')],
+      [dshId, DSH.expected, everyFake('dK7e')],
+      [`claude-code:${CLAUDE_ID}`, CLAUDE.expected, everyFake('cL4u')],
     ] as const) {
       const output = await ok(...inHome(['show', id, '--json']));
       for (const fake of planted) expect(output).not.toContain(fake.planted);

@@ -82,6 +82,16 @@ export function fakeCredential(kind: string, parts: FakeParts): PlantedCredentia
   return build(parts);
 }
 
+/**
+ * One fake of every kind from `chunk`, the spellings of each kind taken in
+ * turn across the list: what an end-to-end test plants in a session.
+ */
+export function everyFake(chunk: string): PlantedCredential[] {
+  let turn = 0;
+  const pick = <T>(options: readonly T[]): T => options[turn++ % options.length]!;
+  return CREDENTIAL_KINDS.map((kind) => fakeCredential(kind, { chunk, pick }));
+}
+
 /** A hexadecimal chunk of the same length (DeepSeek's keys are hexadecimal). */
 function hexOf(chunk: string): string {
   return [...chunk].map((character) => (character.charCodeAt(0) % 16).toString(16)).join('');

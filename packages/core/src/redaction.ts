@@ -116,6 +116,9 @@ const RULES: readonly Rule[] = [
   assignment('token', [keyword('access', 'token'), keyword('auth', 'token'), keyword('refresh', 'token'), keyword('token')]),
 ];
 
+/** Every kind a mark can name, in rule order. */
+export const REDACTED_KINDS: readonly string[] = [...new Set(RULES.map((rule) => rule.kind))];
+
 /** Rules compiled for one scan: all at once, and one by one to tell which rule a match is. */
 interface Scanner {
   any: RegExp;

@@ -1,4 +1,4 @@
-import { lstatSync, opendirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { accessSync, constants, lstatSync, opendirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
 import { errorCode } from '@sessref/core';
 
@@ -59,6 +59,23 @@ export function listDirectory(dir: string, home: string, budget: DirectoryBudget
     if (kind !== undefined) entries.push({ name: entry.name, path, kind });
   }
   return entries;
+}
+
+/**
+ * A folder of sessions listed whole or not at all: one that cannot be
+ * searched (its files could not be read), or a link loop in its place, is
+ * named to `onSkipped` and gives nothing; a missing one gives nothing.
+ */
+export function listSessionFolder(folder: string, home: string, budget: DirectoryBudget, onSkipped: ((folder: string, error: unknown) => void) | undefined): DirectoryEntry[] {
+  // Followed even when closed: a change of mode is a change to the walk.
+  budget.trail?.folders.add(folder);
+  try {
+    accessSync(folder, constants.R_OK | constants.X_OK);
+    return listDirectory(folder, home, budget);
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') onSkipped?.(folder, error);
+    return [];
+  }
 }
 
 function readEntries(dir: string, budget: DirectoryBudget): Dirent[] {

@@ -69,3 +69,32 @@ export function asObject(value: unknown): Record<string, unknown> | undefined {
 export function asString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
+
+/**
+ * The JSON object lines of a transcript its agent reads leniently (pi's
+ * `loadEntriesFromFile`, Qwen Code's `jsonl-utils` `read`), in order. Blank
+ * lines are skipped, and so is a line that is JSON but not an object, or not
+ * JSON at all (a torn last line included) once `salvage` has given what it
+ * finds in it. A line nesting deeper than the folds go refuses the
+ * transcript before it is parsed.
+ */
+export function parseLenientLines(text: string, where: string, salvage: (line: string) => unknown[] = () => []): Record<string, unknown>[] {
+  const records: Record<string, unknown>[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    if (!nestsWithin(line)) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${where} line ${index + 1} nests more than ${MAX_NESTING_DEPTH} levels`);
+    for (const value of parsedOr(line, salvage)) {
+      const record = asObject(value);
+      if (record !== undefined) records.push(record);
+    }
+  });
+  return records;
+}
+
+function parsedOr(line: string, salvage: (line: string) => unknown[]): unknown[] {
+  try {
+    return [JSON.parse(line)];
+  } catch {
+    return salvage(line);
+  }
+}

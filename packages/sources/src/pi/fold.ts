@@ -1,6 +1,6 @@
 import type { SurfaceMessage } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
-import { MAX_NESTING_DEPTH, asObject, asString, nestsWithin } from '../json-lines.js';
+import { asObject, asString, parseLenientLines } from '../json-lines.js';
 import { oneLine, surfaceMessage } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 import { contextOf, currentBranch, type TreeEntry } from './tree.js';
@@ -16,7 +16,7 @@ type JsonRecord = Readonly<Record<string, unknown>>;
  * session, as pi's own list skips it.
  */
 export function foldPi(text: string, where: string): Transcript {
-  const records = recordsOf(text, where);
+  const records = parseLenientLines(text, where);
   const header = records[0];
   if (header?.['type'] !== 'session') throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `${where} does not start with a session header: not a pi session`);
   const createdAt = Date.parse(asString(header['timestamp']) ?? '');
@@ -33,30 +33,6 @@ export function foldPi(text: string, where: string): Transcript {
     messages,
     throughRecord: records.length - 1,
   };
-}
-
-/**
- * The file's JSON object lines, in order. Like pi's `loadEntriesFromFile`,
- * a line that is not JSON (a torn last line included) is skipped; one that
- * nests deeper than the folds go refuses the file before it is parsed.
- */
-function recordsOf(text: string, where: string): JsonRecord[] {
-  const records: JsonRecord[] = [];
-  text.split('\n').forEach((line, index) => {
-    if (line.trim() === '') return;
-    if (!nestsWithin(line)) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${where} line ${index + 1} nests more than ${MAX_NESTING_DEPTH} levels`);
-    const record = asObject(parseOrSkip(line));
-    if (record !== undefined) records.push(record);
-  });
-  return records;
-}
-
-function parseOrSkip(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

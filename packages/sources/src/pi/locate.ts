@@ -1,7 +1,6 @@
-import { accessSync, constants } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { errorCode } from '@sessref/core';
-import { listDirectory, type DirectoryBudget, type DirectoryEntry, type WalkTrail } from '../directory.js';
+import { basename, join } from 'node:path';
+import { configuredFolder } from '../configured-folder.js';
+import { listDirectory, listSessionFolder, type WalkTrail } from '../directory.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */
@@ -17,10 +16,7 @@ const SESSION_FILE = /^(?:.*_)?([^_]+)\.jsonl$/;
  * (`getAgentDir`, `getSessionsDir` in `config.js`).
  */
 export function piSessionsDir(environment: SourceEnvironment): string {
-  const configured = environment.env['PI_CODING_AGENT_DIR'];
-  if (configured === undefined || configured === '') return join(environment.home, '.pi', 'agent', 'sessions');
-  const expanded = configured === '~' || configured.startsWith('~/') ? join(environment.home, configured.slice(1)) : configured;
-  return join(resolve(expanded), 'sessions');
+  return join(configuredFolder(environment.env['PI_CODING_AGENT_DIR'], environment.home) ?? join(environment.home, '.pi', 'agent'), 'sessions');
 }
 
 /**
@@ -37,7 +33,7 @@ export function piTranscripts(environment: SourceEnvironment, trail?: WalkTrail,
   const byId = new Map<string, TranscriptFile>();
   for (const folder of listDirectory(home, home, budget, onSkipped)) {
     if (folder.kind !== 'directory') continue;
-    for (const entry of sessionFolder(folder.path, home, budget, onSkipped)) {
+    for (const entry of listSessionFolder(folder.path, home, budget, onSkipped)) {
       const nativeId = SESSION_FILE.exec(entry.name)?.[1];
       if (entry.kind !== 'file' || nativeId === undefined) continue;
       const known = byId.get(nativeId);
@@ -45,17 +41,4 @@ export function piTranscripts(environment: SourceEnvironment, trail?: WalkTrail,
     }
   }
   return [...byId.values()];
-}
-
-/** A working directory's folder, listed whole or not at all: one that cannot be searched (its files could not be read) is named to `onSkipped`. */
-function sessionFolder(folder: string, home: string, budget: DirectoryBudget, onSkipped: SkippedFolderHandler | undefined): DirectoryEntry[] {
-  // Followed even when closed: a change of mode is a change to the walk.
-  budget.trail?.folders.add(folder);
-  try {
-    accessSync(folder, constants.R_OK | constants.X_OK);
-    return listDirectory(folder, home, budget);
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') onSkipped?.(folder, error);
-    return [];
-  }
 }

@@ -1,7 +1,7 @@
 /**
  * Other agents' sessions as sources, end to end through the CLI: a home
  * folder holding one real transcript per agent at its default location
- * (Claude Code, Codex, Gemini CLI and pi samples from `../shared`, copied into a
+ * (Claude Code, Codex, Gemini CLI, pi and Qwen Code samples from `../shared`, copied into a
  * temporary home, never into the repository) beside a seeded dsh root.
  * `list` names each with its source and mention, `show` gives its
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
@@ -19,6 +19,7 @@ const CODEX_ID = '019b2ea4-aaaa-bbbb-cccc-58208e1f0000';
 const GEMINI_ID = 'session-2026-01-16T18-34-3739ef95';
 const PI_ID = '01a249d8-a5af-7223-99e0-32009016f9c6';
 const PI_FILE = `2026-12-06T05-34-24-688Z_${PI_ID}.jsonl`;
+const QWEN_ID = '8b417513-45f5-4f4f-8874-8b8b196520fa';
 
 interface Row {
   sessionId: string;
@@ -47,6 +48,7 @@ beforeAll(async () => {
   place('codex/agent-sessions/large.jsonl', '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`);
   place('gemini-cli/agent-sessions/small.json', '.gemini', 'tmp', 'app', 'chats', `${GEMINI_ID}.json`);
   place(`pi/real-0.73.1/.pi/agent/sessions/--home-user-project--/${PI_FILE}`, '.pi', 'agent', 'sessions', '--home-user-project--', PI_FILE);
+  place(`qwen-code/real-0.24.4/.qwen/projects/-home-user-project/chats/${QWEN_ID}.jsonl`, '.qwen', 'projects', '-home-user-project', 'chats', `${QWEN_ID}.jsonl`);
 });
 
 afterAll(removeTemps);
@@ -61,6 +63,7 @@ describe("other agents' sessions", () => {
       { name: 'codex', home: join(home, '.codex') },
       { name: 'gemini-cli', home: join(home, '.gemini') },
       { name: 'pi', home: join(home, '.pi', 'agent', 'sessions') },
+      { name: 'qwen-code', home: join(home, '.qwen', 'projects') },
     ]);
     const rows = JSON.parse(result.stdout) as Row[];
     const foreign = rows.filter((row) => row.source !== 'dsh');
@@ -70,10 +73,12 @@ describe("other agents' sessions", () => {
       ['codex', `codex:${CODEX_ID}`],
       ['gemini-cli', `gemini-cli:${GEMINI_ID}`],
       ['pi', `pi:${PI_ID}`],
+      ['qwen-code', `qwen-code:${QWEN_ID}`],
     ]);
     expect(foreign.find((row) => row.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
     expect(foreign.find((row) => row.source === 'pi')).toMatchObject({ title: 'pi · Fake scouting session', cwd: '/home/user/project' });
-    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|pi) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
+    expect(foreign.find((row) => row.source === 'qwen-code')).toMatchObject({ title: 'Qwen Code · first prompt: say hi', cwd: '/home/user/project' });
+    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|pi|Qwen Code) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
   });
 
   it('--sources narrows the places read', async () => {
@@ -108,6 +113,12 @@ describe("other agents' sessions", () => {
       ['assistant', false, 'Hello from the fake model. (request 3)'],
       ['user', false, 'third prompt after compaction'],
       ['assistant', false, 'Hello from the fake model. (request 5)'],
+    ]);
+    // Qwen Code's own rule: the latest chat_compression's history (its summary) replaces everything before it.
+    expect((await shown(`qwen-code:${QWEN_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', true, 'Hello from the fake model. (request 6)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 7)'],
     ]);
     const claude = await shown(`claude-code:${CLAUDE_ID}`);
     expect(claude[0]).toMatchObject({ role: 'user', checkpoint: true });

@@ -31,6 +31,7 @@ export const AGENTS = {
   'gemini-cli': { displayName: 'Gemini CLI', movedBy: ['GEMINI_CLI_HOME'] },
   opencode: { displayName: 'opencode', movedBy: ['XDG_DATA_HOME'] },
   pi: { displayName: 'pi', movedBy: ['PI_CODING_AGENT_DIR'] },
+  'qwen-code': { displayName: 'Qwen Code', movedBy: ['QWEN_HOME', 'QWEN_RUNTIME_DIR'] },
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENTS;

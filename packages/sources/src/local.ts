@@ -10,6 +10,7 @@ import { SourceReadError } from './errors.js';
 import { geminiCliFormat } from './gemini-cli/format.js';
 import { opencodeDataDirectory, opencodeSource } from './opencode/source.js';
 import { piFormat } from './pi/index.js';
+import { qwenCodeFormat } from './qwen-code/index.js';
 import type { SourceEnvironment, TranscriptFormat } from './transcripts/format.js';
 import { transcriptSource, type TranscriptSource } from './transcripts/transcript-source.js';
 
@@ -56,6 +57,7 @@ const READERS: { readonly [Name in AgentName]: AgentReader } = {
   'gemini-cli': transcriptReader(geminiCliFormat),
   opencode: { home: opencodeDataDirectory, open: (environment) => opencodeSource({ environment }) },
   pi: transcriptReader(piFormat, 'parent'),
+  'qwen-code': transcriptReader(qwenCodeFormat, 'parent'),
 };
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */

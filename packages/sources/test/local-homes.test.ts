@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { localSources, unreadableHomes, type AgentName } from '@sessref/sources';
+import { AGENT_NAMES, localSources, unreadableHomes, type AgentName } from '@sessref/sources';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/', import.meta.url));
 const CODEX_ID = '019b2ea4-aaaa-bbbb-cccc-58208e1f0000';
@@ -31,16 +31,18 @@ function loopAt(path: string): void {
  */
 function everyHome(name: string): { home: string; env: Record<string, string>; folders: Record<AgentName, string> } {
   const home = join(scratch, name);
-  const env = { CODEX_HOME: join(home, 'codex'), GEMINI_CLI_HOME: join(home, 'gemini'), XDG_DATA_HOME: join(home, 'data'), PI_CODING_AGENT_DIR: join(home, 'pi'), SESSREF_CACHE_DIR: join(home, 'cache') };
+  const env = { CODEX_HOME: join(home, 'codex'), GEMINI_CLI_HOME: join(home, 'gemini'), XDG_DATA_HOME: join(home, 'data'), PI_CODING_AGENT_DIR: join(home, 'pi'), QWEN_HOME: join(home, 'qwen'), SESSREF_CACHE_DIR: join(home, 'cache') };
   const folders: Record<AgentName, string> = {
     'claude-code': join(home, '.claude'),
     codex: env.CODEX_HOME,
     'gemini-cli': join(env.GEMINI_CLI_HOME, '.gemini'),
     opencode: join(env.XDG_DATA_HOME, 'opencode'),
     pi: env.PI_CODING_AGENT_DIR,
+    'qwen-code': env.QWEN_HOME,
   };
   mkdirSync(join(folders['claude-code'], 'projects'), { recursive: true });
   mkdirSync(join(folders.pi, 'sessions'), { recursive: true });
+  mkdirSync(join(folders['qwen-code'], 'projects'), { recursive: true });
   for (const name of ['gemini-cli', 'opencode'] as const) mkdirSync(folders[name], { recursive: true });
   const day = join(folders.codex, 'sessions', '2025', '12', '18');
   mkdirSync(day, { recursive: true });
@@ -51,16 +53,16 @@ function everyHome(name: string): { home: string; env: Record<string, string>; f
 describe("agents' homes that cannot be checked", () => {
   it('every home present: every agent found, none unreadable', () => {
     const { home, env } = everyHome('all');
-    expect(localSources({ home, env }).map((local) => local.name)).toEqual(['claude-code', 'codex', 'gemini-cli', 'opencode', 'pi']);
+    expect(localSources({ home, env }).map((local) => local.name)).toEqual(AGENT_NAMES);
     expect(unreadableHomes({ home, env })).toEqual([]);
   });
 
-  it.each(['claude-code', 'codex', 'gemini-cli', 'opencode', 'pi'] as const)('a symbolic-link loop in place of the %s folder skips that agent alone, naming its folder', async (agent) => {
+  it.each(AGENT_NAMES)('a symbolic-link loop in place of the %s folder skips that agent alone, naming its folder', async (agent) => {
     const { home, env, folders } = everyHome(`loop-${agent}`);
     rmSync(folders[agent], { recursive: true });
     loopAt(folders[agent]);
     const found = localSources({ home, env });
-    expect(found.map((local) => local.name)).toEqual(['claude-code', 'codex', 'gemini-cli', 'opencode', 'pi'].filter((name) => name !== agent));
+    expect(found.map((local) => local.name)).toEqual(AGENT_NAMES.filter((name) => name !== agent));
     const [skipped, ...more] = unreadableHomes({ home, env });
     expect(more).toEqual([]);
     expect(skipped).toMatchObject({ name: agent, error: { code: 'SOURCE_SESSION_UNREADABLE' } });
@@ -91,7 +93,7 @@ describe("agents' homes that cannot be checked", () => {
       const moved = { ...env, CODEX_HOME: elsewhere };
       expect(localSources({ home, env: moved }).map((local) => local.name)).toEqual(['codex']);
       const skipped = unreadableHomes({ home, env: moved });
-      expect(skipped.map((entry) => entry.name)).toEqual(['claude-code', 'gemini-cli', 'opencode', 'pi']);
+      expect(skipped.map((entry) => entry.name)).toEqual(AGENT_NAMES.filter((name) => name !== 'codex'));
       for (const entry of skipped) expect(entry.error.message).toContain('EACCES');
     } finally {
       chmodSync(home, 0o700);

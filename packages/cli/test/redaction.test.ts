@@ -63,6 +63,10 @@ describe('credentials in cited sessions', () => {
     expect(context).toContain(JSON.stringify(DSH.expected).replaceAll('<', '\\u003c'));
     expect(context).toContain(JSON.stringify(CLAUDE.expected).replaceAll('<', '\\u003c'));
     expect(prepared.references.map((reference) => reference.redactedValues)).toEqual([CREDENTIAL_KINDS.length, CREDENTIAL_KINDS.length]);
+    // Without --json, each source's line of retention facts says so.
+    const text = await ok(...inHome(['prepare', '--target', targetId, message]));
+    expect(text.match(new RegExp(`, ${CREDENTIAL_KINDS.length} credentials redacted$`, 'gm'))).toHaveLength(2);
+    expect(text).not.toMatch(CHUNKS);
   });
 
   it('show gives the conversation as a reference carries it, and the sources stay as they were', async () => {

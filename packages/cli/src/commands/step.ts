@@ -29,7 +29,8 @@ export async function stepCommand(
       `${style.cyan(cut(reference.label, TITLE_COLUMNS))} (${terminalSafe(reference.sessionId)}) seq ≤ ${reference.capturedThroughSeq}: ` +
         `${formatBytes(bytes)} of ${formatBytes(result.maxReferenceBytes)}, ` +
         `${reference.retainedMessages}/${reference.originalMessages} messages kept, ${reference.omittedMessages} dropped, ` +
-        `${formatBytes(reference.omittedBytes)} omitted${reference.truncated ? ', truncated' : ''}${reference.compacted ? ', compacted' : ''}`,
+        `${formatBytes(reference.omittedBytes)} omitted${reference.truncated ? ', truncated' : ''}${reference.compacted ? ', compacted' : ''}` +
+        (reference.redactedValues === undefined ? '' : `, ${reference.redactedValues} credential${reference.redactedValues === 1 ? '' : 's'} redacted`),
     );
   }
   if (sources.length === 0) writeLine(io.stdout, style.dim('no session references in this message'));

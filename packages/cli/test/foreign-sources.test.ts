@@ -1,7 +1,7 @@
 /**
  * Other agents' sessions as sources, end to end through the CLI: a home
  * folder holding one real transcript per agent at its default location
- * (Claude Code, Codex, Gemini CLI, pi and Qwen Code samples from `../shared`, copied into a
+ * (Claude Code, Codex, Gemini CLI, pi, Qwen Code and Copilot CLI samples from `../shared`, copied into a
  * temporary home, never into the repository) beside a seeded dsh root.
  * `list` names each with its source and mention, `show` gives its
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
@@ -20,6 +20,7 @@ const GEMINI_ID = 'session-2026-01-16T18-34-3739ef95';
 const PI_ID = '01a249d8-a5af-7223-99e0-32009016f9c6';
 const PI_FILE = `2026-12-06T05-34-24-688Z_${PI_ID}.jsonl`;
 const QWEN_ID = '8b417513-45f5-4f4f-8874-8b8b196520fa';
+const COPILOT_ID = 'd5ef058c-73ff-4d5b-9d85-3bb30bc835e3';
 
 interface Row {
   sessionId: string;
@@ -49,6 +50,7 @@ beforeAll(async () => {
   place('gemini-cli/agent-sessions/small.json', '.gemini', 'tmp', 'app', 'chats', `${GEMINI_ID}.json`);
   place(`pi/real-0.73.1/.pi/agent/sessions/--home-user-project--/${PI_FILE}`, '.pi', 'agent', 'sessions', '--home-user-project--', PI_FILE);
   place(`qwen-code/real-0.24.4/.qwen/projects/-home-user-project/chats/${QWEN_ID}.jsonl`, '.qwen', 'projects', '-home-user-project', 'chats', `${QWEN_ID}.jsonl`);
+  for (const file of ['events.jsonl', 'workspace.yaml']) place(`copilot/real-1.0.102/.copilot/session-state/${COPILOT_ID}/${file}`, '.copilot', 'session-state', COPILOT_ID, file);
 });
 
 afterAll(removeTemps);
@@ -64,6 +66,7 @@ describe("other agents' sessions", () => {
       { name: 'gemini-cli', home: join(home, '.gemini') },
       { name: 'pi', home: join(home, '.pi', 'agent', 'sessions') },
       { name: 'qwen-code', home: join(home, '.qwen', 'projects') },
+      { name: 'copilot', home: join(home, '.copilot', 'session-state') },
     ]);
     const rows = JSON.parse(result.stdout) as Row[];
     const foreign = rows.filter((row) => row.source !== 'dsh');
@@ -74,11 +77,13 @@ describe("other agents' sessions", () => {
       ['gemini-cli', `gemini-cli:${GEMINI_ID}`],
       ['pi', `pi:${PI_ID}`],
       ['qwen-code', `qwen-code:${QWEN_ID}`],
+      ['copilot', `copilot:${COPILOT_ID}`],
     ]);
     expect(foreign.find((row) => row.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
     expect(foreign.find((row) => row.source === 'pi')).toMatchObject({ title: 'pi · Fake scouting session', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'qwen-code')).toMatchObject({ title: 'Qwen Code · first prompt: say hi', cwd: '/home/user/project' });
-    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|pi|Qwen Code) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
+    expect(foreign.find((row) => row.source === 'copilot')).toMatchObject({ title: 'Copilot CLI · first prompt: say hi', cwd: '/home/user/project' });
+    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|pi|Qwen Code|Copilot CLI) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
   });
 
   it('--sources narrows the places read', async () => {
@@ -119,6 +124,12 @@ describe("other agents' sessions", () => {
       ['user', true, 'Hello from the fake model. (request 6)'],
       ['user', false, 'third prompt after compaction'],
       ['assistant', false, 'Hello from the fake model. (request 7)'],
+    ]);
+    // Copilot CLI's: the latest applied compaction's summary, then what followed it.
+    expect((await shown(`copilot:${COPILOT_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', true, 'Hello from the fake model. (request 4)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 5)'],
     ]);
     const claude = await shown(`claude-code:${CLAUDE_ID}`);
     expect(claude[0]).toMatchObject({ role: 'user', checkpoint: true });

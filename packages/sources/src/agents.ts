@@ -32,6 +32,7 @@ export const AGENTS = {
   opencode: { displayName: 'opencode', movedBy: ['XDG_DATA_HOME'] },
   pi: { displayName: 'pi', movedBy: ['PI_CODING_AGENT_DIR'] },
   'qwen-code': { displayName: 'Qwen Code', movedBy: ['QWEN_HOME', 'QWEN_RUNTIME_DIR'] },
+  copilot: { displayName: 'Copilot CLI', movedBy: ['COPILOT_HOME'] },
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENTS;

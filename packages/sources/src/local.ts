@@ -6,6 +6,7 @@ import { errorCode } from '@sessref/core';
 import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
 import { claudeCodeFormat } from './claude-code/index.js';
 import { codexFormat } from './codex/index.js';
+import { copilotFormat } from './copilot/index.js';
 import { SourceReadError } from './errors.js';
 import { geminiCliFormat } from './gemini-cli/format.js';
 import { opencodeDataDirectory, opencodeSource } from './opencode/source.js';
@@ -58,6 +59,7 @@ const READERS: { readonly [Name in AgentName]: AgentReader } = {
   opencode: { home: opencodeDataDirectory, open: (environment) => opencodeSource({ environment }) },
   pi: transcriptReader(piFormat, 'parent'),
   'qwen-code': transcriptReader(qwenCodeFormat, 'parent'),
+  copilot: transcriptReader(copilotFormat, 'parent'),
 };
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */

@@ -1,0 +1,20 @@
+import { relative } from 'node:path';
+import { AGENTS } from '../agents.js';
+import type { TranscriptFormat } from '../transcripts/format.js';
+import { foldCopilot } from './fold.js';
+import { copilotSessionStateDir, copilotTitles, copilotTranscripts } from './locate.js';
+
+/**
+ * GitHub Copilot CLI's sessions (`@github/copilot`): one
+ * `session-state/<session id>/events.jsonl` per session under
+ * `${COPILOT_HOME:-~/.copilot}`, each folded to its current conversation,
+ * titled by its `workspace.yaml` (see this package's README, "GitHub Copilot CLI").
+ */
+export const copilotFormat: TranscriptFormat = {
+  name: 'copilot',
+  displayName: AGENTS.copilot.displayName,
+  home: copilotSessionStateDir,
+  transcripts: copilotTranscripts,
+  titles: copilotTitles,
+  fold: (text, file) => foldCopilot(text, relative(file.home, file.path)),
+};

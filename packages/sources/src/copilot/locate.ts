@@ -1,0 +1,71 @@
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { configuredFolder } from '../configured-folder.js';
+import { listDirectory, type WalkTrail } from '../directory.js';
+import { readRegularFile } from '../regular-file.js';
+import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import { workspaceName } from './workspace-name.js';
+
+/** Session folders one listing looks at in `session-state/`: far above a real home, a bound on a hostile one. */
+const MAX_WALK_ENTRIES = 500_000;
+/** The largest `workspace.yaml` read: Copilot's holds a dozen short fields. */
+const MAX_WORKSPACE_BYTES = 64 * 1024;
+
+/**
+ * Where Copilot CLI keeps its sessions: `session-state/` in its folder,
+ * which is `$COPILOT_HOME` when set and not empty, else `~/.copilot`
+ * (`copilot help environment`).
+ */
+export function copilotSessionStateDir(environment: SourceEnvironment): string {
+  return join(configuredFolder(environment.env['COPILOT_HOME'], environment.home) ?? join(environment.home, '.copilot'), 'session-state');
+}
+
+/**
+ * One session per folder of `session-state/`, named by the session id and
+ * holding `events.jsonl`; dot folders (`.session-operation-locks`) are not
+ * sessions. A folder whose `events.jsonl` cannot be looked at is skipped and
+ * named to `onSkipped`. A folder without one yet is watched for it.
+ */
+export function copilotTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
+  const home = copilotSessionStateDir(environment);
+  return sessionFolders(home, trail, onSkipped).flatMap((folder) => {
+    const path = join(folder.path, 'events.jsonl');
+    try {
+      if (lstatSync(path, { throwIfNoEntry: false })?.isFile() === true) return [{ nativeId: folder.name, path, home }];
+      trail?.files.add(path);
+    } catch (error) {
+      onSkipped?.(folder.path, error);
+    }
+    return [];
+  });
+}
+
+/**
+ * Each session's name from its `workspace.yaml` (`name`, Copilot's title:
+ * the first prompt, a generated name or the one the user gave), by session
+ * id. A missing, linked, special, oversized or unreadable file gives none.
+ */
+export function copilotTitles(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string> {
+  const titles = new Map<string, string>();
+  for (const folder of sessionFolders(copilotSessionStateDir(environment), trail, undefined)) {
+    const path = join(folder.path, 'workspace.yaml');
+    trail?.files.add(path);
+    const name = readName(path);
+    if (name !== undefined) titles.set(folder.name, name);
+  }
+  return titles;
+}
+
+function sessionFolders(home: string, trail: WalkTrail | undefined, onSkipped: SkippedFolderHandler | undefined) {
+  return listDirectory(home, home, { entries: MAX_WALK_ENTRIES, trail }, onSkipped).filter((entry) => entry.kind === 'directory' && !entry.name.startsWith('.'));
+}
+
+function readName(path: string): string | undefined {
+  try {
+    if (lstatSync(path, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
+    const bytes = readRegularFile(path, MAX_WORKSPACE_BYTES);
+    return bytes === undefined ? undefined : workspaceName(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

@@ -112,7 +112,7 @@ async function sessref() {
     let build;
     if (mode === 'build') {
       // No content index on disk: this builds it over every session (a long-lived host joins its background build).
-      build = await timed(async () => (await engine.ctx.sessionReferenceResolver.refreshContentIndex()).indexed);
+      build = await timed(async () => (await engine.ctx.sessionReferenceResolver.service.refreshContentIndex()).indexed);
       progress(`  index build: ${(build.ms / 1000).toFixed(1)} s`);
     }
     const first = await timed(async () => (await engine.search(REPEATED_QUERY, { limit: 50 })).length);

@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SessionReferenceResolver } from '@sessref/dsh';
+import { ReferenceService } from '@sessref/dsh';
 import { CitableSessions } from '../src/mcp/sessions.js';
 import { Engine } from '../src/engine/engine.js';
 import { startServer } from '../src/server/server.js';
@@ -101,7 +101,7 @@ describe('MCP completion', () => {
       (line) => lines.push(line),
     );
     const failing = vi
-      .spyOn(SessionReferenceResolver.prototype, 'searchContentFor')
+      .spyOn(ReferenceService.prototype, 'searchContentFor')
       .mockRejectedValue(Object.assign(new Error('the index refused a write'), { code: 'ERR_SQLITE_ERROR' }));
     try {
       const titled = await sessions.suggestions('migration');
@@ -121,7 +121,7 @@ describe('MCP completion', () => {
     const cache = await tempDir('sessref-planted-mcp-');
     const sessions = await CitableSessions.open({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'content.v1.sqlite') }, root);
     const controller = new AbortController();
-    const failing = vi.spyOn(SessionReferenceResolver.prototype, 'searchContentFor').mockImplementation(() => {
+    const failing = vi.spyOn(ReferenceService.prototype, 'searchContentFor').mockImplementation(() => {
       controller.abort();
       return Promise.reject(new Error('cancelled'));
     });

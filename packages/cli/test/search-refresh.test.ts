@@ -60,7 +60,7 @@ describe('the content index in the hosts sessref boots', () => {
     const { ctx, resolver, reads } = await host(true);
     try {
       // Joins (or follows) the refresh the host started at boot.
-      expect(await resolver.refreshContentIndex()).toMatchObject({ sessions: SESSIONS, skipped: [], failedSources: [] });
+      expect(await resolver.service.refreshContentIndex()).toMatchObject({ sessions: SESSIONS, skipped: [], failedSources: [] });
       reads.mockClear();
       for (const index of [3, 17, 29]) {
         const hits = await resolver.searchContent(undefined, `marker${index} plan`);
@@ -95,7 +95,7 @@ describe('the content index in the hosts sessref boots', () => {
   it('stops a running build when the host stops', async () => {
     const before = fingerprint(root);
     const { ctx, resolver } = await host(true);
-    const building = resolver.refreshContentIndex();
+    const building = resolver.service.refreshContentIndex();
     await ctx.fiber.dispose();
     await expect(building).rejects.toMatchObject({ code: 'SESSION_REFERENCE_CANCELLED' });
     expect(fingerprint(root)).toEqual(before);

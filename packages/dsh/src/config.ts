@@ -2,9 +2,7 @@ import z from '@deepseek-ai/schemastery';
 import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, DEFAULT_REFERENCE_CONTEXT_FRACTION, MAX_REFERENCES, type SessionReferenceConfig } from '@sessref/core';
 import { AGENT_NAMES } from '@sessref/sources/agents';
 import { linkedContract, type HostContract } from './contract.js';
-
-/** The `sources` value that offers every agent sessref knows (those whose home exists), naming none. */
-export const ALL_SOURCES = 'all';
+import { ALL_SOURCES } from './foreign.js';
 
 export interface Config extends SessionReferenceConfig {
   /**

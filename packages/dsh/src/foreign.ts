@@ -1,10 +1,12 @@
 import { homedir } from 'node:os';
 import { SessionReferenceError, combineSources, type CombinedStorage, type SessionReferenceStorage, type SourceFailure } from '@sessref/core';
 import { AGENT_NAMES, isAgentName, localSources, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
-import { ALL_SOURCES } from './config.js';
 
 /** The provenance name of the host's own sessions, beside the agents' names (`claude-code`, …). */
 export const OWN_SOURCE = 'dsh';
+
+/** The `sources` value that offers every agent sessref knows (those whose home exists), naming none. */
+export const ALL_SOURCES = 'all';
 
 /** The storage discovery and snapshots read through, and the other agents' homes it reads. */
 export interface AssembledStorage {

@@ -23,8 +23,8 @@ it('gives every caller that joins a running refresh its progress', async () => {
   const { resolver } = await worldOf(await scratch.host({ root }), { contentSearch: true });
   const starter: [number, number][] = [];
   const joiner: [number, number][] = [];
-  const started = resolver.refreshContentIndex(undefined, ({ indexed, total }) => starter.push([indexed, total]));
-  const joined = resolver.refreshContentIndex(undefined, ({ indexed, total }) => joiner.push([indexed, total]));
+  const started = resolver.service.refreshContentIndex(undefined, ({ indexed, total }) => starter.push([indexed, total]));
+  const joined = resolver.service.refreshContentIndex(undefined, ({ indexed, total }) => joiner.push([indexed, total]));
   const [report] = await Promise.all([started, joined]);
   // The written sessions and the world's own target, in two batches.
   expect(report.sessions).toBeGreaterThan(SESSIONS);

@@ -69,16 +69,16 @@ const signal = () => new AbortController().signal;
 describe("other agents' sessions in discovery", () => {
   it("come after every dsh session, even one in the target's folder after a dsh session elsewhere", async () => {
     const { resolver, agent } = await world({ sources: ['claude-code'] });
-    expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    expect(resolver.service.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
     const target = { id: 'target', cwd: '/proj' };
-    expect(ids(await resolver.candidatesFor(target))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
+    expect(ids(await resolver.service.candidatesFor(target))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
     expect(ids(await resolver.listCandidates(agent))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
     const remote = await resolver.remoteExportCandidates(agent, '', signal());
     expect(ids(remote)).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
     expect(remote[2]).toMatchObject({ label: 'Claude Code · Fix the flaky test', cwd: '/proj' });
     // The limit cuts the other agents' sessions first.
-    expect(ids(await resolver.candidatesFor(target, '', 2))).toEqual(['dsh-here', 'dsh-elsewhere']);
-    expect(ids(await resolver.candidatesFor(target, '', 3))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
+    expect(ids(await resolver.service.candidatesFor(target, '', 2))).toEqual(['dsh-here', 'dsh-elsewhere']);
+    expect(ids(await resolver.service.candidatesFor(target, '', 3))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
   });
 
   it("a dsh session's content match comes before another agent's title match", async () => {
@@ -88,7 +88,7 @@ describe("other agents' sessions in discovery", () => {
 
   it('`all` offers every agent sessref knows whose home exists, naming none; another word is refused', async () => {
     const { resolver } = await world({ sources: 'all' });
-    expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    expect(resolver.service.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
     const host = await scratch.host();
     // The schema refuses it when cordis applies it; constructed without the schema, the resolver does, with the configuration code.
     await expect(host.ctx.plugin(SessionReferenceResolver, { sources: 'present' } as unknown as Config)).rejects.toThrow(/sources/);
@@ -100,8 +100,8 @@ describe("other agents' sessions in discovery", () => {
   it('without the key, or with an empty list, none is offered', async () => {
     for (const config of [{}, { sources: [] }]) {
       const { resolver } = await world(config);
-      expect(resolver.foreignSources).toEqual([]);
-      expect(ids(await resolver.candidatesFor({ id: 'target', cwd: '/proj' }))).toEqual(['dsh-here', 'dsh-elsewhere']);
+      expect(resolver.service.foreignSources).toEqual([]);
+      expect(ids(await resolver.service.candidatesFor({ id: 'target', cwd: '/proj' }))).toEqual(['dsh-here', 'dsh-elsewhere']);
     }
   });
 });
@@ -123,7 +123,7 @@ describe("sessref's dsh bundle layer", () => {
     expect(config).toEqual({ contentSearch: true, sources: 'all', redactSecrets: true });
     const warn = vi.spyOn(console, 'warn');
     const { resolver, agent } = await world(config);
-    expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    expect(resolver.service.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
     expect(ids(await resolver.remoteExportCandidates(agent, '', signal()))).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE]);
     expect(warn).not.toHaveBeenCalled();
     warn.mockRestore();
@@ -133,15 +133,15 @@ describe("sessref's dsh bundle layer", () => {
     const text = readFileSync(PATCH, 'utf8');
     expect(text).toContain(documented('contentSearch: true', 'sources: []'));
     const { resolver, agent } = await world({ contentSearch: true, sources: [] });
-    expect(resolver.foreignSources).toEqual([]);
-    expect(resolver.contentSearch).toBe(true);
+    expect(resolver.service.foreignSources).toEqual([]);
+    expect(resolver.service.contentSearch).toBe(true);
     expect(ids(await resolver.remoteExportCandidates(agent, '', signal()))).toEqual(['dsh-here', 'dsh-elsewhere']);
     // And the other documented line: content search off, the other agents kept.
     const sources = bundleConfig().sources!;
     expect(text).toContain(documented('contentSearch: false', 'sources: all'));
     const off = await world({ contentSearch: false, sources });
-    expect(off.resolver.contentSearch).toBe(false);
-    expect(off.resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    expect(off.resolver.service.contentSearch).toBe(false);
+    expect(off.resolver.service.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
   });
 });
 
@@ -159,8 +159,8 @@ describe("an agent's home that cannot be checked (#37)", () => {
     const resolver = await loadOurs(host, { sources: 'all' });
     const target = createSession(host, { id: 'target', cwd: '/proj', createdAt: 3 });
     expect(warnings).toEqual([`sessref: Codex sessions skipped: ${codex} cannot be read (ELOOP)`]);
-    expect(resolver.skippedHomes).toEqual([{ name: 'codex', displayName: 'Codex', home: codex, message: `Codex sessions skipped: ${codex} cannot be read (ELOOP)` }]);
-    expect(resolver.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
+    expect(resolver.service.skippedHomes).toEqual([{ name: 'codex', displayName: 'Codex', home: codex, message: `Codex sessions skipped: ${codex} cannot be read (ELOOP)` }]);
+    expect(resolver.service.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
     expect(ids(await resolver.remoteExportCandidates(makeAgent(host, target), '', signal()))).toEqual(['dsh-here', CLAUDE]);
   });
 });

@@ -100,10 +100,10 @@ describe('redactSecrets', () => {
     expectRedacted(text, OWN);
     expectRedacted(text, FOREIGN);
     expect(entriesOf(prepared.additionalContext!).map((entry) => entry.redactedValues)).toEqual([CREDENTIAL_KINDS.length, CREDENTIAL_KINDS.length]);
-    const forMcp = await resolver.prepareFor({ id: 'target', cwd: '/proj' }, [cite('keys'), cite(CLAUDE)]);
+    const forMcp = await resolver.service.prepareFor({ id: 'target', cwd: '/proj' }, [cite('keys'), cite(CLAUDE)]);
     expect(forMcp?.text).toBe(text);
     for (const [id, planted] of [['keys', OWN], [CLAUDE, FOREIGN]] as const) {
-      const view = await resolver.snapshotOf(id);
+      const view = await resolver.service.snapshotOf(id);
       expect(view.fit.redactedValues).toBe(CREDENTIAL_KINDS.length);
       expectRedacted(view.fit.retained!.json, planted);
       expectRedacted(JSON.stringify(view.fit.items), planted);
@@ -112,13 +112,13 @@ describe('redactSecrets', () => {
 
   it("content search indexes the redacted text whatever the option: no snippet shows a credential, and none is found", async () => {
     const { resolver } = await world({ contentSearch: true });
-    const hits = await resolver.searchContentFor(undefined, 'used', 50);
+    const hits = await resolver.service.searchContentFor(undefined, 'used', 50);
     expect(hits.map((hit) => hit.sessionId).sort()).toEqual([CLAUDE, 'keys'].sort());
     // Every fake's value is its chunk repeated; the text that stays around it never holds the chunk.
     for (const hit of hits) expect(hit.snippet).not.toMatch(/oW3n|fR8g/);
     expect(hits.some((hit) => hit.snippet.includes('[redacted: '))).toBe(true);
-    expect(await resolver.searchContentFor(undefined, 'oW3noW3n', 50)).toEqual([]);
-    expect(await resolver.searchContentFor(undefined, 'fR8gfR8g', 50)).toEqual([]);
+    expect(await resolver.service.searchContentFor(undefined, 'oW3noW3n', 50)).toEqual([]);
+    expect(await resolver.service.searchContentFor(undefined, 'fR8gfR8g', 50)).toEqual([]);
   });
 
   it('takes only a boolean', async () => {

@@ -345,10 +345,10 @@ describe('the index follows the root', () => {
     const { host, resolver } = await searcher(root);
     const sessions = (await host.sessionQuery.listSessions()).length;
     const progress: number[] = [];
-    const report = await resolver.refreshContentIndex(undefined, ({ indexed }) => progress.push(indexed));
+    const report = await resolver.service.refreshContentIndex(undefined, ({ indexed }) => progress.push(indexed));
     expect(report).toMatchObject({ sessions, indexed: sessions, removed: 0, skipped: [], failedSources: [] });
     expect(progress.at(-1)).toBe(sessions);
-    await expectReferenceError((await searcher(root, {})).resolver.refreshContentIndex(), 'SESSION_REFERENCE_SEARCH_DISABLED');
+    await expectReferenceError((await searcher(root, {})).resolver.service.refreshContentIndex(), 'SESSION_REFERENCE_SEARCH_DISABLED');
   });
 });
 
@@ -368,7 +368,7 @@ describe('search turned off', () => {
     const root = await scratch.tempRoot();
     await writeCorpus(root);
     const { resolver, agent } = await searcher(root, {});
-    expect(resolver.contentSearch).toBe(false);
+    expect(resolver.service.contentSearch).toBe(false);
     expect(SessionReferenceResolver.Config({})).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536 });
     const error = await expectReferenceError(resolver.searchContent(agent, MARKERS.userText), 'SESSION_REFERENCE_SEARCH_DISABLED');
     expect(error.message).toContain('contentSearch: true');

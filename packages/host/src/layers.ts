@@ -107,9 +107,9 @@ export const contentIndexRefresh: HostLayer = pluginLayer('content index refresh
   inject: ['sessionReferenceResolver'],
   apply(ctx: Context) {
     const resolver = ctx.get('sessionReferenceResolver');
-    if (!resolver?.contentSearch) return;
+    if (!resolver?.service.contentSearch) return;
     const stop = new AbortController();
     ctx.effect(() => () => stop.abort(new Error('the host stopped')), 'stop refreshing the content index');
-    resolver.refreshContentIndex(stop.signal).catch(() => undefined);
+    resolver.service.refreshContentIndex(stop.signal).catch(() => undefined);
   },
 });

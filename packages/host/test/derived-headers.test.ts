@@ -54,7 +54,7 @@ async function listed(cache: string, notices: string[] = []): Promise<{ id: stri
   try {
     const resolver: unknown = ctx.get('sessionReferenceResolver');
     if (!(resolver instanceof SessionReferenceResolver)) throw new Error('the host did not mount @sessref/dsh');
-    const sessions = (await resolver.listSessions()).map(({ id, cwd, createdAt }) => ({ id, ...(cwd === undefined ? {} : { cwd }), createdAt }));
+    const sessions = (await resolver.service.listSessions()).map(({ id, cwd, createdAt }) => ({ id, ...(cwd === undefined ? {} : { cwd }), createdAt }));
     // The listing the persistence keeps headers for (the resolver lists through the title index).
     await ctx.sessionQuery.listSessions();
     const persistence = ctx.sessionPersistence;

@@ -56,7 +56,7 @@ function servicesOf(ctx: Context) {
     persistence: persistence === undefined ? 'none' : persistence instanceof CheckedJsonlPersistence ? 'strict' : 'dsh',
     sessionQuery: ctx.get('sessionQuery') !== undefined,
     referenceCatalog: ctx.get('sessionReferenceCatalog') !== undefined,
-    contentSearch: ctx.get('sessionReferenceResolver')?.contentSearch,
+    contentSearch: ctx.get('sessionReferenceResolver')?.service.contentSearch,
   };
 }
 

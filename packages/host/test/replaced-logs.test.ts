@@ -100,14 +100,14 @@ const ids = (hits: readonly { sessionId: string }[]): string[] => hits.map((hit)
 const QUESTIONS = {
   // The header (id, creation time, cwd) is the same in every version: the listing must still show the session once.
   async listing(resolver: SessionReferenceResolver, _word: Word) {
-    const header = (await resolver.listSessions()).find((candidate) => candidate.id === ID);
+    const header = (await resolver.service.listSessions()).find((candidate) => candidate.id === ID);
     expect(header, 'listing').toMatchObject({ id: ID, createdAt: CREATED_AT, cwd: CWD });
   },
   async titles(resolver: SessionReferenceResolver, word: Word) {
-    expect(await resolver.titlesOf([ID]), 'titles').toEqual([{ sessionId: ID, status: 'fulfilled', title: `Title ${word}` }]);
+    expect(await resolver.service.titlesOf([ID]), 'titles').toEqual([{ sessionId: ID, status: 'fulfilled', title: `Title ${word}` }]);
   },
   async snapshot(resolver: SessionReferenceResolver, word: Word) {
-    const view = await resolver.snapshotOf(ID);
+    const view = await resolver.service.snapshotOf(ID);
     expect(view.title, 'snapshot title').toBe(`Title ${word}`);
     const carried = JSON.stringify(view.fit);
     expect(carried, 'snapshot').toContain(`${word}word`);
@@ -126,9 +126,9 @@ const QUESTIONS = {
     }
   },
   async candidates(resolver: SessionReferenceResolver, word: Word) {
-    const byTitle = await resolver.candidatesFor({ id: 'asking', cwd: CWD }, `Title ${word}`);
+    const byTitle = await resolver.service.candidatesFor({ id: 'asking', cwd: CWD }, `Title ${word}`);
     expect(byTitle.map(({ sessionId, label, cwd }) => ({ sessionId, label, cwd })), 'title candidates').toEqual([{ sessionId: ID, label: `Title ${word}`, cwd: CWD }]);
-    for (const other of VERSIONS) if (other !== word) expect(ids(await resolver.candidatesFor({ id: 'asking' }, `Title ${other}`)), 'stale title candidate').toEqual([]);
+    for (const other of VERSIONS) if (other !== word) expect(ids(await resolver.service.candidatesFor({ id: 'asking' }, `Title ${other}`)), 'stale title candidate').toEqual([]);
   },
 } as const;
 type Question = keyof typeof QUESTIONS;

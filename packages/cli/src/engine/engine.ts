@@ -144,10 +144,10 @@ export class Engine {
     const resolver = this.ctx.sessionReferenceResolver;
     const records = await this.ctx.sessionQuery.listSessions(signal);
     // The resolver lists the root's sessions first, then each other agent's (read in place, never live here).
-    const foreign = (await resolver.listSessions(signal)).filter((header) => resolver.sourceOf(header.id) !== OWN_SOURCE);
+    const foreign = (await resolver.service.listSessions(signal)).filter((header) => resolver.service.sourceOf(header.id) !== OWN_SOURCE);
     const entries = [
       ...records.map((record) => ({ header: record.header, source: OWN_SOURCE, live: record.live, persisted: record.persisted })),
-      ...foreign.map((header) => ({ header, source: resolver.sourceOf(header.id), live: false, persisted: true })),
+      ...foreign.map((header) => ({ header, source: resolver.service.sourceOf(header.id), live: false, persisted: true })),
     ];
     const titles = await this.latestTitles(
       entries.map((entry) => SessionId(entry.header.id)),
@@ -176,7 +176,7 @@ export class Engine {
    * or transcript opened): what the inspector's change stream compares.
    */
   async changeStamps(signal?: AbortSignal): Promise<ReadonlyMap<string, string>> {
-    const foreign = await this.ctx.sessionReferenceResolver.foreignChangeStamps(signal);
+    const foreign = await this.ctx.sessionReferenceResolver.service.foreignChangeStamps(signal);
     const own = (await this.ctx.sessionReferenceCatalog?.changeStamps?.(signal)) ?? new Map<string, string>();
     // The root's own sessions win an id both claim, as everywhere else.
     for (const [sessionId, stamp] of own) foreign.set(sessionId, stamp);
@@ -185,7 +185,7 @@ export class Engine {
 
   /** Where `sessionId` is read from: `dsh` for the root's own sessions, else the agent's name. */
   sourceOf(sessionId: string): string {
-    return this.ctx.sessionReferenceResolver.sourceOf(sessionId);
+    return this.ctx.sessionReferenceResolver.service.sourceOf(sessionId);
   }
 
   /** The agent a session of another agent comes from, by its display name (`Claude Code`); `undefined` for the root's own (dsh) sessions. */
@@ -197,22 +197,22 @@ export class Engine {
 
   /** The other agents' sessions the last listing left out because they cannot be read, each with why. */
   foreignProblems(): { sessionId: string; source: string; error: Error }[] {
-    return this.ctx.sessionReferenceResolver.foreignProblems();
+    return this.ctx.sessionReferenceResolver.service.foreignProblems();
   }
 
   /** The other agents' homes left out because they cannot even be checked (a link loop, closed to this user), each with why. */
   get skippedHomes(): readonly { name: string; displayName: string; home: string; message: string }[] {
-    return this.ctx.sessionReferenceResolver.skippedHomes;
+    return this.ctx.sessionReferenceResolver.service.skippedHomes;
   }
 
   /** Other agents' sources whose last listing failed as a whole (their sessions were left out of it), each with why. */
   get sourceFailures(): readonly { source: string; reason: unknown }[] {
-    return this.ctx.sessionReferenceResolver.sourceFailures;
+    return this.ctx.sessionReferenceResolver.service.sourceFailures;
   }
 
   /** The other agents' homes this engine reads sessions from, in order. */
   get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
-    return this.ctx.sessionReferenceResolver.foreignSources;
+    return this.ctx.sessionReferenceResolver.service.foreignSources;
   }
 
   /** Candidates discovery offers when the caller names no limit. */
@@ -228,7 +228,7 @@ export class Engine {
    * content matches it appends (see {@link search}).
    */
   async candidates(target: string | ReferenceTarget, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
-    return this.ctx.sessionReferenceResolver.candidatesFor(await this.targetOf(target), query, limit, signal);
+    return this.ctx.sessionReferenceResolver.service.candidatesFor(await this.targetOf(target), query, limit, signal);
   }
 
   /**
@@ -239,12 +239,12 @@ export class Engine {
    */
   async cite(target: ReferenceTarget, sessionIds: readonly string[], signal?: AbortSignal): Promise<PreparedContext> {
     const resolver = this.ctx.sessionReferenceResolver;
-    const titles = await resolver.titlesOf(sessionIds, signal);
+    const titles = await resolver.service.titlesOf(sessionIds, signal);
     const references = sessionIds.map((sessionId, index) => {
       const titled = titles[index];
       return titled?.status === 'fulfilled' && titled.title !== undefined ? { sessionId, label: titled.title } : { sessionId };
     });
-    const context = await resolver.prepareFor(target, references, signal);
+    const context = await resolver.service.prepareFor(target, references, signal);
     // At least one reference always yields a context; its absence would be a bug, reported as such.
     if (context === undefined) throw new Error('the plugin prepared no context for a citation');
     return context;
@@ -258,7 +258,7 @@ export class Engine {
    */
   async search(query: string, options: { target?: string | ReferenceTarget; limit?: number; signal?: AbortSignal } = {}): Promise<SessionReferenceContentHit[]> {
     const target = options.target === undefined ? undefined : await this.targetOf(options.target);
-    return this.ctx.sessionReferenceResolver.searchContentFor(target, query, options.limit, options.signal);
+    return this.ctx.sessionReferenceResolver.service.searchContentFor(target, query, options.limit, options.signal);
   }
 
   /**
@@ -266,7 +266,7 @@ export class Engine {
    * caller that wants to show a long first build's progress runs this first.
    */
   refreshSearchIndex(onProgress?: (progress: RefreshProgress) => void, signal?: AbortSignal): Promise<RefreshReport> {
-    return this.ctx.sessionReferenceResolver.refreshContentIndex(signal, onProgress);
+    return this.ctx.sessionReferenceResolver.service.refreshContentIndex(signal, onProgress);
   }
 
   /**
@@ -278,7 +278,7 @@ export class Engine {
   takeNotices(): string[] {
     const persistence = this.ctx.sessionPersistence;
     const kept = persistence instanceof CheckedJsonlPersistence ? persistence.notices : [];
-    const fresh = [...kept, ...this.ctx.sessionReferenceResolver.derivedNotices].filter((notice) => !this.noticed.has(notice));
+    const fresh = [...kept, ...this.ctx.sessionReferenceResolver.service.derivedNotices].filter((notice) => !this.noticed.has(notice));
     for (const notice of fresh) this.noticed.add(notice);
     return fresh;
   }
@@ -286,7 +286,7 @@ export class Engine {
   /** A session's header and the projection a reference to it would carry. */
   async show(sessionId: string): Promise<SessionView> {
     // The plugin's own read and fit, so the view is exactly what a reference would carry.
-    const { snapshot, title, fit } = await this.ctx.sessionReferenceResolver.snapshotOf(sessionId);
+    const { snapshot, title, fit } = await this.ctx.sessionReferenceResolver.service.snapshotOf(sessionId);
     return {
       header: snapshot.session,
       ...(title === undefined ? {} : { title }),
@@ -434,7 +434,7 @@ export class Engine {
    * read again for the host's own reason.
    */
   private async latestTitles(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<TitleReadResult[]> {
-    const indexed = await this.ctx.sessionReferenceResolver.titlesOf(sessionIds, signal);
+    const indexed = await this.ctx.sessionReferenceResolver.service.titlesOf(sessionIds, signal);
     const failed = indexed.filter((result) => result.status === 'rejected').map((result) => SessionId(result.sessionId));
     if (failed.length === 0) return [...indexed];
     const reread = new Map((await this.ctx.sessionQuery.readTitleSnapshots(failed, signal)).map((result) => [result.sessionId as string, result]));

@@ -1,0 +1,309 @@
+/**
+ * The session-reference service with no host runtime in it: discovery,
+ * content search, snapshots and preparation over one host's own sessions
+ * (a storage port) and the other agents' beside them. The dsh plugin
+ * (index.ts) is this service behind dsh's faces (the Remote methods, the
+ * `agent/pre-step` listener); a process that only reads a root (a
+ * `sessref list`) builds the same service over its own reads, so every face
+ * answers alike.
+ * @module @sessref/dsh/service
+ */
+import {
+  SessionReferenceError,
+  createSessionReferenceCore,
+  fitSnapshot,
+  labelOf,
+  normalizeContentQuery,
+  type CombinedStorage,
+  type PreparedContext,
+  type PrepareOptions,
+  type ReferenceTarget,
+  type SessionHeaderLike,
+  type SessionReferenceCandidate,
+  type SessionReferenceContentHit,
+  type SessionReferenceCore,
+  type SessionReferenceInput,
+  type SessionReferenceMentionCandidate,
+  type SessionReferenceStorage,
+  type SourceFailure,
+  type TitleReadResult,
+} from '@sessref/core';
+import { checkCandidateLimit, toCandidate, withMention } from '@sessref/core/internal';
+import type { RefreshProgress, RefreshReport } from '@sessref/sources';
+import type { SessionReferenceCatalog } from './catalog.js';
+import type { Config } from './config.js';
+import { ContentIndex } from './content-index.js';
+import type { HostContract } from './contract.js';
+import { OWN_SOURCE, assembleStorage, type AssembledStorage } from './foreign.js';
+import type { SessionSnapshotView } from './types.js';
+
+/** What a service is built over: the host's own sessions, its catalog, the configuration and the contract it answers in. */
+export interface ServiceParts {
+  /** The host's own sessions (a dsh host's `ctx.sessionQuery`, or sessref's own reads of its root). */
+  own: SessionReferenceStorage;
+  /** The host's title index, when it has one: discovery lists and labels through it, and content search follows its stamps. */
+  catalog: () => SessionReferenceCatalog | undefined;
+  config: Config;
+  contract: HostContract;
+}
+
+/** Exact-read snapshots of other sessions as sourced, untrusted model context, whatever host asks. */
+export class ReferenceService {
+  /** The core over every source this service reads. */
+  readonly core: SessionReferenceCore;
+  /** With other agents' sources: discovery over the host's sessions and over theirs, ranked apart (see {@link rankedCandidates}). */
+  private readonly groups: { own: SessionReferenceCore; foreign: SessionReferenceCore } | undefined;
+  private readonly storage: CombinedStorage;
+  private readonly assembled: AssembledStorage;
+  private readonly content: ContentIndex;
+  private readonly contentEnabled: boolean;
+  /** Whether the host's own sessions are redacted too (the `redactSecrets` key); other agents' always are. */
+  private readonly redactOwn: boolean;
+  private readonly catalog: () => SessionReferenceCatalog | undefined;
+  readonly hostContract: HostContract;
+
+  /** Checks the configuration first: an invalid one throws `SESSION_REFERENCE_INVALID_CONFIG` before anything is read. */
+  constructor({ own, catalog, config, contract }: ServiceParts) {
+    const assembled = assembleStorage(own, config.sources);
+    const coreOptions = { candidateShape: contract === '0.1.7' ? 'workspace' : 'rc.8' } as const;
+    this.core = createSessionReferenceCore(assembled.storage, config, coreOptions);
+    this.groups = assembled.groups && {
+      own: createSessionReferenceCore(assembled.groups.own, config, coreOptions),
+      foreign: createSessionReferenceCore(assembled.groups.foreign, config, coreOptions),
+    };
+    this.contentEnabled = booleanOption(config, 'contentSearch');
+    this.redactOwn = booleanOption(config, 'redactSecrets');
+    this.storage = assembled.storage;
+    this.assembled = assembled;
+    this.catalog = catalog;
+    this.hostContract = contract;
+    this.content = new ContentIndex({ own, catalog, foreign: assembled.foreign.map((local) => local.source), storage: assembled.storage });
+  }
+
+  /** Whether a snapshot of `sessionId` has its credentials redacted: another agent's always, the host's own with `redactSecrets`. */
+  readonly redacts = (sessionId: string): boolean => this.redactOwn || this.storage.sourceOf(sessionId) !== OWN_SOURCE;
+
+  /** Configured candidate limit, distinct-source cap and snapshot budget. */
+  get config(): SessionReferenceCore['config'] {
+    return this.core.config;
+  }
+
+  /** Whether content discovery is on (the `contentSearch` key). */
+  get contentSearch(): boolean {
+    return this.contentEnabled;
+  }
+
+  /** The other agents' homes whose sessions are offered beside the host's (the `sources` key), in order. */
+  get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
+    return this.assembled.foreign.map(({ name, displayName, home }) => ({ name, displayName, home }));
+  }
+
+  /** The other agents' homes left out because they cannot even be checked (a link loop, closed to this user), each with why. */
+  get skippedHomes(): readonly { name: string; displayName: string; home: string; message: string }[] {
+    return this.assembled.skipped.map(({ name, displayName, home, error }) => ({ name, displayName, home, message: error.message }));
+  }
+
+  /** Foreign sources whose last listing failed, with why; their sessions were left out of it. */
+  get sourceFailures(): readonly SourceFailure[] {
+    return this.assembled.failures();
+  }
+
+  /** Other agents' sessions their last listing left out because they cannot be read, each with its source and why. */
+  foreignProblems(): { sessionId: string; source: string; error: Error }[] {
+    return this.assembled.foreign.flatMap(({ name, source }) => source.problems().map(({ sessionId, error }) => ({ sessionId, source: name, error })));
+  }
+
+  /**
+   * A stamp per session of the other agents' homes that changes whenever the
+   * session may have (its transcript's revision, kept current by the sources'
+   * file-system watches); a home that cannot be listed adds none.
+   */
+  async foreignChangeStamps(signal?: AbortSignal): Promise<Map<string, string>> {
+    const stamps = new Map<string, string>();
+    for (const { source } of this.assembled.foreign) {
+      try {
+        for (const [sessionId, stamp] of await source.changeStamps(signal)) stamps.set(sessionId, stamp);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+      }
+    }
+    return stamps;
+  }
+
+  /** Where a session is read from: `dsh` for the host's own, else the agent's name (`claude-code`, …). */
+  sourceOf(sessionId: string): string {
+    return this.storage.sourceOf(sessionId);
+  }
+
+  /** Every session discovery offers, the host's first, then each foreign source's (each newest first). */
+  listSessions(signal?: AbortSignal): Promise<readonly SessionHeaderLike[]> {
+    return this.storage.listSessions(signal);
+  }
+
+  /**
+   * The title matches in the picker's order, at most `limit` in all: the
+   * host's sessions ranked by cwd exactly as the official plugin ranks them,
+   * then, in the room left, the other agents' sessions ranked by cwd among
+   * themselves (each agent's newest first inside a rank, agents in the
+   * `sources` order). A session of the user's own host is what a dsh user
+   * means first; ranking both together would let another agent's session in
+   * the same folder push the host's older ones down or out of the list.
+   */
+  async rankedCandidates(
+    target: ReferenceTarget,
+    query?: string,
+    limit = this.core.config.candidateLimit,
+    signal?: AbortSignal,
+  ): Promise<{ own: SessionReferenceCandidate[]; foreign: SessionReferenceCandidate[] }> {
+    if (this.groups === undefined) return { own: await this.core.listCandidates(target, query, limit, signal), foreign: [] };
+    const own = await this.groups.own.listCandidates(target, query, limit, signal);
+    if (own.length >= limit) return { own, foreign: [] };
+    return { own, foreign: await this.groups.foreign.listCandidates(target, query, limit - own.length, signal) };
+  }
+
+  /** {@link rankedCandidates} in one list, each candidate with its canonical mention. */
+  async candidatesFor(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
+    const { own, foreign } = await this.rankedCandidates(target, query, limit, signal);
+    return [...own, ...foreign].map(withMention);
+  }
+
+  /**
+   * What an `@` menu offers for `query` under the configured limit, each
+   * with its canonical mention: the title matches, then (with
+   * `contentSearch` on, a non-empty query and room left) sessions whose
+   * conversation matches, without repeating them. A content search that
+   * fails for any reason but cancellation adds none: the title matches are
+   * never lost to it. The host's sessions come first (title, then content
+   * matches), then the other agents' (title, then content matches).
+   */
+  async menuCandidates(target: ReferenceTarget, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
+    const limit = this.core.config.candidateLimit;
+    const titled = await this.rankedCandidates(target, query, limit, signal);
+    const hits = await this.contentMatches(target, query, titled.own.length + titled.foreign.length, signal);
+    const ownHits = hits.filter((hit) => this.storage.sourceOf(hit.sessionId) === OWN_SOURCE);
+    const foreignHits = hits.filter((hit) => !ownHits.includes(hit));
+    const shape = this.hostContract === '0.1.7' ? 'workspace' : 'rc.8';
+    const asCandidate = ({ sessionId, label, cwd, createdAt }: SessionReferenceContentHit): SessionReferenceCandidate =>
+      // The candidates' own shape and key order.
+      toCandidate(cwd === undefined ? { id: sessionId, createdAt } : { id: sessionId, cwd, createdAt }, { title: label }, target, shape);
+    const candidates: SessionReferenceMentionCandidate[] = [];
+    const seen = new Set<string>();
+    for (const candidate of [...titled.own, ...ownHits.map(asCandidate), ...titled.foreign, ...foreignHits.map(asCandidate)]) {
+      if (candidates.length >= limit) break;
+      if (seen.has(candidate.sessionId)) continue;
+      seen.add(candidate.sessionId);
+      candidates.push(withMention(candidate));
+    }
+    return candidates;
+  }
+
+  /** The content hits {@link menuCandidates} adds after `titled` title matches: none when off, full, blank or failed. */
+  private async contentMatches(target: ReferenceTarget, query: string, titled: number, signal: AbortSignal): Promise<SessionReferenceContentHit[]> {
+    const limit = this.core.config.candidateLimit;
+    if (!this.contentEnabled || titled >= limit || query.trim() === '') return [];
+    try {
+      return await this.searchContentFor(target, query, limit, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return [];
+    }
+  }
+
+  /**
+   * Sessions other than `target` (all of them when it is undefined) whose
+   * conversation, as a snapshot would carry it, contains `query`: direct user
+   * text, assistant text and compaction checkpoints of the current surface,
+   * never tool traffic, reasoning, injected context or referenced snapshots;
+   * the host's sessions and the other agents' alike, found in sessref's own
+   * index (see `@sessref/sources`, "Search index"). Each hit carries its
+   * canonical mention, label, cwd, the matching message, a bounded snippet
+   * and the query's `ranges` in it. A session that cannot be read is left
+   * out, never failing the search. A query with nothing searchable finds
+   * nothing. Refusals: `SESSION_REFERENCE_SEARCH_DISABLED` when
+   * `contentSearch` is off (or this Node has no `node:sqlite`),
+   * `SESSION_REFERENCE_INVALID_QUERY`, `SESSION_REFERENCE_CANCELLED`.
+   */
+  async searchContentFor(target: ReferenceTarget | undefined, query: string, limit = this.core.config.candidateLimit, signal?: AbortSignal): Promise<SessionReferenceContentHit[]> {
+    if (!this.contentEnabled) throw contentSearchOff();
+    normalizeContentQuery(query);
+    checkCandidateLimit(limit);
+    return this.content.search({ query, limit, exclude: target?.id, signal });
+  }
+
+  /**
+   * Bring the content index up to date now (every search does so first):
+   * what a long-lived host runs in the background at start, and what a CLI
+   * runs to show a long first build's progress. Joins a refresh that is
+   * running; waiting stops when `signal` aborts, the refresh goes on.
+   */
+  refreshContentIndex(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport> {
+    if (!this.contentEnabled) return Promise.reject(contentSearchOff());
+    return this.content.refresh(signal, onProgress);
+  }
+
+  /**
+   * Why a derived file was not used as found (sessref's content index, and
+   * the host's catalog when it keeps notices: rebuilt, or bypassed), each
+   * naming the file, oldest first: never a failure, for the host to show.
+   */
+  get derivedNotices(): readonly string[] {
+    return [...(this.catalog()?.notices ?? []), ...this.content.notices];
+  }
+
+  /**
+   * Latest titles of `sessionIds` as discovery labels them (through the
+   * host's catalog when it has one, after it caught up with the store),
+   * failures isolated per id: how a host's own listing names its sessions.
+   */
+  async titlesOf(sessionIds: readonly string[], signal?: AbortSignal): Promise<readonly TitleReadResult[]> {
+    await this.storage.listSessions(signal);
+    return this.storage.readTitles(sessionIds, signal);
+  }
+
+  /**
+   * What a reference to `sessionId` would carry right now: its surface, read
+   * once through the same port `prepare()` reads, its latest title, and the
+   * projection fitted to the configured budget (labelled by the title, else
+   * the id). Only reads; a host's inspector shows it before anything is sent.
+   */
+  async snapshotOf(sessionId: string, signal?: AbortSignal): Promise<SessionSnapshotView> {
+    const [snapshot, titles] = await Promise.all([this.storage.readSurface(sessionId, signal), this.storage.readTitles([sessionId], signal)]);
+    const title = titles[0]?.status === 'fulfilled' ? titles[0].title : undefined;
+    const label = labelOf(sessionId, title);
+    return { snapshot, title, fit: fitSnapshot({ sessionId, label }, snapshot, this.core.config.maxReferenceBytes, { redact: this.redacts(sessionId) }) };
+  }
+
+  /**
+   * The context a step of `target` would get for a message that only cites
+   * `references`: how a host's own face (`sessref mcp`) prepares a citation
+   * with this service's core, configuration and reads, as a dsh step does
+   * (rc.8's options: no agent, so no model-relative budget).
+   */
+  async prepareFor(target: ReferenceTarget, references: SessionReferenceInput[], signal?: AbortSignal): Promise<PreparedContext | undefined> {
+    return (await this.core.prepare(target, [], references, signal, { redact: this.redacts })).context;
+  }
+
+  /** The options a preparation gets: `contract`'s (the 0.1.7 contract's budget and omissions), and redaction. */
+  prepareOptions(contract?: PrepareOptions): PrepareOptions {
+    return { ...contract, redact: this.redacts };
+  }
+
+  /** Stop the content index and the other agents' watches. */
+  async close(): Promise<void> {
+    await this.content.close();
+    for (const { source } of this.assembled.foreign) source.close();
+  }
+}
+
+/** A boolean key of the configuration, `false` when unset; anything else is an invalid configuration. */
+function booleanOption(config: Config, key: 'contentSearch' | 'redactSecrets'): boolean {
+  const value: unknown = config[key] ?? false;
+  if (typeof value !== 'boolean') {
+    throw new SessionReferenceError(`invalid session reference configuration: ${key} must be a boolean, got ${String(value)}`, 'SESSION_REFERENCE_INVALID_CONFIG');
+  }
+  return value;
+}
+
+function contentSearchOff(): SessionReferenceError {
+  return new SessionReferenceError('content search is off: mount @sessref/dsh with contentSearch: true', 'SESSION_REFERENCE_SEARCH_DISABLED');
+}

@@ -5,25 +5,20 @@
  * themselves, even when one of them shares the target's folder. The Claude
  * Code transcript is written by the test into a temporary `HOME`.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import SessionReferenceResolver, { type Config } from '@sessref/dsh';
 import { appendExchange, createSession, makeAgent, setTitle } from '@sessref/test-support';
-import { loadOurs, useScratch } from './support';
+import { loadOurs, useClaudeTranscript, useScratch } from './support';
 
 const scratch = useScratch();
 const CLAUDE_ID = '5b0c8a52-1f0e-4c1e-9d55-2f4e0c7a9b11';
 const CLAUDE = `claude-code:${CLAUDE_ID}`;
 const PATCH = join(import.meta.dirname, '..', 'cordis.patch.yml');
 
-/**
- * Point `HOME` (until `vi.unstubAllEnvs()`) at a new temporary folder holding
- * one Claude Code exchange in `/proj`, titled `Fix the flaky test`, at its
- * default place (`.claude/projects/<folder>/<id>.jsonl`), with every other
- * agent's home override cleared so only that home exists.
- */
+/** `HOME` at a new temporary folder holding one Claude Code exchange in `/proj`, titled `Fix the flaky test` (see {@link useClaudeTranscript}). */
 async function useClaudeHome(): Promise<void> {
   const home = await scratch.tempRoot();
   const base = { isSidechain: false, userType: 'external', cwd: '/proj', sessionId: CLAUDE_ID, version: '2.1.332' };
@@ -39,11 +34,7 @@ async function useClaudeHome(): Promise<void> {
     },
     { type: 'ai-title', sessionId: CLAUDE_ID, aiTitle: 'Fix the flaky test' },
   ];
-  const project = join(home, '.claude', 'projects', '-proj');
-  mkdirSync(project, { recursive: true });
-  writeFileSync(join(project, `${CLAUDE_ID}.jsonl`), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
-  vi.stubEnv('HOME', home);
-  for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB']) vi.stubEnv(name, '');
+  useClaudeTranscript(home, CLAUDE_ID, records);
 }
 
 beforeEach(useClaudeHome);

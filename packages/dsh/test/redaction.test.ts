@@ -6,29 +6,21 @@
  * redacted either way. Every face that carries a snapshot agrees: `prepare`,
  * the pre-step, `prepareFor` (`sessref mcp`) and `snapshotOf` (the inspector).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ContentBlock, UserMessage } from '@deepseek-ai/dsh-llm';
 import type { SessionId } from '@deepseek-ai/dsh-session';
 import SessionReferenceResolver, { type Config, type SessionReferenceSource } from '@sessref/dsh';
-import { CREDENTIAL_KINDS, fakeCredential, type PlantedCredential } from '@sessref/test-support/credentials';
+import { CREDENTIAL_KINDS, everyFake, type PlantedCredential } from '@sessref/test-support/credentials';
 import { appendExchange, createSession, makeAgent } from '@sessref/test-support';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { prepareOutcome, twoSides } from './differential';
-import { loadOurs, snapshotJson, textOf, useScratch } from './support';
+import { loadOurs, snapshotJson, textOf, useClaudeTranscript, useScratch } from './support';
 
 const scratch = useScratch();
 const CLAUDE_ID = '7c2d9e14-3a5b-4c6d-8e7f-90a1b2c3d4e5';
 const CLAUDE = `claude-code:${CLAUDE_ID}`;
 
-/** One fake of every kind from an obviously repeated chunk, each spelling in turn. */
-function fakes(chunk: string): PlantedCredential[] {
-  let turn = 0;
-  return CREDENTIAL_KINDS.map((kind) => fakeCredential(kind, { chunk, pick: (options) => options[turn++ % options.length]! }));
-}
-
-const OWN = fakes('oW3n');
-const FOREIGN = fakes('fR8g');
+const OWN = everyFake('oW3n');
+const FOREIGN = everyFake('fR8g');
 const lines = (planted: readonly PlantedCredential[], pick: (fake: PlantedCredential) => string) => planted.map((fake) => `we used ${pick(fake)} here`).join('\n');
 
 /** A Claude Code transcript of one exchange whose answer holds every foreign fake, in a temporary `HOME`. */
@@ -39,11 +31,7 @@ async function claudeHome(): Promise<void> {
     { ...base, parentUuid: null, type: 'user', uuid: 'u-1', timestamp: '2026-01-02T10:00:00.000Z', message: { role: 'user', content: 'What did the deploy use?' } },
     { ...base, parentUuid: 'u-1', type: 'assistant', uuid: 'a-1', timestamp: '2026-01-02T10:00:05.000Z', message: { role: 'assistant', content: [{ type: 'text', text: lines(FOREIGN, (fake) => fake.planted) }] } },
   ];
-  const project = join(home, '.claude', 'projects', '-proj');
-  mkdirSync(project, { recursive: true });
-  writeFileSync(join(project, `${CLAUDE_ID}.jsonl`), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
-  vi.stubEnv('HOME', home);
-  for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB']) vi.stubEnv(name, '');
+  useClaudeTranscript(home, CLAUDE_ID, records);
 }
 
 afterEach(() => vi.unstubAllEnvs());

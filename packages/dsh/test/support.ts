@@ -1,7 +1,9 @@
 /**
- * Shared helpers of the dsh suites: host and temp-dir lifetimes, message
- * text, the snapshot JSON between the tags, and coded-error assertions.
+ * Shared helpers of the dsh suites: host and temp-dir lifetimes, a Claude
+ * Code home, message text, the snapshot JSON between the tags, and
+ * coded-error assertions.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +44,20 @@ export function useScratch(): Scratch {
   };
   afterEach(() => scratch.cleanup());
   return scratch;
+}
+
+/**
+ * Point `HOME` (until `vi.unstubAllEnvs()`) at `home` holding one Claude Code
+ * transcript of `records`, in `/proj`, at its default place
+ * (`.claude/projects/-proj/<id>.jsonl`), with every other agent's home
+ * override cleared so only that home exists.
+ */
+export function useClaudeTranscript(home: string, sessionId: string, records: readonly object[]): void {
+  const project = join(home, '.claude', 'projects', '-proj');
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, `${sessionId}.jsonl`), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+  vi.stubEnv('HOME', home);
+  for (const name of ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB']) vi.stubEnv(name, '');
 }
 
 /** Load our plugin into `host` and return its service. */

@@ -78,6 +78,34 @@ export function listSessionFolder(folder: string, home: string, budget: Director
   }
 }
 
+/** One session of an agent that keeps a folder per session: the folder's name (the session id), the folder, and the file that makes it a session. */
+export interface SessionFolder {
+  name: string;
+  folder: string;
+  path: string;
+}
+
+/**
+ * The sessions of an agent that keeps one folder per session (Copilot CLI,
+ * Cline): each folder of `home` but dot folders, read to at most `entries`
+ * names, whose `file(name)` is a regular file. A folder where that file
+ * cannot be looked at is named to `onSkipped`; one without it yet is
+ * recorded in the trail, so a watch asks for a discovery when it comes.
+ */
+export function sessionFolders(home: string, file: (name: string) => string, entries: number, trail: WalkTrail | undefined, onSkipped: ((folder: string, error: unknown) => void) | undefined): SessionFolder[] {
+  const folders = listDirectory(home, home, { entries, trail }, onSkipped).filter((entry) => entry.kind === 'directory' && !entry.name.startsWith('.'));
+  return folders.flatMap(({ name, path: folder }) => {
+    const path = join(folder, file(name));
+    try {
+      if (lstatSync(path, { throwIfNoEntry: false })?.isFile() === true) return [{ name, folder, path }];
+      trail?.files.add(path);
+    } catch (error) {
+      onSkipped?.(folder, error);
+    }
+    return [];
+  });
+}
+
 function readEntries(dir: string, budget: DirectoryBudget): Dirent[] {
   let handle;
   try {

@@ -1,7 +1,6 @@
-import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { configuredFolder } from '../configured-folder.js';
-import { listDirectory, type WalkTrail } from '../directory.js';
+import { sessionFolders, type WalkTrail } from '../directory.js';
 import { readRegularFile } from '../regular-file.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 import { workspaceName } from './workspace-name.js';
@@ -28,16 +27,7 @@ export function copilotSessionStateDir(environment: SourceEnvironment): string {
  */
 export function copilotTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
   const home = copilotSessionStateDir(environment);
-  return sessionFolders(home, trail, onSkipped).flatMap((folder) => {
-    const path = join(folder.path, 'events.jsonl');
-    try {
-      if (lstatSync(path, { throwIfNoEntry: false })?.isFile() === true) return [{ nativeId: folder.name, path, home }];
-      trail?.files.add(path);
-    } catch (error) {
-      onSkipped?.(folder.path, error);
-    }
-    return [];
-  });
+  return sessionFolders(home, () => 'events.jsonl', MAX_WALK_ENTRIES, trail, onSkipped).map(({ name, path }) => ({ nativeId: name, path, home }));
 }
 
 /**
@@ -47,22 +37,18 @@ export function copilotTranscripts(environment: SourceEnvironment, trail?: WalkT
  */
 export function copilotTitles(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string> {
   const titles = new Map<string, string>();
-  for (const folder of sessionFolders(copilotSessionStateDir(environment), trail, undefined)) {
-    const path = join(folder.path, 'workspace.yaml');
+  const home = copilotSessionStateDir(environment);
+  // Only regular files are named (never a link); a name that changes asks the watch for a discovery.
+  for (const { name: id, path } of sessionFolders(home, () => 'workspace.yaml', MAX_WALK_ENTRIES, trail, undefined)) {
     trail?.files.add(path);
     const name = readName(path);
-    if (name !== undefined) titles.set(folder.name, name);
+    if (name !== undefined) titles.set(id, name);
   }
   return titles;
 }
 
-function sessionFolders(home: string, trail: WalkTrail | undefined, onSkipped: SkippedFolderHandler | undefined) {
-  return listDirectory(home, home, { entries: MAX_WALK_ENTRIES, trail }, onSkipped).filter((entry) => entry.kind === 'directory' && !entry.name.startsWith('.'));
-}
-
 function readName(path: string): string | undefined {
   try {
-    if (lstatSync(path, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
     const bytes = readRegularFile(path, MAX_WORKSPACE_BYTES);
     return bytes === undefined ? undefined : workspaceName(bytes.toString('utf8'));
   } catch {

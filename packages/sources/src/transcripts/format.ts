@@ -20,6 +20,13 @@ export interface TranscriptFile {
   home: string;
   /** The working directory, when the agent records it beside the transcript rather than in it (Gemini CLI's project folders). */
   cwd?: string;
+  /**
+   * Files beside the transcript that its fold reads too (Cline's messages
+   * and compaction sidecar beside its session manifest): read with it,
+   * under the same bound, a missing one left out. Their revisions join the
+   * transcript's in its change stamp, and the folders' watch follows them.
+   */
+  companions?: readonly string[];
 }
 
 /** What the fold of one transcript gives: the session's facts and its current conversation. */
@@ -64,8 +71,8 @@ export interface TranscriptFormat {
   transcripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[];
   /** The file's text from its bytes (a compressed transcript decompresses here); UTF-8 when absent. */
   decode?(bytes: Buffer, file: TranscriptFile): string;
-  /** Fold a transcript's text. Pure; throws a `SourceReadError` for what it cannot read. */
-  fold(text: string, file: TranscriptFile): Transcript;
+  /** Fold a transcript's text, with its companions' texts by path. Pure; throws a `SourceReadError` for what it cannot read. */
+  fold(text: string, file: TranscriptFile, companions?: ReadonlyMap<string, string>): Transcript;
   /** Titles the agent keeps outside the transcripts, by native id (read with every discovery); records the files it read in `trail`. */
   titles?(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string>;
 }

@@ -74,6 +74,8 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   let files = new Map<string, TranscriptFile>();
   /** Each transcript's revision, by path, as of the last {@link refresh}. */
   let revisions = new Map<string, FileRevision | undefined>();
+  /** Each transcript's companions' revisions as of the last discovery, by transcript path (a change to one asks the watch for a discovery). */
+  let companionTokens = new Map<string, string | undefined>();
   /** What the listing that ran in this turn of the event loop verified, by path; cleared when the loop turns. */
   let justListed: Map<string, ListingFacts> | undefined;
   let titles: ReadonlyMap<string, string> = new Map();
@@ -110,12 +112,15 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       skipped.push({ sessionId: foreignSessionId(format.name, name), file: name, error: new SourceReadError('SOURCE_SESSION_UNREADABLE', `${name} cannot be searched (${detail}): its ${format.displayName} sessions are left out`, { cause: error }) });
     };
     files = new Map(format.transcripts(options.environment, trail, onSkipped).map((file) => [foreignSessionId(format.name, file.nativeId), file]));
+    // A companion that changes (or comes) changes what the fold gives: the watch asks for a discovery then.
+    for (const file of files.values()) for (const path of file.companions ?? []) trail.files.add(path);
     skippedFolders = skipped;
     titles = format.titles?.(options.environment, trail) ?? new Map();
     const present = new Set([...files.values()].map((file) => file.path));
     // Watched before the stats: a transcript that grows after its stat is an event.
     watch?.follow(trail, present, startedAt);
     revisions = new Map([...present].map((path) => [path, readRevision(path, true)]));
+    companionTokens = new Map([...files.values()].map((file) => [file.path, companionsToken(file)]));
     const facts = knownFacts();
     for (const path of facts.keys()) {
       if (present.has(path)) continue;
@@ -149,13 +154,13 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     return file;
   };
 
-  const readTranscript = (file: TranscriptFile): Transcript => format.fold(readText(format, file, maxFileBytes), file);
+  const readTranscript = (file: TranscriptFile): Transcript => format.fold(readText(format, file, maxFileBytes), file, readCompanions(file, maxFileBytes));
 
   // The revision is taken before the read: a file that changes meanwhile has another revision next time, and is read again.
-  const factsOf = (file: TranscriptFile, revision = readRevision(file.path, true)): ListingFacts => {
+  const factsOf = (file: TranscriptFile, revision = readRevision(file.path, true), companions = companionsToken(file)): ListingFacts => {
     const facts = knownFacts();
     const cached = facts.get(file.path);
-    if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision) && cached.fileCwd === file.cwd) return cached.facts;
+    if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision) && cached.fileCwd === file.cwd && cached.companions === companions) return cached.facts;
     let read: ListingFacts;
     try {
       const { messages: _messages, throughRecord: _through, ...rest } = readTranscript(file);
@@ -166,7 +171,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     // A refusal that may not last (a permission, a descriptor limit) is kept in this process only: saving it would rewrite the cache every time.
     if (cached !== undefined || persists(read)) unsaved = true;
     if (revision === undefined) facts.delete(file.path);
-    else facts.set(file.path, { revision, fileCwd: file.cwd, facts: read });
+    else facts.set(file.path, { revision, fileCwd: file.cwd, ...(companions === undefined ? {} : { companions }), facts: read });
     return read;
   };
 
@@ -182,7 +187,8 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       for (const [sessionId, file] of files) {
         signal?.throwIfAborted();
         const revision = revisions.get(file.path);
-        if (revision !== undefined) stamps.set(sessionId, revisionToken(revision));
+        const companions = companionTokens.get(file.path);
+        if (revision !== undefined) stamps.set(sessionId, companions === undefined ? revisionToken(revision) : `${revisionToken(revision)}+${companions}`);
       }
       return stamps;
     },
@@ -193,7 +199,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       const verified = new Map<string, ListingFacts>();
       for (const [sessionId, file] of files) {
         signal?.throwIfAborted();
-        const facts = factsOf(file, revisions.get(file.path));
+        const facts = factsOf(file, revisions.get(file.path), companionTokens.get(file.path));
         verified.set(file.path, facts);
         if (facts instanceof SourceReadError || facts.offered === false) continue;
         headers.push(sessionHeader(sessionId, facts));
@@ -272,9 +278,31 @@ function readText(format: TranscriptFormat, file: TranscriptFile, maxBytes: numb
   return format.decode === undefined ? bytes.toString('utf8') : format.decode(bytes, file);
 }
 
-/** Any failure of one transcript as a coded error naming it relative to the agent's home. */
-export function asReadError(error: unknown, file: TranscriptFile): SourceReadError {
-  const name = relative(file.home, file.path);
+/** The revisions of a transcript's companions as one token (`-` for one that is not there); none without companions. */
+function companionsToken(file: TranscriptFile): string | undefined {
+  return file.companions?.map((path) => {
+    const revision = readRevision(path, true);
+    return revision === undefined ? '-' : revisionToken(revision);
+  }).join('/');
+}
+
+/** A transcript's companions' texts by path, each read within `maxBytes` as the transcript is; a missing one is left out. */
+function readCompanions(file: TranscriptFile, maxBytes: number): ReadonlyMap<string, string> {
+  const texts = new Map<string, string>();
+  for (const path of file.companions ?? []) {
+    try {
+      const bytes = readRegularFile(path, maxBytes);
+      if (bytes !== undefined) texts.set(path, bytes.toString('utf8'));
+    } catch (error) {
+      throw asReadError(error, file, path);
+    }
+  }
+  return texts;
+}
+
+/** Any failure of one transcript (or of the companion at `path`) as a coded error naming that file relative to the agent's home. */
+export function asReadError(error: unknown, file: TranscriptFile, path = file.path): SourceReadError {
+  const name = relative(file.home, path);
   if (error instanceof SourceReadError) return error.message.startsWith(name) ? error : new SourceReadError(error.code, `${name}: ${error.message}`, { cause: error });
   if (error instanceof FileTooLargeError) return new SourceReadError('SOURCE_SESSION_TOO_LARGE', `${name} is ${error.size} bytes, over the ${error.maxBytes} sessref reads`, { cause: error });
   if (error instanceof NotRegularFileError) return new SourceReadError('SOURCE_SESSION_UNREADABLE', `${name} is ${error.kind}, not a regular file`, { cause: error });

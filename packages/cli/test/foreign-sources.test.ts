@@ -1,7 +1,7 @@
 /**
  * Other agents' sessions as sources, end to end through the CLI: a home
  * folder holding one real transcript per agent at its default location
- * (Claude Code, Codex, Gemini CLI, pi, Qwen Code and Copilot CLI samples from `../shared`, copied into a
+ * (Claude Code, Codex, Gemini CLI, pi, Qwen Code, Copilot CLI and Cline samples from `../shared`, copied into a
  * temporary home, never into the repository) beside a seeded dsh root.
  * `list` names each with its source and mention, `show` gives its
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
@@ -21,6 +21,7 @@ const PI_ID = '01a249d8-a5af-7223-99e0-32009016f9c6';
 const PI_FILE = `2026-12-06T05-34-24-688Z_${PI_ID}.jsonl`;
 const QWEN_ID = '8b417513-45f5-4f4f-8874-8b8b196520fa';
 const COPILOT_ID = 'd5ef058c-73ff-4d5b-9d85-3bb30bc835e3';
+const CLINE_ID = '1796536653507_cccr6';
 
 interface Row {
   sessionId: string;
@@ -51,6 +52,7 @@ beforeAll(async () => {
   place(`pi/real-0.73.1/.pi/agent/sessions/--home-user-project--/${PI_FILE}`, '.pi', 'agent', 'sessions', '--home-user-project--', PI_FILE);
   place(`qwen-code/real-0.24.4/.qwen/projects/-home-user-project/chats/${QWEN_ID}.jsonl`, '.qwen', 'projects', '-home-user-project', 'chats', `${QWEN_ID}.jsonl`);
   for (const file of ['events.jsonl', 'workspace.yaml']) place(`copilot/real-1.0.102/.copilot/session-state/${COPILOT_ID}/${file}`, '.copilot', 'session-state', COPILOT_ID, file);
+  for (const file of ['json', 'messages.json', 'compaction.json']) place(`cline/real-3.0.65/.cline/data/sessions/${CLINE_ID}/${CLINE_ID}.${file}`, '.cline', 'data', 'sessions', CLINE_ID, `${CLINE_ID}.${file}`);
 });
 
 afterAll(removeTemps);
@@ -67,6 +69,7 @@ describe("other agents' sessions", () => {
       { name: 'pi', home: join(home, '.pi', 'agent', 'sessions') },
       { name: 'qwen-code', home: join(home, '.qwen', 'projects') },
       { name: 'copilot', home: join(home, '.copilot', 'session-state') },
+      { name: 'cline', home: join(home, '.cline', 'data', 'sessions') },
     ]);
     const rows = JSON.parse(result.stdout) as Row[];
     const foreign = rows.filter((row) => row.source !== 'dsh');
@@ -78,12 +81,14 @@ describe("other agents' sessions", () => {
       ['pi', `pi:${PI_ID}`],
       ['qwen-code', `qwen-code:${QWEN_ID}`],
       ['copilot', `copilot:${COPILOT_ID}`],
+      ['cline', `cline:${CLINE_ID}`],
     ]);
     expect(foreign.find((row) => row.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
     expect(foreign.find((row) => row.source === 'pi')).toMatchObject({ title: 'pi · Fake scouting session', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'qwen-code')).toMatchObject({ title: 'Qwen Code · first prompt: say hi', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'copilot')).toMatchObject({ title: 'Copilot CLI · first prompt: say hi', cwd: '/home/user/project' });
-    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|pi|Qwen Code|Copilot CLI) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
+    expect(foreign.find((row) => row.source === 'cline')).toMatchObject({ title: 'Cline · first prompt: say hi', cwd: '/home/user/project' });
+    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|pi|Qwen Code|Copilot CLI|Cline) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
   });
 
   it('--sources narrows the places read', async () => {
@@ -128,6 +133,15 @@ describe("other agents' sessions", () => {
     // Copilot CLI's: the latest applied compaction's summary, then what followed it.
     expect((await shown(`copilot:${COPILOT_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
       ['user', true, 'Hello from the fake model. (request 4)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 5)'],
+    ]);
+    // Cline's: the compaction sidecar's summary and kept tail (its prefix hash matches), then the transcript after it.
+    expect((await shown(`cline:${CLINE_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', true, 'Hello from the fake model. (request 4)\n\n## Files\nRead:\n- none\nModified:\n- none'],
+      ['assistant', false, 'Hello from the fake model. (request 2)'],
+      ['user', false, 'second prompt: thanks'],
+      ['assistant', false, 'Hello from the fake model. (request 3)'],
       ['user', false, 'third prompt after compaction'],
       ['assistant', false, 'Hello from the fake model. (request 5)'],
     ]);

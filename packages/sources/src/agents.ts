@@ -33,6 +33,7 @@ export const AGENTS = {
   pi: { displayName: 'pi', movedBy: ['PI_CODING_AGENT_DIR'] },
   'qwen-code': { displayName: 'Qwen Code', movedBy: ['QWEN_HOME', 'QWEN_RUNTIME_DIR'] },
   copilot: { displayName: 'Copilot CLI', movedBy: ['COPILOT_HOME'] },
+  cline: { displayName: 'Cline', movedBy: ['CLINE_DIR', 'CLINE_DATA_DIR', 'CLINE_SESSION_DATA_DIR'] },
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENTS;

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
 import { claudeCodeFormat } from './claude-code/index.js';
+import { clineFormat } from './cline/index.js';
 import { codexFormat } from './codex/index.js';
 import { copilotFormat } from './copilot/index.js';
 import { SourceReadError } from './errors.js';
@@ -60,6 +61,7 @@ const READERS: { readonly [Name in AgentName]: AgentReader } = {
   pi: transcriptReader(piFormat, 'parent'),
   'qwen-code': transcriptReader(qwenCodeFormat, 'parent'),
   copilot: transcriptReader(copilotFormat, 'parent'),
+  cline: transcriptReader(clineFormat, 'parent'),
 };
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */

@@ -31,7 +31,7 @@ function loopAt(path: string): void {
  */
 function everyHome(name: string): { home: string; env: Record<string, string>; folders: Record<AgentName, string> } {
   const home = join(scratch, name);
-  const env = { CODEX_HOME: join(home, 'codex'), GEMINI_CLI_HOME: join(home, 'gemini'), XDG_DATA_HOME: join(home, 'data'), PI_CODING_AGENT_DIR: join(home, 'pi'), QWEN_HOME: join(home, 'qwen'), COPILOT_HOME: join(home, 'copilot'), SESSREF_CACHE_DIR: join(home, 'cache') };
+  const env = { CODEX_HOME: join(home, 'codex'), GEMINI_CLI_HOME: join(home, 'gemini'), XDG_DATA_HOME: join(home, 'data'), PI_CODING_AGENT_DIR: join(home, 'pi'), QWEN_HOME: join(home, 'qwen'), COPILOT_HOME: join(home, 'copilot'), CLINE_DATA_DIR: join(home, 'cline'), SESSREF_CACHE_DIR: join(home, 'cache') };
   const folders: Record<AgentName, string> = {
     'claude-code': join(home, '.claude'),
     codex: env.CODEX_HOME,
@@ -40,11 +40,13 @@ function everyHome(name: string): { home: string; env: Record<string, string>; f
     pi: env.PI_CODING_AGENT_DIR,
     'qwen-code': env.QWEN_HOME,
     copilot: env.COPILOT_HOME,
+    cline: env.CLINE_DATA_DIR,
   };
   mkdirSync(join(folders['claude-code'], 'projects'), { recursive: true });
   mkdirSync(join(folders.pi, 'sessions'), { recursive: true });
   mkdirSync(join(folders['qwen-code'], 'projects'), { recursive: true });
   mkdirSync(join(folders.copilot, 'session-state'), { recursive: true });
+  mkdirSync(join(folders.cline, 'sessions'), { recursive: true });
   for (const name of ['gemini-cli', 'opencode'] as const) mkdirSync(folders[name], { recursive: true });
   const day = join(folders.codex, 'sessions', '2025', '12', '18');
   mkdirSync(day, { recursive: true });

@@ -4,21 +4,28 @@
  * `artifacts/`. The @sessref packages are on no registry, so each tarball
  * carries the @sessref packages it depends on as bundled dependencies: a dsh
  * profile installs `artifacts/sessref-dsh-<version>.tgz` with no registry
- * lookup of `@sessref/*`. Run after `tsc -b` (the `pack` script does).
+ * lookup of `@sessref/*`. The CLI's tarball goes further: its command runs
+ * from its bundle (scripts/bundle-cli.mjs), which holds every dependency, so
+ * the tarball declares none and installs with no registry at all. Run after
+ * `npm run build` (the `pack` script does).
+ *
+ * `node scripts/pack.mjs [--out DIR] [PACKAGE_DIR...]` packs only the
+ * packages named (all three by default) into DIR (default `artifacts/`).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const OUT = join(ROOT, 'artifacts');
 
-/** Each package and the workspace packages its tarball carries. */
+/** Each package, the workspace packages its tarball carries, and what must be built before it is packed. */
 const TARBALLS = [
-  { dir: 'packages/core', bundled: [] },
-  { dir: 'packages/dsh', bundled: ['packages/core', 'packages/sources'] },
-  { dir: 'packages/cli', bundled: ['packages/core', 'packages/sources', 'packages/dsh', 'packages/host'] },
+  { dir: 'packages/core', bundled: [], built: ['dist'] },
+  { dir: 'packages/dsh', bundled: ['packages/core', 'packages/sources'], built: ['dist'] },
+  { dir: 'packages/cli', bundled: [], built: ['bundle/bin.js', 'web-dist/index.html'], manifest: standaloneCli },
 ];
 
 function manifestOf(dir) {
@@ -41,34 +48,51 @@ function isPublished(path) {
   return !path.endsWith('.tsbuildinfo') && !path.endsWith('.map');
 }
 
-function requireBuilt(dir, manifest) {
-  if (!existsSync(join(ROOT, dir, manifest.main ?? 'dist'))) {
-    throw new Error(`${manifest.name} is not built: run \`npm run build\` (the pack script does) before packing`);
+/**
+ * The CLI's manifest as its tarball carries it: no dependencies, since the
+ * bundle holds them all, but koffi, the one module the bundle leaves to Node
+ * (loaded on Windows only), as an optional one at the range dsh's JSONL
+ * persistence asks: npm skips it where it cannot be fetched, as offline.
+ */
+function standaloneCli({ dependencies: _bundled, devDependencies: _dev, scripts: _scripts, ...manifest }) {
+  const persistence = createRequire(join(ROOT, 'packages/cli/package.json'))('@deepseek-ai/dsh-session-persistence-jsonl/package.json');
+  return { ...manifest, optionalDependencies: { koffi: persistence.dependencies.koffi } };
+}
+
+function requireBuilt(dir, paths) {
+  const missing = paths.filter((path) => !existsSync(join(ROOT, dir, path)));
+  if (missing.length > 0) {
+    throw new Error(`${dir} is not built (${missing.join(', ')} missing): run \`npm run build\` (the pack script does) before packing`);
   }
 }
 
-function pack({ dir, bundled }) {
-  const manifest = manifestOf(dir);
+function pack({ dir, bundled, built, manifest: rewrite = (manifest) => manifest }, out) {
+  requireBuilt(dir, built);
+  const manifest = rewrite(manifestOf(dir));
   const staging = mkdtempSync(join(tmpdir(), 'sessref-pack-'));
   try {
     const bundledNames = bundled.map((bundledDir) => {
       const bundledManifest = manifestOf(bundledDir);
-      requireBuilt(bundledDir, bundledManifest);
+      requireBuilt(bundledDir, ['dist']);
       stage(bundledDir, join(staging, 'node_modules', bundledManifest.name), bundledManifest);
       return bundledManifest.name;
     });
     const packed = bundledNames.length === 0 ? manifest : { ...manifest, bundleDependencies: bundledNames };
     stage(dir, staging, packed);
-    const output = execFileSync('npm', ['pack', '--json', '--pack-destination', OUT], { cwd: staging, encoding: 'utf8' });
+    const output = execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: staging, encoding: 'utf8' });
     const [{ filename, size, entryCount }] = JSON.parse(output);
-    return { name: manifest.name, file: join('artifacts', filename), size, entryCount };
+    return { name: manifest.name, file: join(out, filename), size, entryCount };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
 }
 
-mkdirSync(OUT, { recursive: true });
-for (const tarball of TARBALLS) {
-  const { name, file, size, entryCount } = pack(tarball);
+const { values, positionals } = parseArgs({ options: { out: { type: 'string', default: join(ROOT, 'artifacts') } }, allowPositionals: true });
+const unknown = positionals.filter((dir) => !TARBALLS.some((tarball) => tarball.dir === dir));
+if (unknown.length > 0) throw new Error(`pack.mjs packs ${TARBALLS.map((tarball) => tarball.dir).join(', ')}, not ${unknown.join(', ')}`);
+const out = resolve(values.out);
+mkdirSync(out, { recursive: true });
+for (const tarball of TARBALLS.filter(({ dir }) => positionals.length === 0 || positionals.includes(dir))) {
+  const { name, file, size, entryCount } = pack(tarball, out);
   console.log(`${name.padEnd(14)} ${file}  (${entryCount} files, ${(size / 1024).toFixed(0)} KiB)`);
 }

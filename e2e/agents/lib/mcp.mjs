@@ -3,7 +3,7 @@
  * "/ref --session=<id>"`) and Claude Code's TUI under tmux
  * (`/mcp__sessref__ref <id>`), each set up with the very command the CLI
  * README gives (`claude mcp add …`, `gemini mcp add …`), run from a project
- * that has sessref installed, so the README's `npx sessref mcp` resolves to
+ * that has sessref installed, so the README's `npx --no-install sessref mcp` resolves to
  * the built CLI with no registry. The user's home holds a seeded dsh root at
  * dsh's default place and a transcript another real agent wrote in this run,
  * at that agent's default place. For each cited session the fake model must

@@ -2,11 +2,11 @@
 // A namespace import: Node 20 lacks enableCompileCache, and must still reach the version check below.
 import * as nodeModule from 'node:module';
 
-// The dsh JSONL persistence needs Node 22 (zstd in node:zlib), so check before loading it.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 22) {
-  const message = `sessref needs Node.js 22 or newer, this is ${process.version}`;
-  const hint = 'run it through npm scripts, which use the node@22 package, or install Node 22';
+// The dsh JSONL persistence reads zstd through node:zlib, which has it from Node 22.15: check before loading it.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 15)) {
+  const message = `sessref needs Node.js 22.15 or newer, this is ${process.version}`;
+  const hint = 'install Node.js 22 (https://nodejs.org, or `nvm install 22`) and run sessref with it first on PATH; in a clone of sessref, npm scripts and npx already use its node@22 package';
   process.stderr.write(
     process.argv.includes('--json')
       ? `${JSON.stringify({ error: { code: 'NODE_VERSION', message, hint, exitCode: 1 } })}\n`

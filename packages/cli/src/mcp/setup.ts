@@ -1,7 +1,13 @@
 /** How each client adds sessref: what `sessref mcp --help` shows and the README repeats. */
 
-/** The command every client starts: sessref's own binary, through npx. */
-const LAUNCH = ['npx', 'sessref', 'mcp'] as const;
+/**
+ * The command every client starts: the installed sessref (global or the
+ * project's), through npx. `--no-install` because `sessref` unscoped is not
+ * our name on the registry: without it npx, when sessref is not installed,
+ * would fetch whatever package has that name and, with no terminal to ask
+ * on, run it.
+ */
+const LAUNCH = ['npx', '--no-install', 'sessref', 'mcp'] as const;
 
 /** One setup command per client that has one. */
 export const SETUP_COMMANDS: readonly string[] = [

@@ -10,6 +10,18 @@ export const MAX_NESTING_DEPTH = 256;
 /** Whether `text` (JSON) nests arrays and objects at most `max` deep, brackets inside strings aside. */
 export function nestsWithin(text: string, max = MAX_NESTING_DEPTH): boolean {
   let depth = 0;
+  return scanBrackets(text, (bracket) => {
+    depth += bracket === 0x5b || bracket === 0x7b ? 1 : -1;
+    return depth <= max;
+  });
+}
+
+/**
+ * Calls `visit` with each bracket of `text` (JSON, or what should be) that
+ * is outside a string, and where it is, in one pass, until `visit` says
+ * `false`; whether the pass reached the end.
+ */
+export function scanBrackets(text: string, visit: (bracket: number, index: number) => boolean): boolean {
   let inString = false;
   for (let index = 0; index < text.length; index += 1) {
     const char = text.charCodeAt(index);
@@ -18,10 +30,8 @@ export function nestsWithin(text: string, max = MAX_NESTING_DEPTH): boolean {
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) {
       inString = true;
-    } else if (char === 0x5b || char === 0x7b) {
-      if (++depth > max) return false;
-    } else if (char === 0x5d || char === 0x7d) {
-      depth -= 1;
+    } else if ((char === 0x5b || char === 0x7b || char === 0x5d || char === 0x7d) && !visit(char, index)) {
+      return false;
     }
   }
   return true;

@@ -4,24 +4,21 @@
  * hash, legacy boundary key), the manifest's facts, properties over
  * generated messages, and hostile files.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { transcriptSource, type Transcript } from '@sessref/sources';
 import { clineFormat } from '../src/cline/index.js';
 import { displayUserInput } from '../src/cline/user-input.js';
-import { carried, listing, type Item } from './support.js';
+import { carried, itFoldsAHugeMessage, itReadsEverySample, listing, samplesOf, scratchFolder, words, type Item } from './support.js';
 
-const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/cline/', import.meta.url));
+const SAMPLES = samplesOf('cline');
 const SAMPLE_HOME = join(SAMPLES, 'real-3.0.65');
 const SAMPLE_ID = '1796536653507_cccr6';
 const STARTED = '2026-12-06T05:57:33.525Z';
 
-const scratch = mkdtempSync(join(tmpdir(), 'sessref-cline-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchFolder('sessref-cline-');
 
 const FOLDER = '/h/.cline/data/sessions/s';
 const FILE = { nativeId: 's', path: `${FOLDER}/s.json`, home: '/h/.cline/data/sessions', companions: [`${FOLDER}/s.messages.json`, `${FOLDER}/s.compaction.json`] };
@@ -41,14 +38,6 @@ const user = (id: string, text: string) => ({ id, role: 'user', content: [{ type
 const assistant = (id: string, text: string) => ({ id, role: 'assistant', content: [{ type: 'text', text }], ts: 2 });
 const summary = (text: string) => ({ role: 'user', content: [{ type: 'text', text: `Context summary:\n\n${text}` }], metadata: { kind: 'compaction_summary', displayRole: 'system', summary: text } });
 const sidecar = (count: number, messages: unknown[], anchor: { source_prefix_hash?: string; source_last_message_key?: string }) => ({ version: 1, updated_at: STARTED, source_message_count: count, ...anchor, messages });
-
-/** Every file under `dir`, relative to it. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((found) => found.isFile())
-    .map((found) => relative(dir, join(found.parentPath, found.name)))
-    .sort();
-}
 
 describe('the shared Cline samples', () => {
   const data = 'real-3.0.65/.cline/data';
@@ -88,11 +77,7 @@ describe('the shared Cline samples', () => {
     [`${data}/settings/global-settings.json`]: session,
   };
 
-  it('has an expectation for every sample file', () => {
-    expect(filesUnder(SAMPLES)).toEqual(Object.keys(expectations).sort());
-  });
-
-  for (const [name, expectation] of Object.entries(expectations)) it(`reads ${name}`, expectation);
+  itReadsEverySample(SAMPLES, expectations);
 });
 
 describe('the fold', () => {
@@ -155,7 +140,7 @@ describe('the fold', () => {
 });
 
 describe('properties', () => {
-  const text = fc.string({ minLength: 1, maxLength: 6 }).map((value) => `w${value}`.trim());
+  const text = words;
   const message = fc.tuple(fc.boolean(), text).map(([isUser, words]) => ({ isUser, words }));
 
   it('the fold never throws on arbitrary messages and sidecars, and only ever carries text it was given', () => {
@@ -183,9 +168,10 @@ describe('properties', () => {
 });
 
 describe('hostile Cline files stay bounded', () => {
-  it('a huge prompt, and one that opens a wrapper a million times without closing it, are read in bounded time', () => {
+  itFoldsAHugeMessage((huge) => fold(MANIFEST, transcript(user('u1', huge))));
+
+  it('a prompt that opens a wrapper a million times without closing it is read in bounded time', () => {
     const started = performance.now();
-    expect(carried(fold(MANIFEST, transcript(user('u1', 'x'.repeat(32 * 1024 * 1024)))))[0]?.[1]).toHaveLength(32 * 1024 * 1024);
     const opened = '<user_input mode="act">'.repeat(1_000_000);
     expect(carried(fold(MANIFEST, transcript({ id: 'u', role: 'user', content: opened })))).toHaveLength(0);
     expect(performance.now() - started).toBeLessThan(20_000);

@@ -4,26 +4,23 @@
  * replacing the history, the titles, properties over generated records, and
  * hostile files.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { projectMessage } from '@sessref/core';
 import { isTextBlock } from '@sessref/core/internal';
 import { transcriptSource, type Transcript } from '@sessref/sources';
 import { qwenCodeFormat } from '../src/qwen-code/index.js';
-import { carried, listing, type Item } from './support.js';
+import { carried, itFoldsAHugeMessage, itReadsEverySample, listing, samplesOf, scratchFolder, words, type Item } from './support.js';
 
-const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/qwen-code/', import.meta.url));
+const SAMPLES = samplesOf('qwen-code');
 const SAMPLE_HOME = join(SAMPLES, 'real-0.24.4');
 const SAMPLE_ID = '8b417513-45f5-4f4f-8874-8b8b196520fa';
 const ACK = 'Got it. Thanks for the additional context!';
 const TRAILER = 'Resume the prior task using the summary above. Continue from the last in-flight step; do not acknowledge the summary, do not re-introduce, do not greet the user again.';
 
-const scratch = mkdtempSync(join(tmpdir(), 'sessref-qwen-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchFolder('sessref-qwen-');
 
 function fold(text: string): Transcript {
   return qwenCodeFormat.fold(text, { nativeId: 'x', path: '/h/.qwen/projects/-w/chats/s.jsonl', home: '/h/.qwen/projects' });
@@ -41,14 +38,6 @@ const summaryTurn = (summary: string) => [
 ];
 const compression = (uuid: string, parentUuid: string | null, compressedHistory: unknown) =>
   system(uuid, parentUuid, 'chat_compression', { info: { compressionStatus: 1 }, compressedHistory, completedToolCallIds: [] });
-
-/** Every file under `dir`, relative to it. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((found) => found.isFile())
-    .map((found) => relative(dir, join(found.parentPath, found.name)))
-    .sort();
-}
 
 describe('the shared Qwen Code samples', () => {
   const project = '.qwen/projects/-home-user-project';
@@ -80,11 +69,7 @@ describe('the shared Qwen Code samples', () => {
     });
   }
 
-  it('has an expectation for every sample file', () => {
-    expect(filesUnder(SAMPLES)).toEqual(Object.keys(expectations).sort());
-  });
-
-  for (const [name, expectation] of Object.entries(expectations)) it(`reads ${name}`, expectation);
+  itReadsEverySample(SAMPLES, expectations);
 });
 
 describe('the fold', () => {
@@ -177,7 +162,7 @@ describe('the fold', () => {
 
 describe('properties', () => {
   const ids = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
-  const text = fc.string({ minLength: 1, maxLength: 6 }).map((value) => `w${value}`);
+  const text = words;
   const parent = fc.option(ids, { nil: null });
   /** A record of any kind Qwen Code writes, linked anywhere (cycles, missing parents and repeated uuids included). */
   const anyRecord = fc.oneof(
@@ -225,7 +210,7 @@ describe('properties', () => {
 
   it('a compression keeps exactly its summary and what follows it on the chain', () => {
     fc.assert(
-      fc.property(fc.array(text, { maxLength: 8 }), text.map((words) => words.trim()), fc.array(text, { maxLength: 5 }), (before, summary, after) => {
+      fc.property(fc.array(text, { maxLength: 8 }), text, fc.array(text, { maxLength: 5 }), (before, summary, after) => {
         const chain = before.map((words, index) => (index % 2 === 0 ? user : assistant)(`m${index}`, index === 0 ? null : `m${index - 1}`, words));
         const cut = compression('c', chain.length === 0 ? null : `m${chain.length - 1}`, summaryTurn(summary));
         const later = after.map((words, index) => user(`l${index}`, index === 0 ? 'c' : `l${index - 1}`, words));
@@ -237,12 +222,7 @@ describe('properties', () => {
 });
 
 describe('hostile Qwen Code files stay bounded', () => {
-  it('a huge line is read once, in bounded time', () => {
-    const huge = 'x'.repeat(32 * 1024 * 1024);
-    const started = performance.now();
-    expect(carried(fold(jsonl(user('u1', null, huge))))[0]?.[1]).toHaveLength(huge.length);
-    expect(performance.now() - started).toBeLessThan(20_000);
-  });
+  itFoldsAHugeMessage((huge) => fold(jsonl(user('u1', null, huge))));
 
   it('deep nesting refuses the file before it is parsed, whole or glued', () => {
     expect(() => fold(`${jsonl(user('u1', null, 'one'))}${'['.repeat(100_000)}\n`)).toThrow(expect.objectContaining({ code: 'SOURCE_SESSION_CORRUPT' }));

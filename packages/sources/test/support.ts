@@ -1,6 +1,11 @@
 /** Helpers the agents' reader tests share. */
 import type * as NodeFs from 'node:fs';
-import { vi } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, expect, it, vi } from 'vitest';
 import { projectConversation } from '@sessref/core';
 import type { SourceReadError, Transcript, TranscriptSource } from '@sessref/sources';
 import type * as Sources from '../src/index.js';
@@ -53,3 +58,37 @@ export async function withUnsearchableFolder<T>(closed: string, work: (sources: 
     vi.resetModules();
   }
 }
+
+/** One agent's shared samples (`../shared/cross-harness-samples/<agent>/`), read in place and never copied. */
+export function samplesOf(agent: string): string {
+  return fileURLToPath(new URL(`../../../../shared/cross-harness-samples/${agent}/`, import.meta.url));
+}
+
+/** A scratch folder for one test file, removed after its tests. */
+export function scratchFolder(prefix: string): string {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}
+
+/** A test per sample file under `samples` (each stating what is read from it), and one that no file is left without. */
+export function itReadsEverySample(samples: string, expectations: Readonly<Record<string, () => void | Promise<void>>>): void {
+  it('has an expectation for every sample file', () => {
+    const files = readdirSync(samples, { recursive: true, withFileTypes: true }).filter((found) => found.isFile());
+    expect(files.map((found) => relative(samples, join(found.parentPath, found.name))).sort()).toEqual(Object.keys(expectations).sort());
+  });
+  for (const [name, expectation] of Object.entries(expectations)) it(`reads ${name}`, expectation);
+}
+
+/** A 32 MiB message is folded once, whole, in bounded time: `foldWith` folds a transcript whose first carried text is `huge`. */
+export function itFoldsAHugeMessage(foldWith: (huge: string) => Transcript): void {
+  it('a huge line is read once, in bounded time', () => {
+    const huge = 'x'.repeat(32 * 1024 * 1024);
+    const started = performance.now();
+    expect(carried(foldWith(huge))[0]?.[1]).toHaveLength(huge.length);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+}
+
+/** Short generated texts, never blank: what property tests put in messages. */
+export const words = fc.string({ minLength: 1, maxLength: 6 }).map((value) => `w${value}`.trim());

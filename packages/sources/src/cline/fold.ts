@@ -1,7 +1,7 @@
 import type { SurfaceMessage } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
-import { oneLine, surfaceMessage } from '../surface.js';
+import { oneLine, surfaceMessage, transcriptOf } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 import { projectedMessages } from './compaction.js';
 import { displayUserInput, isWrappedUserInput } from './user-input.js';
@@ -30,15 +30,15 @@ export function foldCline(files: ClineFiles, where: string): Transcript {
   const messages = fromLastCheckpoint(projectedMessages(source, sidecarOf(files.compaction)).flatMap((message) => surfaceOf(asObject(message) ?? {})));
   const cwd = asString(manifest['cwd']) || asString(manifest['workspace_root']);
   const title = oneLine(asString(asObject(manifest['metadata'])?.['title']) ?? '') || firstPrompt(source);
-  return {
+  return transcriptOf({
     createdAt,
-    ...(cwd === undefined || cwd === '' ? {} : { cwd }),
-    ...(title === undefined ? {} : { title }),
+    cwd,
+    title,
     messages,
     throughRecord: source.length === 0 ? null : source.length - 1,
     // A sub-agent's session (an inference from the manifest's `is_subagent`): the user sees its parent's.
     ...(manifest['is_subagent'] === true ? { offered: false as const } : {}),
-  };
+  });
 }
 
 /** The transcript's `messages` (`<id>.messages.json`, rewritten whole on every save); none before the first save. */

@@ -1,7 +1,7 @@
 import type { SurfaceMessage } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJsonLines } from '../json-lines.js';
-import { oneLine, surfaceMessage } from '../surface.js';
+import { oneLine, surfaceMessage, transcriptOf } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 
 type JsonRecord = Readonly<Record<string, unknown>>;
@@ -24,13 +24,13 @@ export function foldCopilot(text: string, where: string): Transcript {
   const mainAgent = events.filter(isMainAgentEvent);
   const messages = conversationOf(mainAgent);
   const title = titleOf(mainAgent);
-  return {
+  return transcriptOf({
     createdAt,
-    ...(cwd === undefined || cwd === '' ? {} : { cwd }),
-    ...(title === undefined ? {} : { title }),
+    cwd,
+    title,
     messages,
     throughRecord: events.length - 1,
-  };
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { SurfaceMessage } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseLenientLines } from '../json-lines.js';
-import { oneLine, surfaceMessage } from '../surface.js';
+import { oneLine, surfaceMessage, transcriptOf } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 import { contextOf, currentBranch, type TreeEntry } from './tree.js';
 
@@ -26,13 +26,13 @@ export function foldPi(text: string, where: string): Transcript {
   const messages = [...(summary.trim() === '' ? [] : [surfaceMessage('user', 'compact-checkpoint', [summary])]), ...entries.flatMap(surfaceOf)];
   const cwd = asString(header['cwd']);
   const title = titleOf(records);
-  return {
+  return transcriptOf({
     createdAt,
-    ...(cwd === undefined || cwd === '' ? {} : { cwd }),
-    ...(title === undefined ? {} : { title }),
+    cwd,
+    title,
     messages,
     throughRecord: records.length - 1,
-  };
+  });
 }
 
 /**

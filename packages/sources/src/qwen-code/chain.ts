@@ -37,18 +37,23 @@ const OUTSIDE_THE_TREE = new Set([
  * (`aggregateTranscriptRecordFragments`).
  */
 export function currentChain(records: readonly JsonRecord[], where: string): ChainRecord[] {
-  const valid = records.filter(isValidRecord);
-  if (new Set(valid.map((record) => record['sessionId'])).size > 1) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${where} holds records of more than one session: Qwen Code does not resume it`);
   const fragments = new Map<string, JsonRecord[]>();
-  for (const record of valid.filter(inTheTree)) {
-    const uuid = record['uuid'] as string;
-    const known = fragments.get(uuid);
-    if (known === undefined) fragments.set(uuid, [record]);
+  let sessionId: unknown;
+  let leaf: string | undefined;
+  for (const record of records) {
+    if (!isValidRecord(record)) continue;
+    sessionId ??= record['sessionId'];
+    if (record['sessionId'] !== sessionId) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `${where} holds records of more than one session: Qwen Code does not resume it`);
+    if (!inTheTree(record)) continue;
+    // The leaf (`selectTranscriptLeaf`): the last record of the tree.
+    leaf = record['uuid'] as string;
+    const known = fragments.get(leaf);
+    if (known === undefined) fragments.set(leaf, [record]);
     else known.push(record);
   }
   const chain: ChainRecord[] = [];
   const passed = new Set<string>();
-  for (let uuid = lastUuid(valid); uuid !== undefined && !passed.has(uuid); ) {
+  for (let uuid = leaf; uuid !== undefined && !passed.has(uuid); ) {
     passed.add(uuid);
     const lines = fragments.get(uuid);
     if (lines === undefined) break;
@@ -66,12 +71,6 @@ function isValidRecord(record: JsonRecord): boolean {
 
 function inTheTree(record: JsonRecord): boolean {
   return !(record['type'] === 'system' && typeof record['subtype'] === 'string' && OUTSIDE_THE_TREE.has(record['subtype']));
-}
-
-/** The leaf (`selectTranscriptLeaf`): the uuid of the last record of the tree. */
-function lastUuid(records: readonly JsonRecord[]): string | undefined {
-  const leaf = records.findLast(inTheTree);
-  return leaf === undefined ? undefined : (leaf['uuid'] as string);
 }
 
 function aggregate(lines: readonly JsonRecord[]): ChainRecord {

@@ -2,7 +2,7 @@ import type { SurfaceMessage } from '@sessref/core';
 import { messageText } from '@sessref/core/internal';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseLenientLines } from '../json-lines.js';
-import { oneLine, surfaceMessage } from '../surface.js';
+import { oneLine, surfaceMessage, transcriptOf } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 import { currentChain, type ChainRecord } from './chain.js';
 import { splitGluedObjects } from './glued-lines.js';
@@ -27,18 +27,18 @@ const MAX_PROMPT_TITLE = 200;
 export function foldQwen(text: string, where: string): Transcript {
   const records = parseLenientLines(text, where, splitGluedObjects);
   if (records.length === 0) throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `${where} holds no record: Qwen Code lists no session for it`);
-  const createdAt = records.map((record) => Date.parse(asString(record['timestamp']) ?? '')).find((time) => !Number.isNaN(time));
+  const createdAt = firstTime(records);
   if (createdAt === undefined) throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `${where} has no timestamped record`);
   const messages = historyOf(currentChain(records, where), where);
   const cwd = asString(records[0]?.['cwd']);
   const title = titleOf(records);
-  return {
+  return transcriptOf({
     createdAt,
-    ...(cwd === undefined || cwd === '' ? {} : { cwd }),
-    ...(title === undefined ? {} : { title }),
+    cwd,
+    title,
     messages,
     throughRecord: records.length - 1,
-  };
+  });
 }
 
 /**
@@ -152,6 +152,15 @@ function titleOf(records: readonly JsonRecord[]): string | undefined {
     const displayText = asString(asObject(record['systemPayload'])?.['displayText']);
     const prompt = oneLine(displayText ?? textParts(asArray(asObject(record['message'])?.['parts']))[0] ?? '');
     if (prompt !== '') return cutPrompt(prompt);
+  }
+  return undefined;
+}
+
+/** The first record's `timestamp` that parses (Qwen Code's `startTime` is the first record's). */
+function firstTime(records: readonly JsonRecord[]): number | undefined {
+  for (const record of records) {
+    const time = Date.parse(asString(record['timestamp']) ?? '');
+    if (!Number.isNaN(time)) return time;
   }
   return undefined;
 }

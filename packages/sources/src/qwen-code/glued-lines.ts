@@ -1,3 +1,5 @@
+import { scanBrackets } from '../json-lines.js';
+
 /**
  * The objects of a line that is not JSON as a whole, as Qwen Code's
  * `recoverObjectsFromLine` (`jsonl-utils.ts`) recovers them: each
@@ -8,23 +10,17 @@
 export function splitGluedObjects(line: string): unknown[] {
   const found: unknown[] = [];
   let depth = 0;
-  let inString = false;
   let start = -1;
-  for (let index = 0; index < line.length; index += 1) {
-    const char = line.charCodeAt(index);
-    if (inString) {
-      if (char === 0x5c) index += 1;
-      else if (char === 0x22) inString = false;
-    } else if (char === 0x22) {
-      inString = true;
-    } else if (char === 0x7b) {
+  scanBrackets(line, (bracket, index) => {
+    if (bracket === 0x7b) {
       if (depth === 0) start = index;
       depth += 1;
-    } else if (char === 0x7d && depth > 0) {
+    } else if (bracket === 0x7d && depth > 0) {
       depth -= 1;
       if (depth === 0) found.push(...parsedObject(line.slice(start, index + 1)));
     }
-  }
+    return true;
+  });
   return found;
 }
 

@@ -61,7 +61,8 @@ const READERS: { readonly [Name in AgentName]: AgentReader } = {
   pi: transcriptReader(piFormat, 'parent'),
   'qwen-code': transcriptReader(qwenCodeFormat, 'parent'),
   copilot: transcriptReader(copilotFormat, 'parent'),
-  cline: transcriptReader(clineFormat, 'parent'),
+  // Not 'parent': $CLINE_SESSION_DATA_DIR names the sessions folder itself, whose parent may be anyone's.
+  cline: transcriptReader(clineFormat),
 };
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */

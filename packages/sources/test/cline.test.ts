@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { transcriptSource, type Transcript } from '@sessref/sources';
+import { agentFolders, transcriptSource, type Transcript } from '@sessref/sources';
 import { clineFormat } from '../src/cline/index.js';
 import { displayUserInput } from '../src/cline/user-input.js';
 import { carried, itFoldsAHugeMessage, itReadsEverySample, listing, samplesOf, scratchFolder, words, type Item } from './support.js';
@@ -229,5 +229,7 @@ describe('a Cline home', () => {
     expect(clineFormat.home({ home, env: {} })).toBe(join(home, '.cline', 'data', 'sessions'));
     expect(clineFormat.home({ home, env: { CLINE_DIR: '/c' } })).toBe('/c/data/sessions');
     expect(clineFormat.home({ home, env: { CLINE_DIR: '/c', CLINE_SESSION_DATA_DIR: '/s' } })).toBe('/s');
+    // What commands that write refuse as a root: the sessions folder, never the folder around one the variable names.
+    expect(agentFolders({ home, env: { CLINE_SESSION_DATA_DIR: '/s' } }).filter((folder) => folder.name === 'cline').map((folder) => folder.folder)).toEqual(['/s', join(home, '.cline', 'data', 'sessions')]);
   });
 });

@@ -1,5 +1,7 @@
 /** The inspector's JSON endpoints over an {@link Engine}. See protocol.ts for the shapes. */
 import type { IncomingMessage } from 'node:http';
+import { basename } from 'node:path';
+import { parseLogFileName } from '@sessref/dsh/jsonl-root';
 import type { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { explainMissing, listSessions, sourceWarnings } from '../engine/listing.js';
@@ -44,10 +46,17 @@ const SCHEMAS: { readonly [P in ApiPath]: z.ZodType<ParsedRequest<P>> } = REQUES
 /** The routes whose method is GET: they take no body. */
 const API_BODILESS: ReadonlySet<ApiPath> = new Set(['/api/sessions', '/api/index']);
 
+/** The log format of a session's current log when a later dsh wrote it (its file name says which), for the page to refuse Send up front. */
+function laterLogFormat(log: string | undefined): Pick<SessionItem, 'logFormat'> {
+  const generation = log === undefined ? undefined : parseLogFileName(basename(log))?.generation;
+  return generation === undefined || generation === 0 ? {} : { logFormat: generation };
+}
+
 async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promise<SessionsResponse> {
   const summaries = await listSessions(engine, signal);
   const readable = summaries.filter((summary) => summary.readError === undefined).map((summary) => summary.sessionId);
-  const inUse = sessionsInUse(await engine.logPaths(readable, signal));
+  const logs = await engine.logPaths(readable, signal);
+  const inUse = sessionsInUse(logs);
   // Listing facts, and for a session whose log cannot be read its code and one-line reason (never a stack).
   const items = summaries.map(({ sessionId, source, title, cwd, createdAt, live, persisted, readError }): SessionItem => {
     const failure = readError === undefined ? undefined : describeFailure(readError, sessionId);
@@ -62,6 +71,7 @@ async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promis
       ...(failure === undefined ? {} : { readError: { code: failure.code, message: failure.message } }),
       // A session that cannot be read cannot be referenced either: no mention to copy.
       ...(failure === undefined ? { mention: formatSessionReferenceMention({ sessionId, label: labelOf(sessionId, title) }) } : {}),
+      ...laterLogFormat(logs.get(sessionId)),
       ...(inUse.has(sessionId) ? { inUse: inUse.get(sessionId)! } : {}),
     };
   });

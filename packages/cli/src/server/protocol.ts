@@ -46,6 +46,12 @@ export interface SessionItem extends SessionSource {
   readError?: { code: string; message: string };
   /** Canonical `@[label](dsh-session:…)` mention (label: the title, else the id), to paste into dsh; absent with `readError`. */
   mention?: string;
+  /**
+   * Present only for a dsh session whose log a later dsh wrote: its log
+   * format (1-4; dsh 0.1.3 and later). sessref reads, previews and cites it,
+   * and never sends into it: that dsh does.
+   */
+  logFormat?: number;
   /** Another program is writing this session right now (Send is refused until it lets go): one such process. */
   inUse?: { pid: number; command?: string; how: 'open for writing' | 'locked' };
 }

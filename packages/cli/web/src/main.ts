@@ -8,7 +8,7 @@ import { Composer } from './composer.js';
 import { byId, h } from './dom.js';
 import { quoted } from './format.js';
 import { keepTargetInAddress, targetInAddress } from './location.js';
-import { isWritable, markAgents, readOnlyNote } from './agents.js';
+import { isWritable, markAgents, sendRefusal } from './agents.js';
 import { followChanges } from './follow.js';
 import { setUpNewSession } from './new-session.js';
 import { renderConversation } from './conversation.js';
@@ -37,6 +37,9 @@ const elements = {
   preview: byId('preview'),
   previewButton: byId('preview-button', HTMLButtonElement),
   sendButton: byId('send-button', HTMLButtonElement),
+  sendNote: byId('send-note'),
+  sendNoteText: byId('send-note-text'),
+  copyMessage: byId('copy-message', HTMLButtonElement),
   toast: byId('toast'),
   sessionsToggle: byId('sessions-toggle', HTMLButtonElement),
 };
@@ -57,11 +60,15 @@ function updateButtons(): void {
   const target = targetSession();
   // Another agent's session is read-only: it is shown and cited, never sent or previewed into.
   const ready = state.target !== undefined && (target === undefined || isWritable(target)) && composer.text.trim() !== '' && !state.busy;
+  // A session a later dsh wrote is previewed, and sent into by that dsh only: said before anything is typed.
+  const refusal = sendRefusal(target);
   elements.previewButton.disabled = !ready;
-  elements.sendButton.disabled = !ready;
-  const note = target?.agent === undefined ? '' : readOnlyNote(target.agent);
-  elements.previewButton.title = note;
-  elements.sendButton.title = note;
+  elements.sendButton.disabled = !ready || refusal !== undefined;
+  elements.previewButton.title = isWritable(target) ? '' : (refusal ?? '');
+  elements.sendButton.title = refusal ?? '';
+  elements.sendNoteText.textContent = refusal ?? '';
+  elements.sendNote.hidden = refusal === undefined;
+  elements.copyMessage.hidden = target?.logFormat === undefined;
 }
 
 /** The listed session the page targets, if it is listed. */
@@ -106,8 +113,18 @@ function showSourceProblems(problems: readonly SourceProblem[]): void {
   elements.sourceNotice.replaceChildren(h('p', { class: 'source-notice-head' }, head), h('ul', {}, ...problems.map((problem) => h('li', { title: problem.code }, problem.message))));
 }
 
-async function copyMention(mention: string, label: string): Promise<void> {
-  if (await copyText(mention)) toast(`Copied the mention of ${quoted(label)}: paste it into dsh to reference that session.`, 'ok');
+/** The draft with its mentions, for a target only the dsh that wrote it sends into. */
+function copyMessage(): Promise<void> {
+  return copyAndSay(composer.text, 'Copied the message with its mentions: paste it into the dsh that wrote this session.');
+}
+
+function copyMention(mention: string, label: string): Promise<void> {
+  return copyAndSay(mention, `Copied the mention of ${quoted(label)}: paste it into dsh to reference that session.`);
+}
+
+/** Copy `text` and say `copied`, or say how to copy it without the clipboard. */
+async function copyAndSay(text: string, copied: string): Promise<void> {
+  if (await copyText(text)) toast(copied, 'ok');
   else toast('The browser refused to write to the clipboard. Select the text and copy it by hand.');
 }
 
@@ -187,6 +204,8 @@ function preview(): Promise<void> {
 }
 
 function send(): Promise<void> {
+  // Ctrl+Enter submits from the composer itself: it sends only what the Send button would.
+  if (elements.sendButton.disabled) return Promise.resolve();
   return busy(async (target, text) => {
     const result = await api.send({ target, text });
     composer.clear();
@@ -216,6 +235,7 @@ document.addEventListener('keydown', (event) => {
   if (state.preview) closePreview();
 });
 elements.previewButton.addEventListener('click', () => void preview());
+elements.copyMessage.addEventListener('click', () => void copyMessage());
 byId('composer').addEventListener('submit', (event) => {
   event.preventDefault();
   void send();

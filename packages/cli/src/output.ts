@@ -108,16 +108,31 @@ function toTerminal(safe: string): string {
   return safe.replace(MARKER, (_, code: string) => `\u001b[${code}m`);
 }
 
-/** How a column's long cells are cut: to at most `max` terminal columns, keeping their start (a title) or their end (a path). */
+/**
+ * How a column's long cells are cut: to at most `max` terminal columns (when
+ * given), keeping their start (a title) or their end (a path); on a terminal
+ * too narrow for the table, to no fewer than `min`. Columns ranked by
+ * `yields` give up their room before the others, the lowest rank first: what
+ * a reader needs least whole (an id, kept for copying and whole under
+ * `--json`; a path, often the same from row to row) before a title.
+ */
 interface ColumnCap {
-  readonly max: number;
+  readonly max?: number;
   readonly keep?: 'start' | 'end';
+  readonly min?: number;
+  readonly yields?: number;
 }
 
-/** Which columns of a {@link table} may be cut, and the width its lines should fit (a terminal's), if any. */
+/**
+ * Which columns of a {@link table} may be cut, and the width its lines should
+ * fit (a terminal's), if any; `omit`, a column whose cells the others already
+ * say, is left out whole where the lines would be wider than that, before any
+ * cell is cut.
+ */
 export interface TableFit {
   readonly caps: Readonly<Record<number, ColumnCap>>;
   readonly width?: number;
+  readonly omit?: number;
 }
 
 /**
@@ -140,28 +155,44 @@ export function fitFor(stream: Io['stdout'], caps: TableFit['caps']): TableFit {
  * Columns padded to their widest cell, measured in terminal columns; each
  * cell made {@link terminalSafe} as a line. Cells of a capped column wider
  * than its cap are cut with an ellipsis; when the lines would still be wider
- * than `fit.width`, the capped columns give up more, widest first, down to
- * {@link MIN_CUT_COLUMNS}.
+ * than `fit.width`, the column to omit goes first, then the capped columns
+ * give up more: by their `yields` rank, then the unranked, widest first, each
+ * down to its `min` ({@link MIN_CUT_COLUMNS} unless given).
  */
 export function table(rows: readonly (readonly string[])[], fit: TableFit = { caps: {} }): string {
   const safeRows = rows.map((row) => row.map((cell) => terminalSafe(cell)));
   const widths: number[] = [];
   for (const row of safeRows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell))));
   const capped = Object.entries(fit.caps).map(([index, cap]) => [Number(index), cap] as const).filter(([index]) => index < widths.length);
-  for (const [index, cap] of capped) widths[index] = Math.min(widths[index]!, cap.max);
-  if (fit.width !== undefined) {
-    let over = widths.reduce((sum, width) => sum + width, 2 * (widths.length - 1)) - fit.width;
-    while (over > 0) {
-      const widest = capped.map(([index]) => index).filter((index) => widths[index]! > MIN_CUT_COLUMNS).sort((a, b) => widths[b]! - widths[a]!)[0];
-      if (widest === undefined) break;
-      widths[widest]!--;
-      over--;
-    }
-  }
+  for (const [index, cap] of capped) widths[index] = Math.min(widths[index]!, cap.max ?? Infinity);
+  if (fit.width !== undefined && fit.omit !== undefined && lineWidth(widths) > fit.width) return table(rows.map((row) => row.toSpliced(fit.omit!, 1)), withoutColumn(fit, fit.omit));
+  if (fit.width !== undefined) shrink(widths, capped, lineWidth(widths) - fit.width);
   const fitted = safeRows.map((row) => row.map((cell, index) => (fit.caps[index] === undefined ? cell : cut(cell, widths[index]!, fit.caps[index].keep))));
   return fitted
     .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell + ' '.repeat(widths[index]! - displayWidth(cell)))).join('  '))
     .join('\n');
+}
+
+/** How wide lines of columns this wide are, two spaces between columns. */
+function lineWidth(widths: readonly number[]): number {
+  return widths.reduce((sum, width) => sum + width, 2 * (widths.length - 1));
+}
+
+/** `fit` for the table without column `omitted`: the caps of the columns after it move one to the left. */
+function withoutColumn({ caps, width }: TableFit, omitted: number): TableFit {
+  const shifted = Object.entries(caps).flatMap(([index, cap]) => (Number(index) === omitted ? [] : [[Number(index) > omitted ? Number(index) - 1 : Number(index), cap] as const]));
+  return { caps: Object.fromEntries(shifted), ...(width === undefined ? {} : { width }) };
+}
+
+/** Take `over` columns from the capped columns' `widths`, one at a time: from the lowest `yields` rank, the widest of it, none below its minimum. */
+function shrink(widths: number[], capped: readonly (readonly [number, ColumnCap])[], over: number): void {
+  const rank = (cap: ColumnCap) => cap.yields ?? Infinity;
+  for (let left = over; left > 0; left--) {
+    const shrinkable = capped.filter(([index, cap]) => widths[index]! > (cap.min ?? MIN_CUT_COLUMNS));
+    const next = shrinkable.sort(([a, capA], [b, capB]) => rank(capA) - rank(capB) || widths[b]! - widths[a]!)[0];
+    if (next === undefined) return;
+    widths[next[0]]!--;
+  }
 }
 
 /**

@@ -83,13 +83,15 @@ describe('sessref list with a 5,000-character title', () => {
   it.each([80, 120])('on a terminal %i columns wide, every line fits it', async (columns) => {
     const { stdout } = await run(['list'], columns);
     expect(widest(stdout)).toBeLessThanOrEqual(columns);
-    expect(stdout).toMatch(/^long-title +dsh +A title someone/m);
+    // Every session is dsh's: the SOURCE column, the same on every row, goes before a title is cut.
+    expect(stdout).toMatch(/^ID +TITLE +CWD +AGE$/m);
+    expect(stdout).toMatch(/^long-title +A title someone/m);
   });
 
   it('on a terminal too narrow for the other columns, the title and the path keep 16 columns each', async () => {
     const { stdout } = await run(['list'], 40);
-    expect(stdout).toMatch(/^long-title +dsh +A title someone… {2}\/home\/dev\/webapp {2}/m);
-    expect(stdout).toMatch(/^wide-title +dsh +長長長長長長長… {3}…d\/nested\/webapp {2}/m);
+    expect(stdout).toMatch(/^long-title +A title someone… {2}\/home\/dev\/webapp {2}/m);
+    expect(stdout).toMatch(/^wide-title +長長長長長長長… {3}…d\/nested\/webapp {2}/m);
   });
 
   it('keeps the full title under --json', async () => {

@@ -1,6 +1,6 @@
 import { formatSessionReferenceMention, labelOf } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh';
-import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, styleFor } from '../output.js';
+import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, type TableFit, styleFor } from '../output.js';
 import type { Engine } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';
 import { describeFailure, formatError, type CliReport } from '../errors.js';
@@ -14,6 +14,21 @@ interface ListOptions {
   /** The places to list: the root's own sessions or not (the engine reads only the agents asked for). */
   sources: SourceSelection;
 }
+
+/**
+ * On a terminal narrower than the list, what repeats gives way before the
+ * titles are cut: the SOURCE column, when every id already names its source
+ * (another agent's starts with it, `codex:…`; the rest are dsh's), then the
+ * ids, down to {@link ID_COLUMNS} (whole under `--json`), then the paths.
+ */
+function listFit(io: Io, sessions: readonly { sessionId: string; source: string }[]): TableFit {
+  const sourceRepeats = sessions.every(({ sessionId, source }) => source === OWN_SOURCE || sessionId.startsWith(`${source}:`));
+  const fit = fitFor(io.stdout, { 0: { min: ID_COLUMNS, yields: 0 }, 2: { max: TITLE_COLUMNS }, 3: { max: PATH_COLUMNS, keep: 'end', yields: 1 } });
+  return sourceRepeats ? { ...fit, omit: 1 } : fit;
+}
+
+/** A cut id keeps its agent and the first part of its own: `claude-code:ae4a77f8-ae…`. */
+const ID_COLUMNS = 24;
 
 /** `sessref list [QUERY] [--target ID] [--limit N] [--sources LIST] [--json]` */
 export async function listCommand(engine: Engine, io: Io, options: ListOptions): Promise<void> {
@@ -61,7 +76,7 @@ export async function listCommand(engine: Engine, io: Io, options: ListOptions):
           row.summary.cwd ?? '-',
           row.summary.createdAt === undefined ? '-' : formatAge(row.summary.createdAt),
         ]),
-      ], fitFor(io.stdout, { 2: { max: TITLE_COLUMNS }, 3: { max: PATH_COLUMNS, keep: 'end' } })),
+      ], listFit(io, rows.map((row) => row.summary))),
     );
     return;
   }

@@ -1,16 +1,14 @@
 /**
  * Anything thrown, classified once (see failure.ts for the classes and
- * codes): the one place that knows each layer's error types, so it loads
- * those layers; only a failure, or a command that loaded them already,
- * brings it in.
+ * codes): the one place that knows each layer's error types. dsh's query
+ * errors are known by their codes, so classifying loads none of dsh.
  */
-import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import { SessionReferenceError, errorCode } from '@sessref/core';
 import { SessionInputError } from './session-input.js';
-import { RootFormatError, SessionLogError } from '@sessref/host';
+import { RootFormatError, SessionLogError } from '@sessref/host/reading';
 import { SourceReadError } from '@sessref/sources';
-import { SessionWriteError } from './engine/session-writes.js';
-import { CliError, FAILURE_CLASS, type FailureCode, type KnownClass } from './failure.js';
+import { SessionWriteError } from './engine/write-error.js';
+import { CliError, FAILURE_CLASS, asQueryError, type FailureCode, type KnownClass } from './failure.js';
 
 /** A thrown value, classified. */
 export type Failure = KnownFailure | UnexpectedFailure;
@@ -55,12 +53,13 @@ export function classify(error: unknown): Failure {
   if (error instanceof SessionWriteError) return known(error.code, error.message, { sessionId: error.sessionId, hint: error.hint });
   if (error instanceof SessionReferenceError) {
     // A failed read is what the host's read failure was: a missing session is not a storage fault.
-    const read = error.cause instanceof SessionQueryError ? FAILURE_CLASS[error.cause.code] : FAILURE_CLASS[error.code];
+    const read = FAILURE_CLASS[asQueryError(error.cause)?.code ?? error.code];
     return { class: read, code: error.code, message: error.message, scope: 'session' };
   }
-  if (error instanceof SessionQueryError) {
-    const missing = FAILURE_CLASS[error.code] === 'not-found' && !namesSession(error.message);
-    return known(error.code, missing ? 'no such session' : error.message);
+  const query = asQueryError(error);
+  if (query !== undefined) {
+    const missing = FAILURE_CLASS[query.code] === 'not-found' && !namesSession(query.message);
+    return known(query.code, missing ? 'no such session' : query.message);
   }
   const code = errorCode(error);
   // Node's system errors start with their code; the message names it once.

@@ -9,9 +9,9 @@
 import type { SessionQueryErrorCode } from '@deepseek-ai/dsh-session-query';
 import type { SessionReferenceErrorCode } from '@sessref/core';
 import type { SessionInputCode } from './session-input.js';
-import type { RootFormatCode, SessionLogError } from '@sessref/host';
+import type { RootFormatCode, SessionLogError } from '@sessref/host/reading';
 import type { SourceReadCode } from '@sessref/sources';
-import type { SessionWriteCode } from './engine/session-writes.js';
+import type { SessionWriteCode } from './engine/write-error.js';
 
 export type FailureClass =
   /** The command line itself is wrong. */
@@ -169,4 +169,15 @@ export class CliError extends Error {
 /** A usage error: the command line itself is wrong. */
 export function usageError(message: string, hint = 'run `sessref --help` for usage'): CliError {
   return new CliError('USAGE', message, hint);
+}
+
+/**
+ * A failure of dsh's session-query engine, known by its code rather than by
+ * its class, so telling one apart (the most common "not found") never loads
+ * dsh's runtime into a command that did not.
+ */
+export function asQueryError(error: unknown): (Error & { code: SessionQueryErrorCode }) | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && code.startsWith('SESSION_QUERY_') && code in FAILURE_CLASS ? (error as Error & { code: SessionQueryErrorCode }) : undefined;
 }

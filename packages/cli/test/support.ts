@@ -232,7 +232,7 @@ const engineHosts = new WeakMap<Engine, Context>();
 /** `Engine.open`, keeping the host it runs on for {@link hostOf}: suites write sessions through that same host. */
 export async function openEngineOnHost(options: EngineOptions): Promise<Engine> {
   const host = await bootHost(engineHostOptions(options));
-  const engine = Engine.over(host, options);
+  const engine = await Engine.over(host, options);
   engineHosts.set(engine, host);
   return engine;
 }

@@ -10,7 +10,7 @@ import {
   type SessionReferenceStorage,
   type SessionSource,
 } from '@sessref/core';
-import { openSearchIndex, type RefreshProgress, type RefreshReport, type SearchHit, type SearchIndex } from '@sessref/sources';
+import type { RefreshProgress, RefreshReport, SearchHit, SearchIndex } from '@sessref/sources';
 import type { SessionReferenceCatalog } from './catalog.js';
 import { OWN_SOURCE } from './foreign.js';
 
@@ -133,11 +133,16 @@ export class ContentIndex {
     const catalog = this.sources.catalog();
     const file = catalog?.searchIndexFile;
     const wait = catalog?.searchIndexWaitMs;
-    this.opened = openSearchIndex({
-      location: file === undefined ? { memory: true } : { file },
-      sources: [this.ownSource(), ...this.sources.foreign],
-      ...(wait === undefined ? {} : { busyTimeoutMs: wait }),
-    }).then((index) => (this.index = index));
+    // Loaded here, with the first search or refresh: a process that only lists never loads the index's code.
+    this.opened = import('@sessref/sources/search-index')
+      .then(({ openSearchIndex }) =>
+        openSearchIndex({
+          location: file === undefined ? { memory: true } : { file },
+          sources: [this.ownSource(), ...this.sources.foreign],
+          ...(wait === undefined ? {} : { busyTimeoutMs: wait }),
+        }),
+      )
+      .then((index) => (this.index = index));
     return this.opened;
   }
 

@@ -31,7 +31,7 @@ export type * from './types.js';
 export type { RefreshProgress, RefreshReport } from '@sessref/sources';
 export { Config, configSchema } from './config.js';
 export { contractOfVersion, linkedContract, type HostContract } from './contract.js';
-export { sessionQueryStorage, toSurfaceMessage } from './storage.js';
+export { sessionQueryStorage, surfaceThrough, toSurfaceMessage } from './storage.js';
 export type { SessionReferenceCatalog } from './catalog.js';
 export { OWN_SOURCE } from './foreign.js';
 export { ReferenceService, type ServiceParts } from './service.js';
@@ -78,18 +78,17 @@ export class SessionReferenceResolver extends TypertRemoteService {
 
   constructor(ctx: Context, config: Config = {}) {
     // Validate first: an invalid configuration must never publish the service.
-    const contract = resolveHostContract(config.hostContract);
     const fraction = resolveReferenceContextFraction(config.referenceContextFraction);
-    const catalog = () => ctx.get('sessionReferenceCatalog');
-    const own = sessionQueryStorage(() => ctx.sessionQuery, catalog, contract === '0.1.7' ? (header) => projectedTitles(ctx, header) : undefined);
-    const service = new ReferenceService({ own, catalog, config, contract });
+    const shared = new.target.sharedService;
+    const service = shared ?? serviceOver(ctx, config);
     super(ctx, 'sessionReferenceResolver');
     this.service = service;
     this.fraction = config.maxReferenceBytes === undefined ? fraction : undefined;
     // A home that cannot even be checked is left out without failing the others: said once, naming the folder.
     // At `info`: cordis ranks `warn` below it (error 0, info 1, warn 2) and shows only level 1 by default.
     for (const { message } of service.skippedHomes) ctx.logger('sessref').info(message);
-    ctx.effect(() => () => service.close(), "close the content index and stop watching other agents' folders");
+    // A shared service is its owner's to close.
+    if (shared === undefined) ctx.effect(() => () => service.close(), "close the content index and stop watching other agents' folders");
     // Prepended, so this listener is the outermost: it sees the decision the
     // rest of the chain returns and post-processes only an entered step.
     ctx.on(
@@ -102,6 +101,22 @@ export class SessionReferenceResolver extends TypertRemoteService {
       },
       true,
     );
+  }
+
+  /** The service a plugin made by {@link over} answers through; unset, each plugin builds its own over `ctx.sessionQuery`. */
+  protected static sharedService: ReferenceService | undefined;
+
+  /**
+   * This plugin over a service its host already keeps (a process that reads
+   * a root with sessref's own reads and boots a dsh host only for its steps):
+   * the steps' mentions are expanded by the very service that lists, titles
+   * and routes the sessions, so a session another agent keeps is cited as
+   * the listing found it. The service's owner closes it.
+   */
+  static over(service: ReferenceService): typeof SessionReferenceResolver {
+    return class SharedReferenceResolver extends SessionReferenceResolver {
+      protected static override sharedService = service;
+    };
   }
 
   private prepareOptions(agent: Agent): PrepareOptions {
@@ -164,6 +179,14 @@ export class SessionReferenceResolver extends TypertRemoteService {
     const prepared = await this.service.core.prepare(targetOf(agent), content, references, signal, this.prepareOptions(agent));
     return prepared.context ? { content: prepared.content, additionalContext: contextMessage(prepared.context) } : { content: prepared.content };
   }
+}
+
+/** The service a plugin answers through by default: over `ctx.sessionQuery`, and the title index when the host mounted one. */
+function serviceOver(ctx: Context, config: Config): ReferenceService {
+  const contract = resolveHostContract(config.hostContract);
+  const catalog = () => ctx.get('sessionReferenceCatalog');
+  const own = sessionQueryStorage(() => ctx.sessionQuery, catalog, contract === '0.1.7' ? (header) => projectedTitles(ctx, header) : undefined);
+  return new ReferenceService({ own, catalog, config, contract });
 }
 
 /**

@@ -33,9 +33,12 @@ import type { RefreshProgress, RefreshReport } from '@sessref/sources';
 import type { SessionReferenceCatalog } from './catalog.js';
 import type { Config } from './config.js';
 import { ContentIndex } from './content-index.js';
-import type { HostContract } from './contract.js';
+import { resolveHostContract, type HostContract } from './contract.js';
 import { OWN_SOURCE, assembleStorage, type AssembledStorage } from './foreign.js';
 import type { SessionSnapshotView } from './types.js';
+
+export { OWN_SOURCE } from './foreign.js';
+export type { Config } from './config.js';
 
 /** What a service is built over: the host's own sessions, its catalog, the configuration and the contract it answers in. */
 export interface ServiceParts {
@@ -44,7 +47,8 @@ export interface ServiceParts {
   /** The host's title index, when it has one: discovery lists and labels through it, and content search follows its stamps. */
   catalog: () => SessionReferenceCatalog | undefined;
   config: Config;
-  contract: HostContract;
+  /** The contract the host speaks; unset, the `hostContract` key's, else the linked dsh release's (see contract.ts). */
+  contract?: HostContract;
 }
 
 /** Exact-read snapshots of other sessions as sourced, untrusted model context, whatever host asks. */
@@ -64,6 +68,7 @@ export class ReferenceService {
 
   /** Checks the configuration first: an invalid one throws `SESSION_REFERENCE_INVALID_CONFIG` before anything is read. */
   constructor({ own, catalog, config, contract }: ServiceParts) {
+    contract ??= resolveHostContract(config.hostContract);
     const assembled = assembleStorage(own, config.sources);
     const coreOptions = { candidateShape: contract === '0.1.7' ? 'workspace' : 'rc.8' } as const;
     this.core = createSessionReferenceCore(assembled.storage, config, coreOptions);

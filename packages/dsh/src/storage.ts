@@ -2,7 +2,7 @@ import { isCompactCheckpointSource } from '@deepseek-ai/dsh-compaction';
 import type { MessageSource } from '@deepseek-ai/dsh-llm';
 import { SessionId, type SurfaceEvent } from '@deepseek-ai/dsh-session';
 import type { SessionQueryEngine } from '@deepseek-ai/dsh-session-query';
-import type { CandidateTitles, MessageOrigin, SessionHeaderLike, SessionReferenceStorage, SurfaceMessage, TitleReadResult } from '@sessref/core';
+import type { CandidateTitles, MessageOrigin, SessionHeaderLike, SessionReferenceStorage, SurfaceMessage, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
 import type { SessionReferenceCatalog } from './catalog.js';
 
 /** Titles a host answers without reading a log, `undefined` when it has none for that session (see `projectedTitles`). */
@@ -28,17 +28,16 @@ export function sessionQueryStorage(
       return headers;
     },
     readTitles: (sessionIds, signal) => readTitles(query, catalog, sessionIds, signal),
-    async readSurface(sessionId) {
-      const snapshot = await query().readSurface(SessionId(sessionId));
-      return {
-        session: snapshot.session,
-        capturedThroughSeq: snapshot.capturedThroughSeq,
-        messages: snapshot.events.map(toSurfaceMessage),
-      };
-    },
+    readSurface: (sessionId) => surfaceThrough(query(), sessionId),
   };
   if (projected) storage.readTitles = (sessionIds, signal) => readProjectedTitles(projected, listed, sessionIds, (rest) => readTitles(query, catalog, rest, signal));
   return storage;
+}
+
+/** A session's current surface as the core reads it, through the host's exact read (`ctx.sessionQuery.readSurface`). */
+export async function surfaceThrough(query: SessionQueryEngine, sessionId: string): Promise<SurfaceSnapshot> {
+  const snapshot = await query.readSurface(SessionId(sessionId));
+  return { session: snapshot.session, capturedThroughSeq: snapshot.capturedThroughSeq, messages: snapshot.events.map(toSurfaceMessage) };
 }
 
 async function listHeaders(

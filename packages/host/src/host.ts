@@ -1,5 +1,7 @@
 import type { Context } from '@deepseek-ai/cordis';
-import type { Config as ResolverConfig } from '@sessref/dsh';
+import { SessionReferenceResolver, type Config as ResolverConfig, type ReferenceService } from '@sessref/dsh';
+import { quietSqliteWarning } from '@sessref/sources';
+import type { KeptHeaders } from './kept-headers.js';
 import { bootLayers, checkedPersistence, contentIndexRefresh, queryEngine, referencePlugin, sessionServices, titleIndex } from './layers.js';
 
 export interface HostOptions {
@@ -55,21 +57,17 @@ export async function bootHost(options: HostOptions): Promise<Context> {
   ]);
 }
 
-let quieted = false;
-
 /**
- * Node 22 flags `node:sqlite` as experimental with a one-time warning on
- * stderr when the content index first loads it. That notice concerns
- * sessref's internals, not the user, and would break `--json` consumers
- * that read stderr; every other warning still prints.
+ * A dsh host for the steps and writes of a process that reads a root with
+ * sessref's own reads (`@sessref/host/reading`): session services,
+ * sessref's strict persistence answering its listings from `kept` (the
+ * listing those reads already keep, so nothing is walked or read twice),
+ * dsh's query engine for exact reads, and the sessref plugin, whose
+ * `agent/pre-step` expands mentions with `service`, the one the process
+ * lists, titles and routes sessions with (see `SessionReferenceResolver.over`).
+ * No title index: the process keeps its own.
  */
-function quietSqliteWarning(): void {
-  if (quieted) return;
-  quieted = true;
-  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
-  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
-    const text = typeof warning === 'string' ? warning : warning.message;
-    if (text.startsWith('SQLite is an experimental feature')) return;
-    emit(warning, ...rest);
-  };
+export async function bootStepHost(kept: KeptHeaders, service: ReferenceService, resolver: ResolverConfig = {}): Promise<Context> {
+  quietSqliteWarning();
+  return bootLayers([sessionServices, checkedPersistence(kept.logs.root, { shared: kept }), queryEngine(), referencePlugin(resolver, SessionReferenceResolver.over(service))]);
 }

@@ -6,7 +6,7 @@
  * corpora and the suites write through them).
  * @module @sessref/host
  */
-export { bootHost, type HostOptions } from './host.js';
+export { bootHost, bootStepHost, type HostOptions } from './host.js';
 export {
   bootLayers,
   checkedPersistence,
@@ -19,6 +19,7 @@ export {
   type HostLayer,
 } from './layers.js';
 export { CheckedJsonlPersistence, SessionLogError } from './storage.js';
+export { ListedJsonlPersistence } from './snapshot-listing.js';
 export { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type LogProbeCode, type LogProblem, type ProbeCounters } from './log-probe.js';
 export { readSessionLog, type SessionLogRead } from './generations/read-session-log.js';
 export { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';

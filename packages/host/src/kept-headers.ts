@@ -60,7 +60,13 @@ export class KeptHeaders {
   constructor(
     readonly logs: RootLogs,
     private readonly options: { watch?: boolean; headersFile?: string } = {},
-  ) {}
+  ) {
+    // A log refused while it keeps its revision is refused again by the next process without being read.
+    logs.whenRefused(() => {
+      this.loadHeaders();
+      this.saveHeaders();
+    });
+  }
 
   /** This process is writing to the root (before and after each write): the next {@link list} walks again. */
   noteWrite(): void {
@@ -240,8 +246,9 @@ export class KeptHeaders {
     const file = this.options.headersFile;
     if (file === undefined) return;
     const root = this.logs.root;
-    // A refusal is kept while its log is left out at the revision it was refused at: a changed log is read again.
-    const refusals = [...this.logs.refusals].filter(([, refusal]) => this.leftOut.get(refusal.sessionId) === refusal.revision);
+    // A refusal is kept while its log keeps the revision it was refused at (listed or left out): a changed log is read again.
+    const atRevision = (refusal: KeptRefusal) => this.leftOut.get(refusal.sessionId) === refusal.revision || this.headers.get(refusal.sessionId)?.revision === refusal.revision;
+    const refusals = [...this.logs.refusals].filter(([, refusal]) => atRevision(refusal));
     const saved: SavedHeaders = {
       version: HEADERS_VERSION,
       root,

@@ -96,6 +96,8 @@ export class RootLogs {
   readonly notices: string[] = [];
   /** The closed project directories already in {@link notices}. */
   private readonly noted = new Set<string>();
+  /** Told of each refusal kept in {@link refusals} (the kept headers save them). */
+  private readonly refusalListeners = new Set<() => void>();
   private reader: Reader | undefined;
 
   constructor(
@@ -200,6 +202,11 @@ export class RootLogs {
     return [...damaged.values()];
   }
 
+  /** Call `listener` each time a refusal of sessref's reader is kept (see {@link refusals}). */
+  whenRefused(listener: () => void): void {
+    this.refusalListeners.add(listener);
+  }
+
   /** Refuse a session whose directory holds a shape sessref does not read (see root-shape.ts). */
   assertSupported(id: string): void {
     assertSupportedSession(this.root, id, this.listings.list);
@@ -275,7 +282,10 @@ export class RootLogs {
     } catch (error) {
       const refusal = this.fromReader(file, error);
       // Kept at the revision taken before the read: a log changed meanwhile has another one next time, and is read again.
-      if (revision !== undefined) this.refusals.set(file.path, { sessionId: file.sessionId, revision: token, code: refusal.code, message: refusal.message });
+      if (revision !== undefined) {
+        this.refusals.set(file.path, { sessionId: file.sessionId, revision: token, code: refusal.code, message: refusal.message });
+        for (const listener of this.refusalListeners) listener();
+      }
       throw refusal;
     }
     this.assertPlaced(file, read.header);

@@ -16,6 +16,7 @@ export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
 export { deepFreeze } from './deep-freeze.js';
 export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
 export { deliverPendingEvents } from './pending-events.js';
+export { quietSqliteWarning } from './node-sqlite.js';
 export { ZSTD_MAGIC, scanFrame, type FrameScan, type FrameSpan } from './zstd-frame.js';
 export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';
 export { fileToken, lookAt, readRevision, revisionToken, sameFile, sameRevision, type FileRevision, type Look } from './revision.js';

@@ -20,6 +20,7 @@ let loading: Promise<NodeSqliteModule> | undefined;
  * call tries again.
  */
 export function loadNodeSqlite(refuse: (requirement: string, cause: unknown) => Error): Promise<NodeSqliteModule> {
+  quietSqliteWarning();
   loading ??= import('node:sqlite').catch((cause: unknown) => {
     loading = undefined;
     throw cause;
@@ -27,4 +28,24 @@ export function loadNodeSqlite(refuse: (requirement: string, cause: unknown) => 
   return loading.catch((cause: unknown) => {
     throw refuse(`node:sqlite, which this Node (${process.version}) does not provide without a flag: use Node ${MINIMUM_NODE} or later`, cause);
   });
+}
+
+let quieted = false;
+
+/**
+ * Node 22 flags `node:sqlite` as experimental with a one-time warning on
+ * stderr when it is first loaded (by sessref's content index, or dsh's
+ * query engine). That notice concerns sessref's internals, not the user,
+ * and would break `--json` consumers that read stderr; every other warning
+ * still prints.
+ */
+export function quietSqliteWarning(): void {
+  if (quieted) return;
+  quieted = true;
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (text.startsWith('SQLite is an experimental feature')) return;
+    emit(warning, ...rest);
+  };
 }

@@ -1,5 +1,5 @@
 import { plainExcerpt, type PlainExcerpt, type SessionReferenceContentHit } from '@sessref/core';
-import { OWN_SOURCE } from '@sessref/dsh';
+import { OWN_SOURCE } from '@sessref/dsh/service';
 import type { Engine } from '../engine/engine.js';
 import { sourceWarnings } from '../engine/listing.js';
 import { formatError } from '../errors.js';

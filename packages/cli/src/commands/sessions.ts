@@ -1,5 +1,5 @@
 import { formatSessionReferenceMention, labelOf } from '@sessref/core';
-import { OWN_SOURCE } from '@sessref/dsh';
+import { OWN_SOURCE } from '@sessref/dsh/service';
 import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, type TableFit, styleFor } from '../output.js';
 import type { Engine } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';

@@ -2,7 +2,7 @@
 import { AGENT_NAMES, isAgentName, localSources, nativeSessionId, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
 import { homedir } from 'node:os';
 import { SESSION_REFERENCE_SCHEME, decodeSessionReferenceUri, parseSessionReferenceText } from '@sessref/core';
-import { OWN_SOURCE } from '@sessref/dsh';
+import { OWN_SOURCE } from '@sessref/dsh/service';
 import { usageError } from '../failure.js';
 
 

@@ -1,10 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import type { Context } from '@deepseek-ai/cordis';
-import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm';
-import { Session, SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
-import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
-import type {} from '@deepseek-ai/dsh-session-title';
 import {
   type PreparedContext,
   type PreparedSource,
@@ -17,11 +13,14 @@ import {
   type TitleReadResult,
 } from '@sessref/core';
 import { utf8Length } from '@sessref/core/internal';
-import { checkMessageText, checkTitle, untitled } from '../session-input.js';
-import { OWN_SOURCE, preparedContextOf, type Config as ResolverConfig, type RefreshProgress, type RefreshReport } from '@sessref/dsh';
-import { CheckedJsonlPersistence, bootHost, currentTurn, runDetachedPreStep, seedDemo, type HostOptions, type SessionLogError } from '@sessref/host';
-import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-index';
-import { SessionWriteError, appendTurn, writeNewSession } from './session-writes.js';
+import { OWN_SOURCE, type Config as ResolverConfig } from '@sessref/dsh/service';
+import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-catalog';
+import type { RefreshProgress, RefreshReport } from '@sessref/sources';
+import type { HostOptions } from '@sessref/host';
+import type { SessionLogError } from '@sessref/host/reading';
+import { checkMessageText } from '../session-input.js';
+import { ownParts, type EngineParts } from './parts.js';
+import { SessionWriteError } from './write-error.js';
 
 /** A session as listings show it. */
 export interface SessionSummary {
@@ -99,7 +98,12 @@ export function engineHostOptions(options: EngineOptions): HostOptions {
   };
 }
 
-/** sessref's operations over one session root, on the real dsh host. */
+/**
+ * sessref's operations over one session root. Reads go through the
+ * session-reference service over sessref's own reads of the root (see
+ * parts.ts); steps, writes and exact reads of a surface through a real dsh
+ * host, booted the first time one is needed.
+ */
 export class Engine {
   /** The last write queued for each session: this process appends to one session at a time. */
   private readonly writes = new Map<string, Promise<unknown>>();
@@ -107,50 +111,63 @@ export class Engine {
   private readonly noticed = new Set<string>();
 
   private constructor(
-    private readonly ctx: Context,
+    private readonly parts: EngineParts,
     readonly root: string,
     private readonly lockWaitMs: number,
   ) {}
 
-  /** Boot the real dsh host over `options.root` and open an engine on it. */
-  static async open(options: EngineOptions): Promise<Engine> {
-    return new Engine(await bootHost(engineHostOptions(options)), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
+  /** Open an engine over `options.root`: nothing is read yet, and no dsh host is booted until one is needed. */
+  static open(options: EngineOptions): Promise<Engine> {
+    const host = engineHostOptions(options);
+    const parts = ownParts({
+      root: options.root,
+      resolver: { contentSearch: true, ...host.resolver },
+      indexFile: host.indexFile!,
+      searchIndexFile: host.searchIndexFile!,
+      searchIndexWaitMs: options.searchIndexWaitMs,
+      watch: options.watchLogs ?? false,
+    });
+    // A long-lived process builds (or catches up) the content index in the background, so the first keystroke does not wait for it; closing stops it.
+    if (options.watchLogs === true) parts.service.refreshContentIndex().catch(() => undefined);
+    return Promise.resolve(new Engine(parts, options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS));
   }
 
   /**
-   * For tests only: an engine over a host the test booted from
-   * {@link engineHostOptions} (to write sessions through that same host);
-   * `close()` disposes of the host. sessref opens engines with {@link open}.
+   * For tests only: an engine over a host the test booted whole from
+   * {@link engineHostOptions} (to write sessions through that same host and
+   * read them back through it); `close()` disposes of the host.
    */
-  static over(host: Context, options: Pick<EngineOptions, 'root' | 'lockWaitMs'>): Engine {
-    return new Engine(host, options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
+  static async over(host: Context, options: Pick<EngineOptions, 'root' | 'lockWaitMs'>): Promise<Engine> {
+    const { partsOverHost } = await import('./host-side.js');
+    return new Engine(partsOverHost(host), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
   }
 
   get maxReferenceBytes(): number {
-    return this.ctx.sessionReferenceResolver.config.maxReferenceBytes;
+    return this.parts.service.config.maxReferenceBytes;
   }
 
   /** Distinct sessions one message may reference. */
   get maxReferences(): number {
-    return this.ctx.sessionReferenceResolver.config.maxReferences;
+    return this.parts.service.config.maxReferences;
   }
 
   /**
    * Every session with its latest title, newest first; a failed title read
-   * leaves the title out and records why. The host lists the sessions (from
-   * the headers it keeps, reading no log); the title index names them.
+   * leaves the title out and records why. The root's sessions come from the
+   * listing (kept headers and a stat walk, reading no unchanged log), then
+   * each other agent's; the title index names them.
    */
   async sessions(signal?: AbortSignal): Promise<SessionSummary[]> {
-    const resolver = this.ctx.sessionReferenceResolver;
-    const records = await this.ctx.sessionQuery.listSessions(signal);
-    // The resolver lists the root's sessions first, then each other agent's (read in place, never live here).
-    const foreign = (await resolver.service.listSessions(signal)).filter((header) => resolver.service.sourceOf(header.id) !== OWN_SOURCE);
+    const service = this.parts.service;
+    const records = await this.parts.sessions(signal);
+    // The root's sessions first, then each other agent's (read in place, never live here).
+    const foreign = (await service.listSessions(signal)).filter((header) => service.sourceOf(header.id) !== OWN_SOURCE);
     const entries = [
-      ...records.map((record) => ({ header: record.header, source: OWN_SOURCE, live: record.live, persisted: record.persisted })),
-      ...foreign.map((header) => ({ header, source: resolver.service.sourceOf(header.id), live: false, persisted: true })),
+      ...records.map((record) => ({ ...record, source: OWN_SOURCE })),
+      ...foreign.map((header) => ({ header, source: service.sourceOf(header.id), live: false, persisted: true })),
     ];
     const titles = await this.latestTitles(
-      entries.map((entry) => SessionId(entry.header.id)),
+      entries.map((entry) => entry.header.id),
       signal,
     );
     return entries.map(({ header, source, live, persisted }, index) => {
@@ -176,8 +193,8 @@ export class Engine {
    * or transcript opened): what the inspector's change stream compares.
    */
   async changeStamps(signal?: AbortSignal): Promise<ReadonlyMap<string, string>> {
-    const foreign = await this.ctx.sessionReferenceResolver.service.foreignChangeStamps(signal);
-    const own = (await this.ctx.sessionReferenceCatalog?.changeStamps?.(signal)) ?? new Map<string, string>();
+    const foreign = await this.parts.service.foreignChangeStamps(signal);
+    const own = (await this.parts.catalog?.changeStamps?.(signal)) ?? new Map<string, string>();
     // The root's own sessions win an id both claim, as everywhere else.
     for (const [sessionId, stamp] of own) foreign.set(sessionId, stamp);
     return foreign;
@@ -185,7 +202,7 @@ export class Engine {
 
   /** Where `sessionId` is read from: `dsh` for the root's own sessions, else the agent's name. */
   sourceOf(sessionId: string): string {
-    return this.ctx.sessionReferenceResolver.service.sourceOf(sessionId);
+    return this.parts.service.sourceOf(sessionId);
   }
 
   /** The agent a session of another agent comes from, by its display name (`Claude Code`); `undefined` for the root's own (dsh) sessions. */
@@ -197,27 +214,27 @@ export class Engine {
 
   /** The other agents' sessions the last listing left out because they cannot be read, each with why. */
   foreignProblems(): { sessionId: string; source: string; error: Error }[] {
-    return this.ctx.sessionReferenceResolver.service.foreignProblems();
+    return this.parts.service.foreignProblems();
   }
 
   /** The other agents' homes left out because they cannot even be checked (a link loop, closed to this user), each with why. */
   get skippedHomes(): readonly { name: string; displayName: string; home: string; message: string }[] {
-    return this.ctx.sessionReferenceResolver.service.skippedHomes;
+    return this.parts.service.skippedHomes;
   }
 
   /** Other agents' sources whose last listing failed as a whole (their sessions were left out of it), each with why. */
   get sourceFailures(): readonly { source: string; reason: unknown }[] {
-    return this.ctx.sessionReferenceResolver.service.sourceFailures;
+    return this.parts.service.sourceFailures;
   }
 
   /** The other agents' homes this engine reads sessions from, in order. */
   get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
-    return this.ctx.sessionReferenceResolver.service.foreignSources;
+    return this.parts.service.foreignSources;
   }
 
   /** Candidates discovery offers when the caller names no limit. */
   get candidateLimit(): number {
-    return this.ctx.sessionReferenceResolver.config.candidateLimit;
+    return this.parts.service.config.candidateLimit;
   }
 
   /**
@@ -228,7 +245,7 @@ export class Engine {
    * content matches it appends (see {@link search}).
    */
   async candidates(target: string | ReferenceTarget, query: string, limit?: number, signal?: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
-    return this.ctx.sessionReferenceResolver.service.candidatesFor(await this.targetOf(target), query, limit, signal);
+    return this.parts.service.candidatesFor(await this.targetOf(target), query, limit, signal);
   }
 
   /**
@@ -238,13 +255,13 @@ export class Engine {
    * reference (`sessref mcp`'s `ref` prompt).
    */
   async cite(target: ReferenceTarget, sessionIds: readonly string[], signal?: AbortSignal): Promise<PreparedContext> {
-    const resolver = this.ctx.sessionReferenceResolver;
-    const titles = await resolver.service.titlesOf(sessionIds, signal);
+    const service = this.parts.service;
+    const titles = await service.titlesOf(sessionIds, signal);
     const references = sessionIds.map((sessionId, index) => {
       const titled = titles[index];
       return titled?.status === 'fulfilled' && titled.title !== undefined ? { sessionId, label: titled.title } : { sessionId };
     });
-    const context = await resolver.service.prepareFor(target, references, signal);
+    const context = await service.prepareFor(target, references, signal);
     // At least one reference always yields a context; its absence would be a bug, reported as such.
     if (context === undefined) throw new Error('the plugin prepared no context for a citation');
     return context;
@@ -258,7 +275,7 @@ export class Engine {
    */
   async search(query: string, options: { target?: string | ReferenceTarget; limit?: number; signal?: AbortSignal } = {}): Promise<SessionReferenceContentHit[]> {
     const target = options.target === undefined ? undefined : await this.targetOf(options.target);
-    return this.ctx.sessionReferenceResolver.service.searchContentFor(target, query, options.limit, options.signal);
+    return this.parts.service.searchContentFor(target, query, options.limit, options.signal);
   }
 
   /**
@@ -266,7 +283,7 @@ export class Engine {
    * caller that wants to show a long first build's progress runs this first.
    */
   refreshSearchIndex(onProgress?: (progress: RefreshProgress) => void, signal?: AbortSignal): Promise<RefreshReport> {
-    return this.ctx.sessionReferenceResolver.service.refreshContentIndex(signal, onProgress);
+    return this.parts.service.refreshContentIndex(signal, onProgress);
   }
 
   /**
@@ -276,17 +293,22 @@ export class Engine {
    * server's log.
    */
   takeNotices(): string[] {
-    const persistence = this.ctx.sessionPersistence;
-    const kept = persistence instanceof CheckedJsonlPersistence ? persistence.notices : [];
-    const fresh = [...kept, ...this.ctx.sessionReferenceResolver.service.derivedNotices].filter((notice) => !this.noticed.has(notice));
+    const fresh = [...(this.parts.logs?.notices ?? []), ...this.parts.service.derivedNotices].filter((notice) => !this.noticed.has(notice));
     for (const notice of fresh) this.noticed.add(notice);
     return fresh;
+  }
+
+  /** The session's latest title (`undefined` when it has none), as its mention's label: refused as a read of it would be. */
+  async titleOf(sessionId: string): Promise<string | undefined> {
+    const [result] = await this.latestTitles([sessionId]);
+    if (result?.status === 'rejected') throw result.reason;
+    return result?.title;
   }
 
   /** A session's header and the projection a reference to it would carry. */
   async show(sessionId: string): Promise<SessionView> {
     // The plugin's own read and fit, so the view is exactly what a reference would carry.
-    const { snapshot, title, fit } = await this.ctx.sessionReferenceResolver.service.snapshotOf(sessionId);
+    const { snapshot, title, fit } = await this.parts.service.snapshotOf(sessionId);
     return {
       header: snapshot.session,
       ...(title === undefined ? {} : { title }),
@@ -301,96 +323,68 @@ export class Engine {
   /** Run a message for `targetId` through the real pre-step path without writing anything. */
   async preview(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview> {
     checkMessageText(text);
-    const session = await this.detachedSession(targetId);
-    return this.step(session, text, signal);
+    this.assertOwnSession(targetId);
+    const { messages } = await (await this.parts.host()).step(targetId, text, signal);
+    return { target: targetId, messages, maxReferenceBytes: this.maxReferenceBytes };
   }
 
   /**
    * Like {@link preview}, then append the turn to the target's log. The step
    * runs before anything is written, so a failing message changes no log; the
    * append itself is all or nothing, one at a time per session across
-   * processes (see {@link appendTurn}). Sources are only ever read.
+   * processes (see `appendTurn`). Sources are only ever read.
    */
   async send(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview & { appendedSeqs: number[] }> {
     checkMessageText(text);
-    const target = await this.detachedSession(targetId);
-    const preview = await this.step(target, text, signal);
+    this.assertOwnSession(targetId);
+    const host = await this.parts.host();
+    const { session, messages } = await host.step(targetId, text, signal);
     signal.throwIfAborted();
-    const turn = { root: this.root, header: target.header, messages: preview.messages.map(({ message }) => message), lockWaitMs: this.lockWaitMs, signal };
-    const appendedSeqs = await this.oneWriteAtATime(target.id, () => appendTurn(this.ctx, turn));
-    return { ...preview, appendedSeqs };
+    const appendedSeqs = await this.oneWriteAtATime(session.id, () => host.append(this.root, session.header, messages, this.lockWaitMs, signal));
+    return { target: targetId, messages, maxReferenceBytes: this.maxReferenceBytes, appendedSeqs };
   }
 
   /** Create and persist a new session (a title makes it durable at once); a failed write leaves nothing behind. */
   async create(options: { cwd?: string; title?: string; id?: string } = {}): Promise<string> {
-    const id = SessionId(options.id ?? randomUUID());
-    // The core's one rule for a title, checked before anything is prepared: trimmed, at most MAX_TITLE_LENGTH characters, none or blank named untitled.
-    const title = checkTitle(options.title) ?? untitled(id);
-    const session = this.ctx.sessions.prepare(id, { meta: options.cwd === undefined ? {} : { cwd: options.cwd } });
-    session.append('session/title', { title, messageSeqs: [], source: { kind: 'user' } });
-    await writeNewSession(this.ctx, this.root, session);
-    return id;
+    return (await this.parts.host()).create(this.root, options);
   }
 
   /** Write the demo sessions (see `@sessref/host`'s `seedDemo`); their ids. */
-  seedDemo(onProgress?: (done: number, total: number) => void): Promise<string[]> {
-    return seedDemo(this.ctx, onProgress);
+  async seedDemo(onProgress?: (done: number, total: number) => void): Promise<string[]> {
+    return (await this.parts.host()).seedDemo(onProgress);
   }
 
   /** A session's current surface, read as a reference would read it, and its latest title. */
   async conversation(sessionId: string): Promise<{ surface: SessionSurfaceSnapshot; title: string | undefined }> {
-    const id = SessionId(sessionId);
-    const [surface, titled] = await Promise.all([this.ctx.sessionQuery.readSurface(id), this.ctx.sessionQuery.readTitleSnapshot(id)]);
-    return { surface, title: titled.title?.title };
+    return (await this.parts.host()).conversation(sessionId);
   }
 
-  /**
-   * The log file of each listed session among `sessionIds`, as dsh's JSONL
-   * backend lays it out (none on another backend): the host's listing of
-   * kept headers, no log read.
-   */
+  /** The log file of each listed session among `sessionIds`, as dsh's JSONL backend lays it out: the listing's, no log read. */
   async logPaths(sessionIds: Iterable<string>, signal?: AbortSignal): Promise<Map<string, string>> {
-    const persistence = this.ctx.sessionPersistence;
     const paths = new Map<string, string>();
-    if (!(persistence instanceof JsonlSessionPersistence)) return paths;
-    const wanted = new Set(sessionIds);
-    for (const { header } of await this.ctx.sessionQuery.listSessions(signal)) {
-      if (wanted.has(header.id)) paths.set(header.id, persistence.locate(header).path);
+    const logs = this.parts.logs;
+    if (logs === undefined) return paths;
+    const listed = new Set((await this.parts.sessions(signal)).map((record) => record.header.id));
+    for (const sessionId of sessionIds) {
+      const path = listed.has(sessionId) ? logs.candidateLogs(sessionId)[0]?.path : undefined;
+      if (path !== undefined) paths.set(sessionId, path);
     }
     return paths;
   }
 
-  /** The logs under the root whose header cannot be read, other than `listed` (see `CheckedJsonlPersistence`). */
+  /** The logs under the root whose header cannot be read, other than `listed` (see `RootLogs`). */
   async damagedLogs(listed: ReadonlySet<string>): Promise<SessionLogError[]> {
-    const persistence = this.ctx.sessionPersistence;
-    return persistence instanceof CheckedJsonlPersistence ? persistence.damagedLogs(listed) : [];
+    return (await this.parts.logs?.damagedLogs(listed)) ?? [];
   }
 
   /** Why the log of `sessionId` cannot be read, when it is there and cannot be. */
   async damageOf(sessionId: string): Promise<SessionLogError | undefined> {
-    const persistence = this.ctx.sessionPersistence;
-    return persistence instanceof CheckedJsonlPersistence ? persistence.damageOf(sessionId) : undefined;
+    return this.parts.logs?.damageOf(sessionId);
   }
 
-  /** For suites that write sessions through this engine's own host or check its internals; sessref goes through the methods above. */
+  /** Stop watching, close the indexes, and dispose of the dsh host if one was booted. */
   async close(): Promise<void> {
-    await this.ctx.fiber.dispose();
-  }
-
-  private async step(session: Session, text: string, signal: AbortSignal): Promise<StepPreview> {
-    const message = createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } });
-    const decision = await runDetachedPreStep(this.ctx, session, [message], currentTurn(session), signal);
-    const messages = decision.kind === 'enter' ? decision.messages : [];
-    return { target: session.id, messages: messages.map(stepMessage), maxReferenceBytes: this.maxReferenceBytes };
-  }
-
-  /** A header-only session for read-only steps: nothing is resumed, nothing repaired. */
-  private async detachedSession(sessionId: string): Promise<Session> {
-    this.assertOwnSession(sessionId);
-    const live = this.ctx.sessions.get(SessionId(sessionId));
-    if (live) return live;
-    const { session: header } = await this.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId));
-    return Session.create(header.id, [], header);
+    await this.parts.close();
   }
 
   /** A message is written in the root's own sessions only: another agent's session is read in place, never written. */
@@ -408,43 +402,37 @@ export class Engine {
   /**
    * A target as discovery takes it: one named by its id and cwd as it is;
    * a session of the root by the header a listing gives it (a live session's
-   * own, else the one the host keeps): discovery needs only the target's id
-   * and cwd, so nothing reads its log. A session the listing leaves out
-   * (missing, or its header unreadable) is read after all, for the host's
-   * own refusal. No signal: a cancelled query is refused by the resolver
-   * itself, as such.
+   * own, else the one the listing keeps): discovery needs only the target's
+   * id and cwd, so nothing reads its log. A session the listing leaves out
+   * (missing, or its header unreadable) is read by the host after all, for
+   * its own refusal.
    */
   private async targetOf(target: string | ReferenceTarget): Promise<ReferenceTarget> {
     if (typeof target !== 'string') return target;
-    const header = await this.listedHeader(target);
+    const listed = (await this.parts.sessions()).find((record) => record.header.id === target)?.header;
+    const header: SessionHeaderLike = listed ?? (await (await this.parts.host()).header(target));
     return header.cwd === undefined ? { id: header.id } : { id: header.id, cwd: header.cwd };
-  }
-
-  private async listedHeader(sessionId: string): Promise<SessionHeader> {
-    const live = this.ctx.sessions.get(SessionId(sessionId));
-    if (live) return live.header;
-    const listed = (await this.ctx.sessionQuery.listSessions()).find((record) => record.header.id === sessionId);
-    return listed?.header ?? (await this.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId))).session;
   }
 
   /**
    * Latest titles of `sessionIds` through the title index, which first catches
    * up with the root (its listing: a stat walk, or only what file events
    * named). The index keeps only that a log is unreadable, so those few are
-   * read again for the host's own reason.
+   * explained again: sessref's own refusal of the log when it has one, else
+   * the host's.
    */
-  private async latestTitles(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<TitleReadResult[]> {
-    const indexed = await this.ctx.sessionReferenceResolver.service.titlesOf(sessionIds, signal);
-    const failed = indexed.filter((result) => result.status === 'rejected').map((result) => SessionId(result.sessionId));
+  private async latestTitles(sessionIds: readonly string[], signal?: AbortSignal): Promise<TitleReadResult[]> {
+    const indexed = await this.parts.service.titlesOf(sessionIds, signal);
+    const failed = indexed.filter((result) => result.status === 'rejected').map((result) => result.sessionId);
     if (failed.length === 0) return [...indexed];
-    const reread = new Map((await this.ctx.sessionQuery.readTitleSnapshots(failed, signal)).map((result) => [result.sessionId as string, result]));
-    return indexed.map((result): TitleReadResult => {
-      const again = reread.get(result.sessionId);
-      if (again === undefined) return result;
-      return again.status === 'fulfilled'
-        ? { sessionId: result.sessionId, status: 'fulfilled', title: again.value.title?.title }
-        : { sessionId: result.sessionId, status: 'rejected', reason: again.reason };
-    });
+    const explained = new Map<string, TitleReadResult>();
+    for (const sessionId of failed) {
+      const damage = await this.damageOf(sessionId);
+      if (damage !== undefined) explained.set(sessionId, { sessionId, status: 'rejected', reason: damage });
+    }
+    const unexplained = failed.filter((sessionId) => !explained.has(sessionId));
+    if (unexplained.length > 0) for (const result of await (await this.parts.host()).titles(unexplained, signal)) explained.set(result.sessionId, result);
+    return indexed.map((result) => explained.get(result.sessionId) ?? result);
   }
 
   /** Run `write` after every earlier write to the same session in this process; the session lock orders processes. */
@@ -460,10 +448,4 @@ export class Engine {
     });
     return queued;
   }
-}
-
-/** A step's message with the plugin's own record of it, when it is a context message the plugin built. */
-function stepMessage(message: UserMessage): StepMessage {
-  const prepared = preparedContextOf(message);
-  return prepared === undefined ? { message } : { message, prepared };
 }

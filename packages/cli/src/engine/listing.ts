@@ -1,8 +1,8 @@
-import { SessionQueryError } from '@deepseek-ai/dsh-session-query';
 import type { Engine, SessionSummary } from './engine.js';
-import { OWN_SOURCE } from '@sessref/dsh';
-import { assertSupportedRoot } from '@sessref/host';
+import { OWN_SOURCE } from '@sessref/dsh/service';
+import { assertSupportedRoot } from '@sessref/host/reading';
 import { describeFailure } from '../errors.js';
+import { asQueryError } from '../failure.js';
 
 /** A listed session; one whose log header cannot be read has only its id (from its directory) and why. */
 export type ListedSession = Omit<SessionSummary, 'createdAt'> & { createdAt?: number };
@@ -68,7 +68,7 @@ export async function explainMissing(engine: Engine, error: unknown): Promise<un
 /** The id in a host "session not found", as thrown or as the cause of a failed reference read. */
 function missingSessionId(error: unknown): string | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
-    if (current instanceof SessionQueryError && current.code === 'SESSION_QUERY_SESSION_NOT_FOUND') {
+    if (asQueryError(current)?.code === 'SESSION_QUERY_SESSION_NOT_FOUND') {
       return /^session "(.*)" not found$/s.exec(current.message)?.[1];
     }
   }

@@ -8,6 +8,7 @@ import { currentLogOf, listNames, lockFilesBeside, readRevision, sameRevision, t
 import { appendEnteredMessages, endTurn } from '@sessref/host';
 import { findForeignWriters } from './open-writers.js';
 import { FileLock, LockBusyError, LockInvalidError } from './session-lock.js';
+import { SessionWriteError } from './write-error.js';
 
 /**
  * A log whose last turn is open was left by a dsh that crashed mid-turn, or
@@ -16,22 +17,6 @@ import { FileLock, LockBusyError, LockInvalidError } from './session-lock.js';
  * is closed and appended to, as dsh's own resume would.
  */
 const OPEN_TURN_QUIET_MS = 10 * 60_000;
-
-export type SessionWriteCode = 'SESSION_BUSY' | 'SESSION_IN_USE' | 'SESSION_LOG_SYMLINK' | 'SESSION_LOCK_INVALID' | 'SESSION_WRITE_UNSUPPORTED';
-
-/** A write refused before anything was written, named by its session, with the fix. */
-export class SessionWriteError extends Error {
-  constructor(
-    readonly sessionId: string,
-    readonly code: SessionWriteCode,
-    message: string,
-    readonly hint: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'SessionWriteError';
-  }
-}
 
 export interface TurnAppend {
   root: string;

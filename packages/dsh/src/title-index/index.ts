@@ -6,7 +6,8 @@
  */
 import { SessionTitleIndex } from './title-index.js';
 
-export { SessionTitleIndex, TitleIndexConfig } from './title-index.js';
+export { SessionTitleIndex, TitleIndexConfig, hostTitleReads } from './title-index.js';
+export type { TitleReads } from './title-catalog.js';
 export { defaultIndexFile, defaultSearchIndexFile } from './index-file.js';
 
 export default SessionTitleIndex;

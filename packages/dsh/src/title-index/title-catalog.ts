@@ -1,6 +1,15 @@
+/**
+ * @sessref/dsh/title-catalog: the title index of a JSONL session root over
+ * whatever reads the host does (see `@sessref/dsh/title-index` for it as a
+ * dsh service), and where its files live by default. No dsh runtime.
+ * @module @sessref/dsh/title-catalog
+ */
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
 import type { SessionReferenceCatalog } from '../catalog.js';
 import { loadIndex, saveIndex, type IndexEntry } from './index-file.js';
+
+export { defaultIndexFile, defaultSearchIndexFile } from './index-file.js';
+export type { SessionReferenceCatalog } from '../catalog.js';
 import type { Compression } from '../jsonl-root/format.js';
 import { LogFileTracker } from '../jsonl-root/log-files.js';
 import { revisionToken, type FileRevision } from '@sessref/sources';

@@ -63,7 +63,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
         searchIndexWaitMs: config.searchIndexWaitMs,
         watch: config.watch ?? true,
       },
-      hostReads(ctx),
+      hostTitleReads(ctx),
     );
     ctx.effect(() => () => this.catalog.close(), 'close the log watchers');
   }
@@ -93,8 +93,8 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
   }
 }
 
-/** A dsh host's reads for the catalog: its live store, and `ctx.sessionQuery`'s title snapshots and listing. */
-function hostReads(ctx: Context): TitleReads {
+/** A dsh host's reads for a title catalog: its live store, and `ctx.sessionQuery`'s title snapshots and listing. */
+export function hostTitleReads(ctx: Context): TitleReads {
   return {
     live: () => ctx.sessions.list().map((session) => ({ id: session.id, header: session.header, seq: session.seq })),
     async read(sessionIds, signal) {

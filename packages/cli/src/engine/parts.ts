@@ -1,0 +1,94 @@
+/**
+ * What an engine is made of: the session-reference service every face asks,
+ * the root's title index and logs, and a dsh host booted the first time a
+ * step, a write or an exact read of a surface needs one. `ownParts` reads
+ * the root with sessref's own reads, so listing, discovery and search over
+ * unchanged logs load none of dsh's runtime.
+ */
+import type { SessionHeaderLike, SessionReferenceStorage } from '@sessref/core';
+import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
+import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
+import { TitleCatalog, type LiveSession, type TitleReads } from '@sessref/dsh/title-catalog';
+import { KeptHeaders, RootLogs } from '@sessref/host/reading';
+import type { HostSide } from './host-side.js';
+
+/** A session of the root as a listing gives it. */
+export interface SessionRecord {
+  header: SessionHeaderLike;
+  /** Held by this process's dsh host (a session `new` or the inspector made). */
+  live: boolean;
+  persisted: boolean;
+}
+
+export interface EngineParts {
+  service: ReferenceService;
+  /** The root's title index: its change stamps tell which sessions moved. */
+  catalog: SessionReferenceCatalog | undefined;
+  /** sessref's reads of the root's logs: damage, log paths, notices. */
+  logs: RootLogs | undefined;
+  /** The root's listing from kept headers, when there is one. */
+  kept: KeptHeaders | undefined;
+  /** The root's sessions, newest first (then by id), as dsh lists them. */
+  sessions(signal?: AbortSignal): Promise<SessionRecord[]>;
+  /** The dsh host, booted on first use. */
+  host(): Promise<HostSide>;
+  close(): Promise<void>;
+}
+
+export interface OwnPartsOptions {
+  root: string;
+  resolver: ResolverConfig;
+  indexFile: string;
+  searchIndexFile: string;
+  searchIndexWaitMs?: number | undefined;
+  /** Follow file-system events (a long-lived process). */
+  watch: boolean;
+}
+
+/**
+ * An engine's parts over sessref's own reads of `root`: the kept-header
+ * listing and the title index answer from their files and a stat walk; a
+ * log that changed, a surface and every step or write go to the dsh host,
+ * booted then, sharing the same listing.
+ */
+export function ownParts(options: OwnPartsOptions): EngineParts {
+  const kept = new KeptHeaders(new RootLogs(options.root), { watch: options.watch, headersFile: `${options.searchIndexFile}.headers.json` });
+  let booted: Promise<HostSide> | undefined;
+  let side: HostSide | undefined;
+  const host = (): Promise<HostSide> =>
+    (booted ??= import('./host-side.js').then(async ({ HostSide }) => (side = await HostSide.boot(kept, service, options.resolver))));
+  const titles: TitleReads = {
+    live: (): readonly LiveSession[] => side?.titleReads().live() ?? [],
+    read: async (sessionIds, signal) => (await host()).titleReads().read(sessionIds, signal),
+    listHeaders: (signal) => kept.list(signal),
+  };
+  const catalog = new TitleCatalog(
+    { root: options.root, indexFile: options.indexFile, searchIndexFile: options.searchIndexFile, searchIndexWaitMs: options.searchIndexWaitMs, watch: options.watch },
+    titles,
+  );
+  const own: SessionReferenceStorage = {
+    listSessions: (signal) => catalog.listSessions(signal),
+    readTitles: (sessionIds, signal) => catalog.readTitles(sessionIds, signal),
+    readSurface: async (sessionId) => (await host()).surface(sessionId),
+  };
+  const service = new ReferenceService({ own, catalog: () => catalog, config: options.resolver });
+  return {
+    service,
+    catalog,
+    logs: kept.logs,
+    kept,
+    async sessions(signal) {
+      const records = new Map<string, SessionRecord>();
+      for (const { header } of await kept.entries(signal)) records.set(header.id, { header, live: false, persisted: true });
+      for (const { id, header } of titles.live()) records.set(id, { header, live: true, persisted: records.has(id) });
+      return [...records.values()].sort((a, b) => b.header.createdAt - a.header.createdAt || a.header.id.localeCompare(b.header.id));
+    },
+    host,
+    async close() {
+      await service.close();
+      catalog.close();
+      kept.close();
+      await (await booted?.catch(() => undefined))?.dispose();
+    },
+  };
+}

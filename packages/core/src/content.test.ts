@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_CONTENT_QUERY_LENGTH,
   MAX_SNIPPET_LENGTH,
+  excerptAround,
   normalizeContentQuery,
   phraseTokens,
   plainExcerpt,
@@ -80,6 +81,18 @@ describe('phraseTokens', () => {
     expect(phraseTokens('***')).toEqual([]);
     // A run of combining marks alone is no word.
     expect(phraseTokens('\u0301 x')).toEqual(['x']);
+  });
+});
+
+describe('excerptAround', () => {
+  it('keeps a snippet that fits, and cuts a longer one around its first match, the ranges moved along', () => {
+    expect(excerptAround({ snippet: 'short needle', ranges: [[6, 12]] }, 20)).toEqual({ snippet: 'short needle', ranges: [[6, 12]] });
+    const snippet = `${'a'.repeat(50)} 😀 needle ${'b'.repeat(50)}`;
+    const at = snippet.indexOf('needle');
+    const cut = excerptAround({ snippet, ranges: [[at, at + 6]] }, 20);
+    expect(Array.from(cut.snippet)).toHaveLength(20);
+    expect(cut.snippet).toMatch(/^…a* 😀 needle b*…$/);
+    expect(cut.ranges.map(([start, end]) => cut.snippet.slice(start, end))).toEqual(['needle']);
   });
 });
 

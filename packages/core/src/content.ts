@@ -82,6 +82,28 @@ export function plainExcerpt(excerpt: string, ranges: readonly TextRange[], cut:
   return { snippet, ranges: moved };
 }
 
+/**
+ * A hit's snippet in at most `max` code points around its first match (cut
+ * between code points, `…` where cut, the ranges moved along), so a face
+ * with room for less than a whole snippet still shows what matched: a table
+ * cell of `sessref search`, a two-line row of the inspector's `@` menu.
+ */
+export function excerptAround({ snippet, ranges }: PlainExcerpt, max: number): PlainExcerpt {
+  const points = Array.from(snippet);
+  if (points.length <= max) return { snippet, ranges };
+  // UTF-16 offset where each code point starts, and the end.
+  const offsets = points.reduce((starts, point) => [...starts, starts.at(-1)! + point.length], [0]);
+  const [from, to] = ranges[0] ?? [0, 0];
+  // Room for an ellipsis on each side.
+  const width = max - 2;
+  const first = offsets.findIndex((offset) => offset >= from);
+  const length = offsets.findIndex((offset) => offset >= to) - first;
+  const start = Math.max(0, Math.min(first - Math.floor((width - length) / 2), points.length - width));
+  const [begin, end] = [offsets[start]!, offsets[start + width]!];
+  const moved = ranges.map(([a, b]): TextRange => [a - begin, b - begin]);
+  return plainExcerpt(snippet.slice(begin, end), moved, { before: begin > 0, after: end < snippet.length }, max);
+}
+
 // Whitespace, controls (C0, DEL, C1), format characters (bidi overrides, zero-width) and line/paragraph separators.
 const BLANK = /^[\s\p{Cc}\p{Cf}\u2028\u2029]$/u;
 

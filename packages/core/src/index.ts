@@ -54,6 +54,7 @@ export {
   MAX_CONTENT_QUERY_LENGTH,
   MAX_SNIPPET_LENGTH,
   normalizeContentQuery,
+  excerptAround,
   phraseTokens,
   plainExcerpt,
   type PlainExcerpt,

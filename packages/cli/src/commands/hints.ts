@@ -83,7 +83,8 @@ function labelMatch(rest: string, label: string): number {
 }
 
 /** An id as one shell word: bare when it is plain, else single-quoted. */
-function shellWord(value: string): string {
+/** `value` as one shell word: as it is when it needs no quoting, else single-quoted. */
+export function shellWord(value: string): string {
   return /^[A-Za-z0-9._@%+=:,/-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 

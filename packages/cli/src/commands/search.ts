@@ -1,11 +1,13 @@
-import { plainExcerpt, type PlainExcerpt, type SessionReferenceContentHit } from '@sessref/core';
+import { excerptAround, type PlainExcerpt } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh/service';
 import type { Engine } from '../engine/engine.js';
-import { sourceWarnings } from '../engine/listing.js';
+import { listSessions, sourceWarnings } from '../engine/listing.js';
 import { formatError } from '../errors.js';
 import { usageError } from '../failure.js';
 import { formatIndexProgress } from '../format.js';
-import { TITLE_COLUMNS, fitFor, formatAge, progress, table, writeJson, writeLine, styleFor, type Io } from '../output.js';
+import { TITLE_COLUMNS, fitFor, formatAge, progress, table, terminalSafe, writeJson, writeLine, styleFor, type Io } from '../output.js';
+import { shellWord } from './hints.js';
+import { listMatches } from './sessions.js';
 import type { SourceSelection } from './sources.js';
 
 interface SearchOptions {
@@ -39,6 +41,7 @@ export async function searchCommand(engine: Engine, io: Io, options: SearchOptio
   for (const { code, message } of sourceWarnings(engine, { homes: false })) {
     writeLine(io.stderr, options.json ? JSON.stringify({ warning: { code, message } }) : formatError({ code, message }, warn, 'warning'));
   }
+  if (hits.length === 0) await hintNamedSessions(engine, io, options);
   if (options.json) return writeJson(io.stdout, hits);
   const style = styleFor(io.stdout, io.env);
   if (hits.length === 0) return writeLine(io.stdout, style.dim('no matches'));
@@ -46,9 +49,23 @@ export async function searchCommand(engine: Engine, io: Io, options: SearchOptio
     io.stdout,
     table([
       ['SESSION', 'LABEL', 'MESSAGE', 'AGE', 'SNIPPET'].map(style.bold),
-      ...hits.map((hit) => [hit.sessionId, hit.label, `#${hit.seq} ${hit.checkpoint ? 'checkpoint' : hit.role}`, formatAge(hit.createdAt), emphasize(shorten(hit), style.cyan)]),
+      ...hits.map((hit) => [hit.sessionId, hit.label, `#${hit.seq} ${hit.checkpoint ? 'checkpoint' : hit.role}`, formatAge(hit.createdAt), emphasize(excerptAround(hit, TABLE_SNIPPET), style.cyan)]),
     ], fitFor(io.stdout, { 1: { max: TITLE_COLUMNS } })),
   );
+}
+
+/**
+ * Search reads conversations only: a query no conversation holds may still
+ * be in sessions' titles, ids or cwds, which `list QUERY` finds. Say so on
+ * stderr (a JSON object under `--json`), with the command.
+ */
+async function hintNamedSessions(engine: Engine, io: Io, options: SearchOptions): Promise<void> {
+  const named = listMatches(await listSessions(engine), options.query, options.sources);
+  if (named.length === 0) return;
+  const sessions = named.length === 1 ? '1 session has' : `${named.length} sessions have`;
+  const message = `no conversation says ${JSON.stringify(options.query)}, but ${sessions} it in the title, id or cwd: sessref list ${shellWord(options.query)}`;
+  if (options.json) writeLine(io.stderr, JSON.stringify({ hint: { code: 'LIST_MATCHES', message } }));
+  else writeLine(io.stderr, `${styleFor(io.stderr, io.env).cyan('hint')} ${terminalSafe(message)}`);
 }
 
 /** Bring the index up to date first, so a long build is seen as one: sessions indexed of those to read, and the time left. */
@@ -64,22 +81,6 @@ async function refreshShowingProgress(engine: Engine, io: Io): Promise<void> {
 
 /** Table cells stay readable: the snippet cut to {@link TABLE_SNIPPET} characters around its first match. */
 const TABLE_SNIPPET = 100;
-
-/** The hit's snippet, cut (by code points, never inside one) to a window around its first range, the ranges moved along. */
-function shorten({ snippet, ranges }: SessionReferenceContentHit): PlainExcerpt {
-  const points = Array.from(snippet);
-  if (points.length <= TABLE_SNIPPET) return { snippet, ranges };
-  // UTF-16 offset where each code point starts, and the end.
-  const offsets = points.reduce((starts, point) => [...starts, starts.at(-1)! + point.length], [0]);
-  const [from, to] = ranges[0] ?? [0, 0];
-  const width = TABLE_SNIPPET - 2;
-  const first = offsets.findIndex((offset) => offset >= from);
-  const length = offsets.findIndex((offset) => offset >= to) - first;
-  const start = Math.max(0, Math.min(first - Math.floor((width - length) / 2), points.length - width));
-  const [begin, end] = [offsets[start]!, offsets[start + width]!];
-  const moved = ranges.map(([a, b]) => [a - begin, b - begin] as const);
-  return plainExcerpt(snippet.slice(begin, end), moved, { before: begin > 0, after: end < snippet.length }, TABLE_SNIPPET);
-}
 
 /** The snippet with each range in colour (only on a colour terminal). */
 function emphasize({ snippet, ranges }: PlainExcerpt, colour: (text: string) => string): string {

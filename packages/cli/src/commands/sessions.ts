@@ -30,16 +30,20 @@ function listFit(io: Io, sessions: readonly { sessionId: string; source: string 
 /** A cut id keeps its agent and the first part of its own: `claude-code:ae4a77f8-ae…`. */
 const ID_COLUMNS = 24;
 
+/** The sessions `list QUERY` shows, of the places asked for: QUERY in the id, the cwd or the title, case-insensitively. */
+export function listMatches<S extends { sessionId: string; source: string; cwd?: string; title?: string }>(sessions: readonly S[], query: string, sources: SourceSelection): S[] {
+  const needle = query.toLowerCase();
+  return sessions
+    .filter((s) => sources.dsh || s.source !== OWN_SOURCE)
+    .filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)));
+}
+
 /** `sessref list [QUERY] [--target ID] [--limit N] [--sources LIST] [--json]` */
 export async function listCommand(engine: Engine, io: Io, options: ListOptions): Promise<void> {
   const style = styleFor(io.stdout, io.env);
   if (options.target === undefined) {
     const sessions = await listSessions(engine);
-    const needle = options.query.toLowerCase();
-    const matching = sessions
-      .filter((s) => options.sources.dsh || s.source !== OWN_SOURCE)
-      .filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)))
-      .slice(0, options.limit);
+    const matching = listMatches(sessions, options.query, options.sources).slice(0, options.limit);
     // A session whose log cannot be read is still listed (by its directory when
     // even its header is damaged), marked as unreadable, and named in a warning
     // on stderr; every healthy session is listed as usual.

@@ -4,6 +4,7 @@
  * snippet of the matching message. One active row across both groups;
  * rendering, the active row, and mouse picking.
  */
+import { excerptAround, type PlainExcerpt } from '@sessref/core';
 import type { Candidate, SearchHit } from '../../src/server/protocol.js';
 import { formatIndexProgress } from '../../src/format.js';
 import { api } from './api.js';
@@ -224,7 +225,7 @@ export class MentionMenu {
               'span',
               { class: 'menu-snippet' },
               h('span', { class: 'menu-role' }, roleLabel(entry.candidate)),
-              ...marked(entry.candidate.snippet, entry.candidate.highlights),
+              ...marked(excerptAround({ snippet: entry.candidate.snippet, ranges: entry.candidate.highlights }, MENU_SNIPPET)),
             ),
           );
     const row = h(
@@ -248,6 +249,12 @@ export class MentionMenu {
   }
 }
 
+/**
+ * The most of a hit's snippet a row shows, in code points: two lines at the
+ * menu's narrowest, the match within them (the row clamps what is longer).
+ */
+const MENU_SNIPPET = 80;
+
 /** How dsh Web describes a session row: `<id> · ` when the title differs, the cwd or `(no cwd)`, then the time. */
 function sessionDescription(candidate: Candidate, query: string): (string | HTMLElement)[] {
   const id = candidate.label === candidate.sessionId ? [] : [...highlighted(candidate.sessionId, query), ' · '];
@@ -265,10 +272,10 @@ function roleLabel(hit: SearchHit): string {
  * come from the server; anything out of order or out of bounds is ignored,
  * and the text is never parsed as HTML.
  */
-function marked(snippet: string, highlights: readonly (readonly [number, number])[]): (string | HTMLElement)[] {
+function marked({ snippet, ranges }: PlainExcerpt): (string | HTMLElement)[] {
   const parts: (string | HTMLElement)[] = [];
   let from = 0;
-  for (const [start, end] of highlights) {
+  for (const [start, end] of ranges) {
     if (!Number.isInteger(start) || !Number.isInteger(end) || start < from || end <= start || end > snippet.length) continue;
     if (start > from) parts.push(snippet.slice(from, start));
     parts.push(h('mark', {}, snippet.slice(start, end)));

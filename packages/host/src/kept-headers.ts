@@ -59,8 +59,9 @@ export class KeptHeaders {
 
   constructor(
     readonly logs: RootLogs,
-    private readonly options: { watch?: boolean; headersFile?: string } = {},
+    private readonly options: { watch?: boolean; headersFile?: string; tracker?: LogFileTracker } = {},
   ) {
+    this.tracker = options.tracker;
     // A log refused while it keeps its revision is refused again by the next process without being read.
     logs.whenRefused(() => {
       this.loadHeaders();

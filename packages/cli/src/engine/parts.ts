@@ -9,6 +9,7 @@ import type { SessionHeaderLike, SessionReferenceStorage } from '@sessref/core';
 import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
 import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
 import { TitleCatalog, type LiveSession, type TitleReads } from '@sessref/dsh/title-catalog';
+import { LogFileTracker } from '@sessref/dsh/jsonl-root';
 import { KeptHeaders, RootLogs } from '@sessref/host/reading';
 import type { HostSide } from './host-side.js';
 
@@ -52,7 +53,9 @@ export interface OwnPartsOptions {
  * booted then, sharing the same listing.
  */
 export function ownParts(options: OwnPartsOptions): EngineParts {
-  const kept = new KeptHeaders(new RootLogs(options.root), { watch: options.watch, headersFile: `${options.searchIndexFile}.headers.json` });
+  // One tracker of the root's logs for the listing and the title index: one walk, or one set of watches, answers both.
+  const tracker = new LogFileTracker(options.root, 'zstd', options.watch);
+  const kept = new KeptHeaders(new RootLogs(options.root), { watch: options.watch, headersFile: `${options.searchIndexFile}.headers.json`, tracker });
   let booted: Promise<HostSide> | undefined;
   let side: HostSide | undefined;
   const host = (): Promise<HostSide> =>
@@ -63,7 +66,7 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     listHeaders: (signal) => kept.list(signal),
   };
   const catalog = new TitleCatalog(
-    { root: options.root, indexFile: options.indexFile, searchIndexFile: options.searchIndexFile, searchIndexWaitMs: options.searchIndexWaitMs, watch: options.watch },
+    { root: options.root, indexFile: options.indexFile, searchIndexFile: options.searchIndexFile, searchIndexWaitMs: options.searchIndexWaitMs, watch: options.watch, tracker },
     titles,
   );
   const own: SessionReferenceStorage = {

@@ -96,6 +96,11 @@ export class DirectoryListings {
     return entries;
   };
 
+  /** The epoch of the holds that are on (see {@link holdFirstLook}), or `undefined` when none is: what a walk made under them is good for. */
+  get heldEpoch(): number | undefined {
+    return this.holds > 0 ? this.epoch : undefined;
+  }
+
   /** Whether something looked at in `epoch` answers now: it was looked at under the holds that are on. */
   private heldSince(epoch: number): boolean {
     return this.holds > 0 && epoch === this.epoch;

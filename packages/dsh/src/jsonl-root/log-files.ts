@@ -32,6 +32,8 @@ export class LogFileTracker {
   private fullWalk = true;
   /** The map {@link revisions} last returned, until a walk or an event changes what it holds. */
   private current: ReadonlyMap<string, FileRevision> | undefined;
+  /** The hold of the process's listings the last full walk was made under: within it, the walk answers again. */
+  private walkedUnder: number | undefined;
 
   constructor(
     private readonly root: string,
@@ -51,6 +53,9 @@ export class LogFileTracker {
    * identity; it is never changed after it is returned.
    */
   async revisions(): Promise<ReadonlyMap<string, FileRevision>> {
+    // Under one hold of the listings every look is the first one, so a second walk would find what the first did.
+    const held = PROCESS_LISTINGS.heldEpoch;
+    if (!this.watching && this.current !== undefined && held !== undefined && held === this.walkedUnder) return this.current;
     if (!this.watching || this.fullWalk) this.walkRoot();
     else {
       await deliverPendingEvents();
@@ -86,6 +91,7 @@ export class LogFileTracker {
 
   private walkRoot(): void {
     this.current = undefined;
+    this.walkedUnder = PROCESS_LISTINGS.heldEpoch;
     // Cleared first: an event during the walk marks its path dirty again.
     this.fullWalk = false;
     this.dirtyProjects.clear();

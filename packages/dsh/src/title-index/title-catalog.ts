@@ -48,6 +48,8 @@ export interface TitleCatalogOptions {
   searchIndexWaitMs?: number | undefined;
   /** Follow file-system events instead of re-statting every log per query (long-lived processes). */
   watch?: boolean;
+  /** The root's log tracker, when another reader of the root (its listing) already keeps one: one walk answers both. */
+  tracker?: LogFileTracker;
 }
 
 /**
@@ -81,7 +83,7 @@ export class TitleCatalog implements SessionReferenceCatalog {
   ) {
     this.searchIndexFile = options.searchIndexFile;
     this.searchIndexWaitMs = options.searchIndexWaitMs;
-    this.logs = new LogFileTracker(options.root, options.compression ?? 'zstd', options.watch ?? true);
+    this.logs = options.tracker ?? new LogFileTracker(options.root, options.compression ?? 'zstd', options.watch ?? true);
   }
 
   async listSessions(signal?: AbortSignal): Promise<SessionHeaderLike[]> {

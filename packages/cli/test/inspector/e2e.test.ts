@@ -214,7 +214,8 @@ it('shows title matches first, and renders a hostile snippet as text with only t
   // The title match leads, the content match follows in its group.
   await expect.poll(() => page.locator('#menu .menu-item').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session-id')))).toEqual([titled, hostile]);
   const snippet = hits.first().locator('.menu-snippet');
-  expect(await snippet.textContent()).toContain('<img src=x onerror="window.__pwned=1"> quarantinezone </mark><script>');
+  // Cut around the match (the row has two lines), the rest as text.
+  expect(await snippet.textContent()).toContain('onerror="window.__pwned=1"> quarantinezone </mark><script>');
   await expect(page.locator('#menu img, #menu script, #menu b').count()).resolves.toBe(0);
   await expect(snippet.locator('mark').allTextContents()).resolves.toEqual(['quarantinezone']);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();

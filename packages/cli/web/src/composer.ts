@@ -4,7 +4,7 @@
  * contains the typed text. Picking one replaces `@query` with a chip that
  * shows the title and stands for the canonical mention in the draft's text.
  */
-import type { Candidate, SearchHit } from '../../src/server/protocol.js';
+import type { Candidate, SearchHit, SessionItem } from '../../src/server/protocol.js';
 import { describeError } from './api.js';
 import { caretAfterChipGap, chip, citedSessions, draftNodes, insertChip, removeChipBesideCaret } from './chips.js';
 import { MentionMenu } from './menu.js';
@@ -22,6 +22,8 @@ export interface ComposerHooks {
   maxReferences(): number;
   /** Copy a chip's canonical mention out (to paste into dsh). */
   copy(mention: string, label: string): void;
+  /** Why a session's log cannot be read, as the sessions list has it: the menu marks such a session. */
+  readError(sessionId: string): SessionItem['readError'];
 }
 
 /** An `@query` being typed: its text node and offsets of `@` and the caret. */
@@ -47,7 +49,7 @@ export class Composer {
     menu: HTMLElement,
     private readonly hooks: ComposerHooks,
   ) {
-    this.menu = new MentionMenu(menu, (candidate) => this.pick(candidate), draft);
+    this.menu = new MentionMenu(menu, { pick: (candidate) => this.pick(candidate), readError: (sessionId) => hooks.readError(sessionId) }, draft);
     draft.addEventListener('input', () => this.onInput());
     draft.addEventListener('copy', (event) => this.onCopy(event));
     draft.addEventListener('paste', (event) => this.onPaste(event));

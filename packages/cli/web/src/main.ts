@@ -54,6 +54,7 @@ const composer = new Composer(byId('draft'), byId('menu'), {
   submit: () => void send(),
   maxReferences: () => state.maxReferences,
   copy: (mention, label) => void copyMention(mention, label),
+  readError: (sessionId) => state.sessions.find((session) => session.sessionId === sessionId)?.readError,
 });
 
 function updateButtons(): void {

@@ -5,11 +5,19 @@
  * rendering, the active row, and mouse picking.
  */
 import { excerptAround, type PlainExcerpt } from '@sessref/core';
-import type { Candidate, SearchHit } from '../../src/server/protocol.js';
+import type { Candidate, SearchHit, SessionItem } from '../../src/server/protocol.js';
 import { formatIndexProgress } from '../../src/format.js';
 import { api } from './api.js';
 import { h, highlighted } from './dom.js';
 import { formatAge } from './format.js';
+import { unreadableBadge } from './views.js';
+
+export interface MenuHooks {
+  /** The row picked (Enter, Tab or a click). */
+  pick(candidate: Candidate): void;
+  /** Why a session's log cannot be read, when it cannot: its row is marked, so Preview's failure is no surprise. */
+  readError(sessionId: string): SessionItem['readError'];
+}
 
 /** How often a pending content search asks how far the content index has come. */
 const INDEX_POLL_MS = 500;
@@ -40,7 +48,7 @@ export class MentionMenu {
    */
   constructor(
     private readonly element: HTMLElement,
-    private readonly onPick: (candidate: Candidate) => void,
+    private readonly hooks: MenuHooks,
     private readonly combobox?: HTMLElement,
   ) {
     // Keep the caret in the composer while clicking a row.
@@ -228,10 +236,11 @@ export class MentionMenu {
               ...marked(excerptAround({ snippet: entry.candidate.snippet, ranges: entry.candidate.highlights }, MENU_SNIPPET)),
             ),
           );
+    const readError = this.hooks.readError(candidate.sessionId);
     const row = h(
       'div',
       {
-        class: entry.kind === 'title' ? 'menu-item' : 'menu-item menu-hit',
+        class: `${entry.kind === 'title' ? 'menu-item' : 'menu-item menu-hit'}${readError === undefined ? '' : ' unreadable'}`,
         id: `menu-option-${index}`,
         role: 'option',
         'aria-selected': 'false',
@@ -240,11 +249,12 @@ export class MentionMenu {
       },
       h('span', { class: 'menu-avatar', 'aria-hidden': 'true' }, initial(candidate.label)),
       text,
+      readError === undefined ? null : unreadableBadge(readError),
     );
     row.addEventListener('mousemove', () => {
       if (this.index !== index) this.activate(index);
     });
-    row.addEventListener('click', () => this.onPick(candidate));
+    row.addEventListener('click', () => this.hooks.pick(candidate));
     return row;
   }
 }

@@ -24,12 +24,15 @@ export function renderSessions(list: HTMLElement, sessions: readonly SessionItem
 }
 
 function sessionRow(session: SessionItem, active: boolean, actions: SessionActions): HTMLElement {
-  // A session whose log cannot be read is listed with its code; the full reason is its tooltip.
-  const unreadable = session.readError ? h('span', { class: 'badge unreadable', title: session.readError.message }, `unreadable: ${session.readError.code}`) : null;
+  const { readError } = session;
+  // A session whose log cannot be read: a short badge, its code on the line below, the full reason the tooltip.
+  const unreadable = readError ? unreadableBadge(readError) : null;
   const inUse = session.inUse ? h('span', { class: 'badge in-use', title: inUseExplanation(session.inUse) }, 'in use') : null;
-  // Named as `sessref list` names it: the title, else a dimmed (untitled) with the id beside the cwd.
+  // Named as `sessref list` names it: the title, else a dimmed (untitled) with the id beside the cwd; an unreadable one by its id.
   const title = labelOf(session.sessionId, session.title);
   const where = session.cwd ?? '(no cwd)';
+  const name = session.title ?? (readError ? session.sessionId : undefined);
+  const detail = readError ? `${readError.code} · ${where}` : session.title === undefined ? `${session.sessionId} · ${where}` : where;
   const button = h(
     'button',
     {
@@ -40,12 +43,18 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
       title: session.readError?.message,
     },
     // One line with an ellipsis, however long the title; the whole of it is the tooltip.
-    h('span', { class: `session-title${session.title === undefined ? ' untitled' : ''}`, title }, session.title ?? UNTITLED),
-    h('span', { class: 'session-cwd', title: session.cwd ?? '' }, session.title === undefined ? `${session.sessionId} · ${where}` : where),
-    h('span', { class: 'session-age' }, session.createdAt === undefined ? 'unknown age' : formatAge(session.createdAt), inUse, unreadable),
+    h('span', { class: `session-title${name === undefined ? ' untitled' : ''}`, title }, name ?? UNTITLED),
+    h('span', { class: 'session-cwd', title: session.cwd ?? '' }, detail),
+    // Only a log whose header cannot be read has no age: its badge says why.
+    h('span', { class: 'session-age' }, session.createdAt === undefined ? '' : formatAge(session.createdAt), inUse, unreadable),
   );
   button.addEventListener('click', () => actions.select(session.sessionId));
   return h('li', { class: 'session-item' }, button, session.mention === undefined ? null : copyButton(`Copy the mention of ${title}`, () => actions.copy(session)));
+}
+
+/** What marks a session whose log cannot be read, in the list and in the `@` menu: short, its code and reason the tooltip. */
+export function unreadableBadge(readError: NonNullable<SessionItem['readError']>): HTMLElement {
+  return h('span', { class: 'badge unreadable', title: `${readError.code}: ${readError.message}` }, 'unreadable');
 }
 
 const arrowLists = new WeakSet<HTMLElement>();

@@ -14,7 +14,7 @@ export function isWritable(session: SessionSource | undefined): boolean {
 }
 
 /** Why a session of `agent` cannot be the target of a message. */
-export function readOnlyNote(agent: string): string {
+function readOnlyNote(agent: string): string {
   return `A ${agent} session, read in place: cite it from a dsh session with @. sessref never writes to it.`;
 }
 

@@ -4,17 +4,17 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
-import { claudeCodeFormat } from './claude-code/index.js';
-import { clineFormat } from './cline/index.js';
-import { codexFormat } from './codex/index.js';
-import { copilotFormat } from './copilot/index.js';
+import { claudeProjectsDir } from './claude-code/locate.js';
+import { clineSessionsDir } from './cline/locate.js';
+import { codexHome } from './codex/home.js';
+import { copilotSessionStateDir } from './copilot/locate.js';
 import { SourceReadError } from './errors.js';
-import { geminiCliFormat } from './gemini-cli/format.js';
-import { opencodeDataDirectory, opencodeSource } from './opencode/source.js';
-import { piFormat } from './pi/index.js';
-import { qwenCodeFormat } from './qwen-code/index.js';
+import { geminiDirectory } from './gemini-cli/locate.js';
+import { opencodeDataDirectory } from './opencode/locate.js';
+import { piSessionsDir } from './pi/locate.js';
+import { qwenProjectsDir } from './qwen-code/locate.js';
 import type { SourceEnvironment, TranscriptFormat } from './transcripts/format.js';
-import { transcriptSource, type TranscriptSource } from './transcripts/transcript-source.js';
+import type { TranscriptSource } from './transcripts/transcript-source.js';
 
 export { AGENT_NAMES, isAgentName, type AgentName } from './agents.js';
 
@@ -27,12 +27,51 @@ interface AgentReader {
   open(environment: SourceEnvironment): TranscriptSource;
 }
 
-/** The reader of an agent whose sessions are transcript files, with its listing cache in sessref's cache directory. */
-const transcriptReader = (format: TranscriptFormat, owns?: 'parent'): AgentReader => ({
-  home: (environment) => format.home(environment),
+/**
+ * The reader of an agent whose sessions are transcript files, with its
+ * listing cache in sessref's cache directory. Its format (the fold and
+ * everything it reads with) is loaded with the source's first read.
+ */
+const transcriptReader = (name: AgentName, home: AgentReader['home'], format: () => Promise<TranscriptFormat>, owns?: 'parent'): AgentReader => ({
+  home,
   ...(owns === undefined ? {} : { owns }),
-  open: (environment) => transcriptSource(format, { environment, listingCacheFile: listingCacheFile(environment, format.name, format.home(environment)) }),
+  open: (environment) =>
+    lazySource(name, async () => {
+      const [{ transcriptSource }, loaded] = await Promise.all([import('./transcripts/transcript-source.js'), format()]);
+      return transcriptSource(loaded, { environment, listingCacheFile: listingCacheFile(environment, name, home(environment)) });
+    }),
 });
+
+/**
+ * A source whose code is loaded with its first read: a command never loads
+ * the reader of an agent it does not read (every agent's home absent, or
+ * `--sources` leaving it out). Routing needs no read: an agent's ids carry
+ * its `<name>:` prefix.
+ */
+function lazySource(name: AgentName, load: () => Promise<TranscriptSource>): TranscriptSource {
+  let loading: Promise<TranscriptSource> | undefined;
+  let loaded: TranscriptSource | undefined;
+  let closed = false;
+  const source = () =>
+    (loading ??= load().then((opened) => {
+      loaded = opened;
+      if (closed) opened.close();
+      return opened;
+    }));
+  return {
+    name,
+    owns: (sessionId) => sessionId.startsWith(`${name}:`),
+    listSessions: async (signal) => (await source()).listSessions(signal),
+    readTitles: async (sessionIds, signal) => (await source()).readTitles(sessionIds, signal),
+    readSurface: async (sessionId, signal) => (await source()).readSurface(sessionId, signal),
+    changeStamps: async (signal) => (await source()).changeStamps(signal),
+    problems: () => loaded?.problems() ?? [],
+    close() {
+      closed = true;
+      loaded?.close();
+    },
+  };
+}
 
 /**
  * sessref's cache directory, where its title and content indexes and the
@@ -54,15 +93,18 @@ function listingCacheFile(environment: SourceEnvironment, agent: string, home: s
 
 /** Each agent's reader: a row of `agents.ts` without one here does not compile. */
 const READERS: { readonly [Name in AgentName]: AgentReader } = {
-  'claude-code': transcriptReader(claudeCodeFormat, 'parent'),
-  codex: transcriptReader(codexFormat),
-  'gemini-cli': transcriptReader(geminiCliFormat),
-  opencode: { home: opencodeDataDirectory, open: (environment) => opencodeSource({ environment }) },
-  pi: transcriptReader(piFormat, 'parent'),
-  'qwen-code': transcriptReader(qwenCodeFormat, 'parent'),
-  copilot: transcriptReader(copilotFormat, 'parent'),
+  'claude-code': transcriptReader('claude-code', claudeProjectsDir, async () => (await import('./claude-code/index.js')).claudeCodeFormat, 'parent'),
+  codex: transcriptReader('codex', codexHome, async () => (await import('./codex/index.js')).codexFormat),
+  'gemini-cli': transcriptReader('gemini-cli', geminiDirectory, async () => (await import('./gemini-cli/format.js')).geminiCliFormat),
+  opencode: {
+    home: opencodeDataDirectory,
+    open: (environment) => lazySource('opencode', async () => (await import('./opencode/source.js')).opencodeSource({ environment })),
+  },
+  pi: transcriptReader('pi', piSessionsDir, async () => (await import('./pi/index.js')).piFormat, 'parent'),
+  'qwen-code': transcriptReader('qwen-code', qwenProjectsDir, async () => (await import('./qwen-code/index.js')).qwenCodeFormat, 'parent'),
+  copilot: transcriptReader('copilot', copilotSessionStateDir, async () => (await import('./copilot/index.js')).copilotFormat, 'parent'),
   // Not 'parent': $CLINE_SESSION_DATA_DIR names the sessions folder itself, whose parent may be anyone's.
-  cline: transcriptReader(clineFormat),
+  cline: transcriptReader('cline', clineSessionsDir, async () => (await import('./cline/index.js')).clineFormat),
 };
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { accessSync, constants, lstatSync } from 'node:fs';
-import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { AGENTS } from '../agents.js';
 import { listDirectory, type DirectoryBudget, type DirectoryEntry, type WalkTrail } from '../directory.js';
@@ -8,22 +8,13 @@ import { asObject, asString, parseJson } from '../json-lines.js';
 import { readRegularFile } from '../regular-file.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile, TranscriptFormat } from '../transcripts/format.js';
 import { geminiTranscript } from './fold.js';
+import { geminiDirectory } from './locate.js';
 
 /** Largest `projects.json` or `.project_root` read: a path registry, never near this. */
 const MAX_REGISTRY_BYTES = 4 * 1024 * 1024;
 
 /** Names one discovery looks at, across `tmp/` and every project's `chats/`: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
-
-/**
- * Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini` when that is set and not
- * empty, else `~/.gemini` (`homedir()` in packages/core/src/utils/paths.ts,
- * `Storage.getGlobalGeminiDir`).
- */
-function geminiDirectory(environment: SourceEnvironment): string {
-  const override = environment.env['GEMINI_CLI_HOME'];
-  return join(override !== undefined && override !== '' ? resolve(override) : environment.home, '.gemini');
-}
 
 /** A chat file: `session-<UTC minute>-<first 8 of the id>.json` (legacy) or `.jsonl` (chatRecordingService.ts). */
 const CHAT_FILE = /^(session-.+)\.jsonl?$/;

@@ -1,4 +1,4 @@
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
 import { AGENTS } from '../agents.js';
 import { listDirectory } from '../directory.js';
@@ -8,6 +8,7 @@ import { fileToken, readRevision, revisionToken } from '../revision.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { opencodeSurface } from './fold.js';
+import { opencodeDataDirectory } from './locate.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
 import { listDatabaseSessions, readDatabaseSession, type RowLimits, type SessionRow } from './sqlite-store.js';
@@ -23,16 +24,6 @@ export interface OpencodeSourceOptions {
   environment: SourceEnvironment;
   /** Largest session read: its messages and parts, and the bytes of their JSON. */
   limits?: RowLimits;
-}
-
-/**
- * opencode's data folder: `$XDG_DATA_HOME/opencode`, else
- * `~/.local/share/opencode` (`Global.Path.data`, xdg-basedir). A relative
- * `XDG_DATA_HOME` is invalid by the XDG spec and ignored.
- */
-export function opencodeDataDirectory(environment: SourceEnvironment): string {
-  const xdg = environment.env['XDG_DATA_HOME'];
-  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(environment.home, '.local', 'share'), 'opencode');
 }
 
 /** Channel databases: `opencode.db`, `opencode-<channel>.db` (storage/db.ts `path()`). */

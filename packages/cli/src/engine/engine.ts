@@ -1,4 +1,3 @@
-import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import {
@@ -19,8 +18,11 @@ import type { RefreshProgress, RefreshReport } from '@sessref/sources';
 import type { HostOptions } from '@sessref/host';
 import type { SessionLogError } from '@sessref/host/reading';
 import { checkMessageText } from '../session-input.js';
-import { ownParts, type EngineParts } from './parts.js';
+import type { StepMessage } from './host-side.js';
+import { ownParts, partsOverHost, type EngineParts } from './parts.js';
 import { SessionWriteError } from './write-error.js';
+
+export type { StepMessage } from './host-side.js';
 
 /** A session as listings show it. */
 export interface SessionSummary {
@@ -46,13 +48,6 @@ export interface SessionView {
   /** The data object under the configured budget, exactly as a reference would serialize it. */
   reference: RetainedReference | undefined;
   maxReferenceBytes: number;
-}
-
-/** One message of a step, as it would enter history. */
-export interface StepMessage {
-  message: UserMessage;
-  /** For a context message, what the plugin prepared for it: each source's entry, data object and budgeted size. */
-  prepared?: PreparedContext;
 }
 
 /** The model-facing result of one step through `agent/pre-step`. */
@@ -138,8 +133,8 @@ export class Engine {
    * read them back through it); `close()` disposes of the host.
    */
   static async over(host: Context, options: Pick<EngineOptions, 'root' | 'lockWaitMs'>): Promise<Engine> {
-    const { partsOverHost } = await import('./host-side.js');
-    return new Engine(partsOverHost(host), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
+    const { HostSide } = await import('./host-side.js');
+    return new Engine(partsOverHost(new HostSide(host)), options.root, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS);
   }
 
   get maxReferenceBytes(): number {

@@ -7,23 +7,53 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from '@deepseek-ai/cordis';
-import { createUserMessage } from '@deepseek-ai/dsh-llm';
+import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import type {} from '@deepseek-ai/dsh-session-title';
-import type { SurfaceSnapshot, TitleReadResult } from '@sessref/core';
-import { preparedContextOf, surfaceThrough, type Config as ResolverConfig, type ReferenceService } from '@sessref/dsh';
+import type { PreparedContext, SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
+import { preparedContextOf, surfaceThrough, type Config as ResolverConfig, type ReferenceService, type SessionReferenceCatalog } from '@sessref/dsh';
 import { hostTitleReads, type TitleReads } from '@sessref/dsh/title-index';
 import { CheckedJsonlPersistence, ListedJsonlPersistence, bootStepHost, currentTurn, runDetachedPreStep, seedDemo } from '@sessref/host';
-import type { KeptHeaders } from '@sessref/host/reading';
+import type { KeptHeaders, RootLogs } from '@sessref/host/reading';
 import { checkTitle, untitled } from '../session-input.js';
-import type { StepMessage } from './engine.js';
-import type { EngineParts, SessionRecord } from './parts.js';
 import { appendTurn, writeNewSession } from './session-writes.js';
+
+/** One message of a step, as it would enter history. */
+export interface StepMessage {
+  message: UserMessage;
+  /** For a context message, what the plugin prepared for it: each source's entry, data object and budgeted size. */
+  prepared?: PreparedContext;
+}
 
 /** A dsh host an engine reads, steps and writes through. */
 export class HostSide {
   constructor(readonly ctx: Context) {}
+
+  /** The host's own reads, for an engine over a host a test booted whole (title index and all): its plugin's service and catalog. */
+  get service(): ReferenceService {
+    return this.ctx.sessionReferenceResolver.service;
+  }
+
+  get catalog(): SessionReferenceCatalog | undefined {
+    return this.ctx.sessionReferenceCatalog;
+  }
+
+  /** sessref's reads of the root behind the host's strict persistence, when it has one. */
+  get logs(): RootLogs | undefined {
+    const persistence = this.ctx.sessionPersistence;
+    return persistence instanceof CheckedJsonlPersistence ? persistence.logs : undefined;
+  }
+
+  get kept(): KeptHeaders | undefined {
+    const persistence = this.ctx.sessionPersistence;
+    return persistence instanceof ListedJsonlPersistence ? persistence.kept : undefined;
+  }
+
+  /** The root's sessions as `ctx.sessionQuery` lists them, live ones marked. */
+  async sessions(signal?: AbortSignal): Promise<{ header: SessionHeaderLike; live: boolean; persisted: boolean }[]> {
+    return (await this.ctx.sessionQuery.listSessions(signal)).map(({ header, live, persisted }) => ({ header, live, persisted }));
+  }
 
   /** Boot the host for an engine that reads `kept`'s root with sessref's own reads and answers through `service`. */
   static async boot(kept: KeptHeaders, service: ReferenceService, resolver: ResolverConfig): Promise<HostSide> {
@@ -107,25 +137,6 @@ export class HostSide {
     const { session: header } = await this.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId));
     return Session.create(header.id, [], header);
   }
-}
-
-/**
- * An engine's parts over a host a test booted whole (title index and all):
- * every read is that host's own, so a suite that writes through the host
- * reads back exactly what it wrote.
- */
-export function partsOverHost(ctx: Context): EngineParts {
-  const side = new HostSide(ctx);
-  const persistence = ctx.sessionPersistence;
-  return {
-    service: ctx.sessionReferenceResolver.service,
-    catalog: ctx.sessionReferenceCatalog,
-    logs: persistence instanceof CheckedJsonlPersistence ? persistence.logs : undefined,
-    kept: persistence instanceof ListedJsonlPersistence ? persistence.kept : undefined,
-    sessions: async (signal): Promise<SessionRecord[]> => (await ctx.sessionQuery.listSessions(signal)).map(({ header, live, persisted }) => ({ header, live, persisted })),
-    host: () => Promise.resolve(side),
-    close: () => side.dispose(),
-  };
 }
 
 /** A step's message with the plugin's own record of it, when it is a context message the plugin built. */

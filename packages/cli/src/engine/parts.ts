@@ -95,3 +95,20 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     },
   };
 }
+
+/**
+ * An engine's parts over a host a test booted whole (title index and all):
+ * every read is that host's own, so a suite that writes through the host
+ * reads back exactly what it wrote.
+ */
+export function partsOverHost(side: HostSide): EngineParts {
+  return {
+    service: side.service,
+    catalog: side.catalog,
+    logs: side.logs,
+    kept: side.kept,
+    sessions: (signal) => side.sessions(signal),
+    host: () => Promise.resolve(side),
+    close: () => side.dispose(),
+  };
+}

@@ -15,14 +15,7 @@ import { sessionsInUse } from '../engine/in-use.js';
 import { indexStatus } from './index-status.js';
 import { newSession } from './new-session.js';
 import { conversationView, previewView } from './view.js';
-
-export interface ApiRequest<P extends ApiPath> {
-  engine: Engine;
-  /** The body, parsed by the route's schema. */
-  body: ParsedRequest<P>;
-  /** Aborts when the client goes away before the answer is written, or the server closes. */
-  signal: AbortSignal;
-}
+import type { ApiRequest } from './request.js';
 
 /** A route's handler, answering the type the route map gives its path. */
 type Handler<P extends ApiPath> = (request: ApiRequest<P>) => Promise<ApiResponse<P>>;

@@ -7,7 +7,7 @@
  */
 import { classify } from '../classify.js';
 import type { Engine } from '../engine/engine.js';
-import type { ApiRequest } from './api.js';
+import type { ApiRequest } from './request.js';
 import type { IndexStatus } from './protocol.js';
 
 /** Each engine's first build as followed so far. */

@@ -1,5 +1,5 @@
 /** `POST /api/new`: a new, empty session, as `sessref new` creates it (its title makes it durable at once). */
-import type { ApiRequest } from './api.js';
+import type { ApiRequest } from './request.js';
 import { refuseAgentFolder } from '../root.js';
 import { HttpError } from './http.js';
 import type { NewSessionResponse } from './protocol.js';

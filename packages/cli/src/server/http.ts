@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonObject } from '@sessref/core/internal';
 import { classify } from '../classify.js';
+import { describeFailure } from '../errors.js';
 import { HTTP_STATUS } from '../failure.js';
 import type { ApiError } from './protocol.js';
 
@@ -15,6 +16,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** What fixes it, as the CLI's `fix:` says it. */
+    readonly hint?: string,
   ) {
     super(message);
   }
@@ -29,7 +32,7 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const failure = classify(error);
   if (failure.class === 'unexpected') return new HttpError(HTTP_STATUS.unexpected, 'INTERNAL', 'internal error; see the server log');
-  return new HttpError(HTTP_STATUS[failure.class], failure.code, failure.message);
+  return new HttpError(HTTP_STATUS[failure.class], failure.code, failure.message, {}, describeFailure(error).hint);
 }
 
 /**
@@ -119,7 +122,7 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 }
 
 export function sendError(res: ServerResponse, error: HttpError): void {
-  const body: ApiError = { error: { code: error.code, message: error.message } };
+  const body: ApiError = { error: { code: error.code, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) } };
   sendJson(res, error.status, body, error.headers);
 }
 
@@ -133,10 +136,12 @@ const ABSOLUTE_PATH = /(?<![\w.~>-])\/[^\s'"`,;)\]]+/g;
  */
 export function withRelativePaths(error: HttpError, root: string): HttpError {
   const prefix = root.endsWith('/') ? root : `${root}/`;
-  const message = error.message.replace(ABSOLUTE_PATH, (path) => {
-    if (path === root || path === prefix) return '.';
-    if (path.startsWith(prefix)) return path.slice(prefix.length);
-    return `…/${path.split('/').filter(Boolean).pop() ?? ''}`;
-  });
-  return message === error.message ? error : new HttpError(error.status, error.code, message, error.headers);
+  const relative = (text: string) =>
+    text.replace(ABSOLUTE_PATH, (path) => {
+      if (path === root || path === prefix) return '.';
+      if (path.startsWith(prefix)) return path.slice(prefix.length);
+      return `…/${path.split('/').filter(Boolean).pop() ?? ''}`;
+    });
+  const [message, hint] = [relative(error.message), error.hint === undefined ? undefined : relative(error.hint)];
+  return message === error.message && hint === error.hint ? error : new HttpError(error.status, error.code, message, error.headers, hint);
 }

@@ -18,7 +18,8 @@ import type { RequestSchemas } from './routes.js';
 export const TOKEN_HEADER = 'x-sessref-token';
 
 export interface ApiError {
-  error: { code: string; message: string };
+  /** `hint`: what fixes it, as the CLI's `fix:` says it, when the failure has a fix. */
+  error: { code: string; message: string; hint?: string };
 }
 
 /**

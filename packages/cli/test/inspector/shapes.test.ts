@@ -94,6 +94,8 @@ describe('the inspector over damaged logs', () => {
     expect(json<ApiError>(damaged).error).toEqual({
       code: 'SESSION_LOG_CORRUPT',
       message: 'session "flaky-ci": log --home-dev-webapp--/flaky-ci/session.jsonl.zstd: the log has no complete header line',
+      // The CLI's `fix:` for it (#35, item 6).
+      hint: 'restore the file from a backup, or move it out of the root',
     });
     const truncated = await api('/api/messages', { sessionId: 'billing-schema' });
     expect(truncated.status).toBe(502);

@@ -68,4 +68,20 @@ describe('an unreadable session in the inspector', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it("cited anyway, the toast gives the failure's fix as the CLI does (#35, item 6)", async () => {
+    const { page, problems } = await openPage(rig.browser, `${rig.server.url}&session=${TARGET}`);
+    await expect.poll(() => page.locator('#target .target-title').textContent()).toBe('Checkout page redesign');
+    await page.click('#draft');
+    await page.keyboard.type('see @billing');
+    await expect.poll(() => page.locator('#menu .menu-item[data-session-id="billing-schema"]').count()).toBe(1);
+    await page.keyboard.press('Enter');
+    await page.click('#preview-button');
+    const toast = page.locator('#toast');
+    await expect.poll(() => toast.isVisible()).toBe(true);
+    expect(await toast.textContent()).toMatch(/^Session "billing-schema": .+\. Fix: .+\.SESSION_LOG_TRUNCATED$/);
+    // The failed request is the only console error.
+    expect(problems).toEqual([expect.stringContaining('502')]);
+    await page.close();
+  });
 });

@@ -39,6 +39,7 @@ class ApiFailure extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly hint?: string,
   ) {
     super(message);
   }
@@ -74,7 +75,8 @@ async function answered(path: string, init: RequestInit): Promise<Response> {
   if (response.ok) return response;
   const data = (await response.json().catch(() => undefined)) as unknown;
   const error = isApiError(data) ? data.error : undefined;
-  throw new ApiFailure(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? response.statusText);
+  const hint = typeof error?.hint === 'string' ? error.hint : undefined;
+  throw new ApiFailure(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? response.statusText, hint);
 }
 
 export const api = {
@@ -100,7 +102,7 @@ export async function openEvents(): Promise<ReadableStream<Uint8Array>> {
 
 /** A failure as a sentence a person can act on, never a bare code (see errors.ts). */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiFailure) return error.code === 'UNREACHABLE' ? UNREACHABLE : explainFailure(error.code, error.message);
+  if (error instanceof ApiFailure) return error.code === 'UNREACHABLE' ? UNREACHABLE : explainFailure(error.code, error.message, error.hint);
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -25,11 +25,16 @@ const SENTENCES: Readonly<Record<string, Explain>> = {
   INTERNAL: () => 'The inspector hit an internal error. The terminal running `sessref serve` has the details.',
 };
 
-/** What went wrong, in words: the explanation for a known code, else the server's message as a sentence. */
-export function explainFailure(code: string, message: string): string {
+/**
+ * What went wrong, in words: the explanation for a known code, which says
+ * what to do in the page's terms, else the server's message as a sentence
+ * and its fix, as the CLI's `fix:` gives it, when it has one.
+ */
+export function explainFailure(code: string, message: string, hint?: string): string {
   const explain = SENTENCES[code];
   if (explain) return explain(message);
-  return sentence(message === '' ? `the request failed (${code})` : message);
+  const what = sentence(message === '' ? `the request failed (${code})` : message);
+  return hint === undefined ? what : `${what} Fix: ${sentence(hint)}`;
 }
 
 /** A network failure: the server is not there to send a code at all. */

@@ -487,10 +487,13 @@ describe('copy out', () => {
     const flaky = formatSessionReferenceMention({ sessionId: 'flaky-ci', label: 'Fix flaky CI on main' });
     const incident = formatSessionReferenceMention({ sessionId: 'payments-incident', label: 'Payments queue incident review' });
 
-    // A session row's copy button, reached from the composer with Shift+Tab and pressed with Enter.
+    // A session row's copy button: Shift+Tab from the composer into the list (one tab stop), ↓ to the row, → to its button, Enter.
     const copyLabel = 'Copy the mention of Fix flaky CI on main';
     const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
-    for (let step = 0; step < 40 && (await focusedLabel()) !== copyLabel; step++) await page.keyboard.press('Shift+Tab');
+    const focusedRow = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.sessionId);
+    for (let step = 0; step < 10 && (await focusedRow()) === undefined; step++) await page.keyboard.press('Shift+Tab');
+    for (let step = 0; step < 20 && (await focusedRow()) !== 'flaky-ci'; step++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
     expect(await focusedLabel()).toBe(copyLabel);
     await page.keyboard.press('Enter');
     await expect.poll(() => clipboard(page)).toBe(flaky);

@@ -16,11 +16,24 @@ export function renderSessions(list: HTMLElement, sessions: readonly SessionItem
     return;
   }
   moveWithArrows(list);
-  // Drawn again when the root changes: the keyboard stays on the session it was on.
+  // Drawn again when the root changes: the keyboard stays on the session it was on, and so does the tab stop.
   const focused = list.contains(document.activeElement) ? document.activeElement?.closest('.session-item')?.querySelector('.session')?.getAttribute('data-session-id') : null;
+  const stop = list.querySelector<HTMLElement>('.session[tabindex="0"]')?.dataset.sessionId;
   // In the server's order: newest first, the unreadable last.
   list.replaceChildren(...sessions.map((session) => sessionRow(session, session.sessionId === target, actions)));
-  if (focused) list.querySelector<HTMLElement>(`.session[data-session-id="${CSS.escape(focused)}"]`)?.focus();
+  const rows = [...list.querySelectorAll<HTMLElement>('.session')];
+  const current = rows.find((row) => row.dataset.sessionId === (focused ?? stop)) ?? rows.find((row) => row.dataset.sessionId === target) ?? rows[0];
+  if (current !== undefined) makeTabStop(list, current);
+  if (focused) current?.focus();
+}
+
+/**
+ * The list is one tab stop, `row` (roving tabindex): every other row and
+ * every copy button is reached with the arrows, so Tab passes the list in
+ * one step however many sessions it holds.
+ */
+function makeTabStop(list: HTMLElement, row: HTMLElement): void {
+  for (const other of list.querySelectorAll<HTMLElement>('.session')) other.tabIndex = other === row ? 0 : -1;
 }
 
 function sessionRow(session: SessionItem, active: boolean, actions: SessionActions): HTMLElement {
@@ -59,18 +72,35 @@ export function unreadableBadge(readError: NonNullable<SessionItem['readError']>
 
 const arrowLists = new WeakSet<HTMLElement>();
 
-/** ↑/↓ move the focus through the list's sessions, Home and End to its ends; Enter or Space picks, as for any button. */
+/**
+ * ↑/↓ move the focus through the list's sessions, Home and End to its ends,
+ * → to a row's copy button and ← back; Enter or Space picks, as for any
+ * button. The row the focus is on is the list's tab stop.
+ */
 function moveWithArrows(list: HTMLElement): void {
   if (arrowLists.has(list)) return;
   arrowLists.add(list);
-  list.addEventListener('keydown', (event) => {
-    const rows = [...list.querySelectorAll<HTMLElement>('.session')];
-    const at = rows.indexOf(document.activeElement as HTMLElement);
-    const next = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[event.key];
-    if (next === undefined || at < 0 || event.altKey || event.ctrlKey || event.metaKey) return;
-    event.preventDefault();
-    rows[Math.max(0, Math.min(rows.length - 1, next))]?.focus();
+  list.addEventListener('focusin', (event) => {
+    if (event.target instanceof HTMLElement && event.target.classList.contains('session')) makeTabStop(list, event.target);
   });
+  list.addEventListener('keydown', (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || !(document.activeElement instanceof HTMLElement)) return;
+    const target = arrowTarget(list, document.activeElement, event.key);
+    if (target === undefined) return;
+    event.preventDefault();
+    target.focus();
+  });
+}
+
+/** Where `key` moves the focus from `from` in the list, if anywhere. */
+function arrowTarget(list: HTMLElement, from: HTMLElement, key: string): HTMLElement | undefined {
+  const item = from.closest('.session-item');
+  if (key === 'ArrowRight' && from.classList.contains('session')) return item?.querySelector<HTMLElement>('.copy-button') ?? undefined;
+  if (key === 'ArrowLeft' && from.classList.contains('copy-button')) return item?.querySelector<HTMLElement>('.session') ?? undefined;
+  const rows = [...list.querySelectorAll<HTMLElement>('.session')];
+  const at = rows.indexOf(from);
+  const next = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[key];
+  return next === undefined || at < 0 ? undefined : rows[Math.max(0, Math.min(rows.length - 1, next))];
 }
 
 /** The in-use badge's tooltip: who holds the session, and what that means for Send. */
@@ -82,7 +112,8 @@ function inUseExplanation(holder: NonNullable<SessionItem['inUse']>): string {
 
 /** A small button that copies a canonical mention; its name says what it copies. */
 function copyButton(label: string, copy: () => void): HTMLElement {
-  const button = h('button', { type: 'button', class: 'icon-button copy-button', 'aria-label': label, title: `${label} (to paste into dsh)` });
+  // Reached from its row with →: the list is one tab stop.
+  const button = h('button', { type: 'button', class: 'icon-button copy-button', 'aria-label': label, title: `${label} (to paste into dsh)`, tabindex: '-1' });
   button.addEventListener('click', (event) => {
     event.stopPropagation();
     copy();

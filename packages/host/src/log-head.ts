@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync } from 'node:fs';
-import { openRegularFile, readFully, type FileRevision } from '@sessref/dsh/jsonl-root';
+import { openRegularFile, readFully, type FileRevision } from '@sessref/sources';
 import { HEADER_BUDGET_BYTES, scanFirstFrame } from './log-probe.js';
 
 /**

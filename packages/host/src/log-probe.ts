@@ -20,9 +20,8 @@
  */
 import { closeSync } from 'node:fs';
 import { zstdDecompressSync } from 'node:zlib';
-import { NotRegularFileError, openRegularFile, readFully } from '@sessref/dsh/jsonl-root';
 import { errorCode } from '@sessref/core';
-import { ZSTD_MAGIC, scanFrame, type FrameScan } from '@sessref/sources';
+import { NotRegularFileError, ZSTD_MAGIC, openRegularFile, readFully, scanFrame, type FrameScan } from '@sessref/sources';
 
 /**
  * The header frame must end, and its plaintext fit, within this many bytes.

@@ -9,21 +9,8 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
 import { errorCode } from '@sessref/core';
-import {
-  PROCESS_LISTINGS,
-  decodeSessionDirectory,
-  listSubdirectories,
-  logFileName,
-  projectDirectoryName,
-  revisionToken,
-  sameRevision,
-  sessionLogs,
-  sessionLogsOf,
-  type Compression,
-  type DirectoryListings,
-  type FileRevision,
-  type SessionLog,
-} from '@sessref/dsh/jsonl-root';
+import { PROCESS_LISTINGS, decodeSessionDirectory, listSubdirectories, logFileName, projectDirectoryName, sessionLogs, sessionLogsOf, type Compression, type DirectoryListings, type SessionLog } from '@sessref/dsh/jsonl-root';
+import { revisionToken, sameRevision, type FileRevision } from '@sessref/sources';
 import { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
 import type * as LogReader from './generations/read-session-log.js';
 import { probeLog, type LogProbeCode, type LogProblem } from './log-probe.js';

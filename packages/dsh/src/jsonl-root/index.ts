@@ -2,8 +2,8 @@
  * A dsh JSONL session root on disk: its layout and log names (format.ts)
  * and a tracker that follows every session's log revision (log-files.ts).
  * The revision record and the bounded reads that never wait on a special
- * file are shared with the other agents' sources (`@sessref/sources`), and
- * re-exported here. Node only.
+ * file are the Node file toolkit's (`@sessref/sources`): import them from
+ * there. Node only.
  * @module @sessref/dsh/jsonl-root
  */
 export {
@@ -28,19 +28,5 @@ export {
   type ListDirectory,
   type SessionLog,
 } from './format.js';
-export {
-  FileTooLargeError,
-  NotRegularFileError,
-  describeFileType,
-  fileToken,
-  openRegularFile,
-  readFully,
-  readRegularFile,
-  readRevision,
-  revisionToken,
-  sameFile,
-  sameRevision,
-  type FileRevision,
-} from '@sessref/sources';
 export { LogFileTracker } from './log-files.js';
 export { DirectoryListings, PROCESS_LISTINGS } from './directory-listings.js';

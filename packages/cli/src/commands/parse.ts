@@ -22,7 +22,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const { values, positionals, tokens } = read(argv);
   const [name, ...operands] = positionals;
   const command = name === undefined ? undefined : COMMANDS.find((candidate) => candidate.name === name);
-  if (name !== undefined && command === undefined) throw usageError(`unknown command "${name}"${suggestion(name)}`);
+  if (name !== undefined && command === undefined) throw usageError(`unknown command "${name}"${suggestion(name, COMMANDS.map((known) => known.name), (known) => `"${known}"`)}`);
   if (command !== undefined && values.help !== true) {
     for (const token of tokens) if (token.kind === 'option') checkTaken(command, token.name);
   }
@@ -34,8 +34,16 @@ function read(argv: readonly string[]) {
     return parseArgs({ args: withDashValues(argv), options: PARSE_CONFIG, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     // Node's advice on positionals that start with '-' never applies here.
-    throw usageError(String(error instanceof Error ? error.message : error).replace(/\. To specify a positional argument .*$/s, ''));
+    const message = String(error instanceof Error ? error.message : error).replace(/\. To specify a positional argument .*$/s, '');
+    throw usageError(`${message}${flagSuggestion(error)}`);
   }
+}
+
+/** `; did you mean --json?` for a flag node:util does not know, spelled `--…`: the flags within two edits of it. */
+function flagSuggestion(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const typed = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && error instanceof Error ? /^Unknown option '--([^'=]+)'/.exec(error.message)?.[1] : undefined;
+  return typed === undefined ? '' : suggestion(typed, Object.keys(OPTIONS), (name) => `--${name}`);
 }
 
 /** Every way a flag can be spelled alone: `--json`, `-h`. */
@@ -63,15 +71,15 @@ function withDashValues(argv: readonly string[]): string[] {
   return args;
 }
 
-/** `; did you mean "list"?` for a mistyped command: the commands within two edits of it, the closest first. */
-function suggestion(name: string): string {
-  // Every command is shorter than this, so a longer word is more than two edits from each (and is not measured).
-  if (name.length > 16) return '';
-  const scored = COMMANDS.map((command) => ({ name: command.name, distance: editDistance(name.toLowerCase(), command.name) }));
+/** `; did you mean "list"?` for a mistyped command or flag: the `names` within two edits of `typed`, the closest, each as `spell` writes it. */
+function suggestion(typed: string, names: readonly string[], spell: (name: string) => string): string {
+  // Every command and flag is shorter than this, so a longer word is more than two edits from each (and is not measured).
+  if (typed.length > 16) return '';
+  const scored = names.map((name) => ({ name, distance: editDistance(typed.toLowerCase(), name) }));
   const best = Math.min(...scored.map(({ distance }) => distance));
   // Two edits turn any short word into another; a suggestion must keep at least half of what was typed.
-  if (best > 2 || best * 2 > name.length) return '';
-  return `; did you mean ${scored.filter(({ distance }) => distance === best).map((command) => `"${command.name}"`).join(' or ')}?`;
+  if (best > 2 || best * 2 > typed.length) return '';
+  return `; did you mean ${scored.filter(({ distance }) => distance === best).map(({ name }) => spell(name)).join(' or ')}?`;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours each cost one. */

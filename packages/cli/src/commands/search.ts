@@ -7,6 +7,7 @@ import { usageError } from '../failure.js';
 import { formatIndexProgress } from '../format.js';
 import { TITLE_COLUMNS, fitFor, formatAge, progress, table, terminalSafe, writeJson, writeLine, styleFor, type Io } from '../output.js';
 import { shellWord } from './hints.js';
+import { refuseForeignTarget } from './target.js';
 import { listMatches } from './sessions.js';
 import type { SourceSelection } from './sources.js';
 
@@ -30,6 +31,7 @@ interface SearchOptions {
  */
 export async function searchCommand(engine: Engine, io: Io, options: SearchOptions): Promise<void> {
   if (options.query.trim() === '') throw usageError('search needs a QUERY with some text');
+  if (options.target !== undefined) refuseForeignTarget(engine, options.target, 'search');
   await refreshShowingProgress(engine, io);
   const found = await engine.search(options.query, {
     ...(options.target === undefined ? {} : { target: options.target }),

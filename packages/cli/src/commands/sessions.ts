@@ -5,6 +5,7 @@ import type { Engine } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';
 import { describeFailure, formatError, type CliReport } from '../errors.js';
 import type { SourceSelection } from './sources.js';
+import { refuseForeignTarget } from './target.js';
 
 interface ListOptions {
   query: string;
@@ -84,6 +85,7 @@ export async function listCommand(engine: Engine, io: Io, options: ListOptions):
     );
     return;
   }
+  refuseForeignTarget(engine, options.target, 'list');
   const candidates = await engine.candidates(options.target, options.query, options.limit);
   if (options.json) return writeJson(io.stdout, candidates);
   if (candidates.length === 0) return writeLine(io.stdout, style.dim('no candidates'));

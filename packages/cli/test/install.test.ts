@@ -65,15 +65,30 @@ beforeAll(async () => {
 
 afterAll(removeTemps);
 
-/** The command and arguments each client's setup line starts, in the shape that client stores it. */
-function launches(): Record<string, readonly string[]> {
+/** What a client starts for sessref: a command, its arguments, and variables it sets beside the user's. */
+interface Launch {
+  command: string;
+  args: readonly string[];
+  env: Record<string, string>;
+}
+
+/**
+ * What each client's setup line has it start, read as that client reads the
+ * line: `claude mcp add` passes what follows `--`; Gemini CLI's `mcp add`
+ * (yargs) keeps no `--flag` for the server and takes `-e K=V` as variables;
+ * VS Code and opencode take JSON.
+ */
+function launches(): Record<string, Launch> {
   const [claude, gemini, code] = SETUP_COMMANDS;
   const vscode = JSON.parse(/'(.*)'/.exec(code!)![1]!) as { command: string; args: string[] };
+  const [geminiCommand, ...geminiArgs] = gemini!.replace('gemini mcp add sessref ', '').replace(/ -e \S+/g, '').split(' ').filter((word) => !word.startsWith('--'));
+  const [claudeCommand, ...claudeArgs] = claude!.split(' -- ')[1]!.split(' ');
+  const [opencodeCommand, ...opencodeArgs] = (JSON.parse(OPENCODE_ENTRY) as { sessref: { command: string[] } }).sessref.command;
   return {
-    'claude mcp add': claude!.split(' -- ')[1]!.split(' '),
-    'gemini mcp add': gemini!.replace('gemini mcp add sessref ', '').split(' '),
-    'code --add-mcp': [vscode.command, ...vscode.args],
-    opencode: (JSON.parse(OPENCODE_ENTRY) as { sessref: { command: string[] } }).sessref.command,
+    'claude mcp add': { command: claudeCommand!, args: claudeArgs, env: {} },
+    'gemini mcp add': { command: geminiCommand!, args: geminiArgs, env: Object.fromEntries([...gemini!.matchAll(/ -e (\w+)=(\S+)/g)].map(([, name, value]) => [name!, value!])) },
+    'code --add-mcp': { command: vscode.command, args: vscode.args, env: {} },
+    opencode: { command: opencodeCommand!, args: opencodeArgs, env: {} },
   };
 }
 
@@ -88,9 +103,9 @@ describe.skipIf(!hasNpm)('the documented install, with no registry', () => {
     expect(run.stderr).toMatch(/^error NODE_VERSION: sessref needs Node\.js 22\.15 or newer, this is v\d+\.\d+\.\d+ \(fix: install Node\.js 22 \(https:\/\/nodejs\.org, or `nvm install 22`\) and run sessref with it first on PATH; .+\)\n$/);
   });
 
-  it.each(Object.entries(launches()))("starts the MCP server %s's entry names, and a client gets a snapshot from it", async (_client, [command, ...args]) => {
+  it.each(Object.entries(launches()))("starts the MCP server %s's entry names, and a client gets a snapshot from it", async (_client, launch) => {
     const client = new Client({ name: 'sessref-install-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: command!, args, cwd: project, env, stderr: 'pipe' }));
+    await client.connect(new StdioClientTransport({ command: launch.command, args: [...launch.args], cwd: project, env: { ...env, ...launch.env }, stderr: 'pipe' }));
     try {
       const { prompts } = await client.listPrompts();
       expect(prompts.map((prompt) => prompt.name)).toEqual(['ref']);
@@ -101,15 +116,16 @@ describe.skipIf(!hasNpm)('the documented install, with no registry', () => {
     }
   });
 
-  it("never runs a stranger's package named sessref when sessref is not installed", async () => {
+  it("never runs a stranger's package named sessref when sessref is not installed, whichever client starts it", async () => {
     npm(['uninstall', '--global', '@sessref/cli']);
     const registry = await strangersRegistry();
     try {
-      const [command, ...args] = launches()['claude mcp add']!;
-      // Without a terminal, as a client starts it: a plain npx would install and run the stranger without asking.
-      const run = await finished(spawn(command!, args, { cwd: project, env: { ...env, npm_config_registry: registry.url }, stdio: ['ignore', 'pipe', 'pipe'] }));
-      expect(run.code, run.stderr).not.toBe(0);
-      expect(existsSync(registry.ranMarker)).toBe(false);
+      for (const [client, launch] of Object.entries(launches())) {
+        // Without a terminal, as a client starts it: a plain npx would install and run the stranger without asking.
+        const run = await finished(spawn(launch.command, launch.args, { cwd: project, env: { ...env, ...launch.env, npm_config_registry: registry.url }, stdio: ['ignore', 'pipe', 'pipe'] }));
+        expect(run.code, `${client}: ${run.stderr}`).not.toBe(0);
+        expect(existsSync(registry.ranMarker), client).toBe(false);
+      }
     } finally {
       registry.server.close();
     }

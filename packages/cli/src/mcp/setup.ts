@@ -9,10 +9,18 @@
  */
 const LAUNCH = ['npx', '--no-install', 'sessref', 'mcp'] as const;
 
+/**
+ * Gemini CLI's `mcp add` reads every `--flag` on its line as its own, so
+ * `--no-install` would never reach npx: its line sets the same refusal as
+ * npm's own setting in the server's environment instead (last, since `-e`
+ * takes every word after it).
+ */
+const GEMINI_LAUNCH = `${LAUNCH.filter((word) => !word.startsWith('--')).join(' ')} -e npm_config_yes=false`;
+
 /** One setup command per client that has one. */
 export const SETUP_COMMANDS: readonly string[] = [
   `claude mcp add sessref -- ${LAUNCH.join(' ')}`,
-  `gemini mcp add sessref ${LAUNCH.join(' ')}`,
+  `gemini mcp add sessref ${GEMINI_LAUNCH}`,
   `code --add-mcp '${JSON.stringify({ name: 'sessref', command: LAUNCH[0], args: LAUNCH.slice(1) })}'`,
 ];
 

@@ -6,26 +6,16 @@
  * root and cite this one from it. The home holds one Claude Code transcript
  * from `../shared`.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyRoot, expectFailure, ok, removeTemps, requireBuild, sessref, tempDir } from './support';
-
-const NATIVE_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
-const CLAUDE_ID = `claude-code:${NATIVE_ID}`;
-const SAMPLE = fileURLToPath(new URL(`../../../../shared/cross-harness-samples/claude-code/spotter/${NATIVE_ID}.jsonl`, import.meta.url));
+import { CLAUDE_ID, demoRootAndClaudeHome } from './claude-home';
+import { expectFailure, ok, removeTemps, sessref } from './support';
 
 let root: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  requireBuild();
-  root = await emptyRoot();
-  await ok(['seed', '--root', root]);
-  const home = await tempDir('sessref-foreign-target-home-');
-  mkdirSync(join(home, '.claude', 'projects', '-work-app'), { recursive: true });
-  copyFileSync(SAMPLE, join(home, '.claude', 'projects', '-work-app', `${NATIVE_ID}.jsonl`));
+  const { root: demo, home } = await demoRootAndClaudeHome();
+  root = demo;
   env = { HOME: home };
 });
 

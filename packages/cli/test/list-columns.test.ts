@@ -6,27 +6,18 @@
  * the demo root; the home holds one Claude Code transcript from `../shared`,
  * whose id is 48 characters long.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli';
 import { displayWidth } from '../src/output';
-import { NO_DSH_HOME, emptyRoot, ok, removeTemps, requireBuild, tempDir } from './support';
-
-const CLAUDE_ID = 'claude-code:ae4a77f8-aedd-4bc1-888f-c94edc91af04';
-const SAMPLE = fileURLToPath(new URL(`../../../../shared/cross-harness-samples/claude-code/spotter/${CLAUDE_ID.slice('claude-code:'.length)}.jsonl`, import.meta.url));
+import { CLAUDE_ID, demoRootAndClaudeHome } from './claude-home';
+import { NO_DSH_HOME, removeTemps, tempDir } from './support';
 
 let root: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  requireBuild();
-  root = await emptyRoot();
-  await ok(['seed', '--root', root]);
-  const home = await tempDir('sessref-list-columns-home-');
-  mkdirSync(join(home, '.claude', 'projects', '-work-app'), { recursive: true });
-  copyFileSync(SAMPLE, join(home, '.claude', 'projects', '-work-app', `${CLAUDE_ID.slice('claude-code:'.length)}.jsonl`));
+  const { root: demo, home } = await demoRootAndClaudeHome();
+  root = demo;
   env = { NO_COLOR: '1', HOME: home, DSH_HOME: NO_DSH_HOME, SESSREF_CACHE_DIR: await tempDir('sessref-list-columns-cache-') };
   // The engine finds the agents' homes from the process's own HOME (this file has its own process).
   process.env.HOME = home;

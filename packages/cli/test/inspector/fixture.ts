@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { DEMO_SESSIONS, bootHost, writeDemoSessions, type DemoSession } from '@sessref/host';
-import type { Engine } from '../../src/engine/engine.js';
+import { Engine } from '../../src/engine/engine.js';
 import type { ChangeEvent } from '../../src/server/protocol.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 
@@ -186,6 +186,19 @@ export async function startPageRig(prefix: string, open: (root: string) => Promi
       await Promise.all([removeDir(base), removeDir(webRoot)]);
     },
   };
+}
+
+/**
+ * A {@link startPageRig} over the suites' sessions with a plain engine on
+ * their root, for one file's tests: started before them, closed after them.
+ */
+export function demoPageRig(prefix: string): () => PageRig {
+  let rig: PageRig | undefined;
+  beforeAll(async () => {
+    rig = await startPageRig(prefix, (root) => Engine.open({ root }));
+  });
+  afterAll(() => rig?.close());
+  return () => rig!;
 }
 
 /** A JSON POST to one of `server`'s API routes, with its token. */

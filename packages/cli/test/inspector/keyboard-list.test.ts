@@ -5,17 +5,10 @@
  * many sessions it holds (Chromium against the real server).
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
-import { TARGET, openPage, startPageRig, type PageRig } from './fixture.js';
+import { describe, expect, it } from 'vitest';
+import { TARGET, demoPageRig, openPage } from './fixture.js';
 
-let rig: PageRig;
-
-beforeAll(async () => {
-  rig = await startPageRig('keyboard-list', (root) => Engine.open({ root }));
-});
-
-afterAll(() => rig?.close());
+const rig = demoPageRig('keyboard-list');
 
 /** What has the keyboard: a session row's session id, else the element's id, else its name (a copy button's). */
 const focused = (page: Page) =>
@@ -26,7 +19,7 @@ const focused = (page: Page) =>
 
 describe('the sessions list by keyboard', () => {
   it('is one tab stop, entered on the target, left with the next Tab; the arrows reach every row and its copy button', async () => {
-    const { page, problems } = await openPage(rig.browser, `${rig.server.url}&session=${TARGET}`);
+    const { page, problems } = await openPage(rig().browser, `${rig().server.url}&session=${TARGET}`);
     await expect.poll(() => focused(page)).toBe('draft');
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     // From the composer back into the list: the conversation, then the list's one stop, on the target's row.

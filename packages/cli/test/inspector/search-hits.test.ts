@@ -6,17 +6,10 @@
  * the inspector suites' demo sessions).
  */
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../src/engine/engine.js';
-import { TARGET, openPage, startPageRig, type PageRig } from './fixture.js';
+import { describe, expect, it } from 'vitest';
+import { TARGET, demoPageRig, openPage } from './fixture.js';
 
-let rig: PageRig;
-
-beforeAll(async () => {
-  rig = await startPageRig('search-hits', (root) => Engine.open({ root }));
-});
-
-afterAll(() => rig?.close());
+const rig = demoPageRig('search-hits');
 
 /** Each content hit's first mark and the snippet box it sits in, as laid out on screen. */
 async function hitBoxes(page: Page): Promise<{ mark: string; markBottom: number; markRight: number; boxBottom: number; boxRight: number }[]> {
@@ -31,7 +24,7 @@ async function hitBoxes(page: Page): Promise<{ mark: string; markBottom: number;
 
 describe('content hits in the @ menu', () => {
   it.each(['mock', 'leader'])('show where "%s" matched, inside the lines the row has', async (query) => {
-    const { page, problems } = await openPage(rig.browser, `${rig.server.url}&session=${TARGET}`);
+    const { page, problems } = await openPage(rig().browser, `${rig().server.url}&session=${TARGET}`);
     await expect.poll(() => page.locator('#target .target-title').textContent()).toBe('Checkout page redesign');
     await page.click('#draft');
     await page.keyboard.type(`@${query}`);

@@ -103,7 +103,8 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   SESSION_LOG_SYMLINK: 'storage',
   SESSION_LOCK_INVALID: 'storage',
   // A session a later dsh wrote: readable and citable, written only by that dsh.
-  SESSION_WRITE_UNSUPPORTED: 'storage',
+  // A session sessref only reads (another agent's, or a later dsh's log format): what the user asked cannot be done there, nothing is broken.
+  SESSION_WRITE_UNSUPPORTED: 'invalid-input',
 
   USAGE: 'usage',
   NO_ROOT: 'not-found',

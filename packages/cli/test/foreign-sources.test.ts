@@ -186,7 +186,7 @@ describe("other agents' sessions", () => {
 
   it('send refuses to write into another agent session, and nothing in the home changes', async () => {
     const before = await hashTree(home);
-    expect(expectFailure(await sessref(...inHome(['send', '--target', `codex:${CODEX_ID}`, 'hello'])), 2, 'SESSION_WRITE_UNSUPPORTED')).toMatch(/this is a Codex session, read in place/);
+    expect(expectFailure(await sessref(...inHome(['send', '--target', `codex:${CODEX_ID}`, 'hello'])), 1, 'SESSION_WRITE_UNSUPPORTED')).toMatch(/this is a Codex session, read in place/);
     const codex = (await listed()).find((row) => row.source === 'codex')!;
     await ok(...inHome(['send', '--target', 'scratchpad', `see ${codex.mention}`]));
     expect(await hashTree(home)).toEqual(before);

@@ -9,7 +9,8 @@ import type { SessionReferenceContentHit, SessionReferenceMentionCandidate, Text
 import { expectTypeOf } from 'vitest';
 import type { z } from 'zod';
 import { api } from '../web/src/api.js';
-import type { API_ROUTES, ApiRequest } from '../src/server/api.js';
+import type { API_ROUTES } from '../src/server/api.js';
+import type { ApiRequest } from '../src/server/request.js';
 import type {
   ApiPath,
   ApiRequestBody,

@@ -318,7 +318,7 @@ export class Engine {
   /** Run a message for `targetId` through the real pre-step path without writing anything. */
   async preview(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview> {
     checkMessageText(text);
-    this.assertOwnSession(targetId);
+    this.assertOwnSession(targetId, 'prepare');
     const { messages } = await (await this.parts.host()).step(targetId, text, signal);
     return { target: targetId, messages, maxReferenceBytes: this.maxReferenceBytes };
   }
@@ -331,7 +331,7 @@ export class Engine {
    */
   async send(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview & { appendedSeqs: number[] }> {
     checkMessageText(text);
-    this.assertOwnSession(targetId);
+    this.assertOwnSession(targetId, 'send');
     const host = await this.parts.host();
     const { session, messages } = await host.step(targetId, text, signal);
     signal.throwIfAborted();
@@ -382,14 +382,18 @@ export class Engine {
     await this.parts.close();
   }
 
-  /** A message is written in the root's own sessions only: another agent's session is read in place, never written. */
-  private assertOwnSession(sessionId: string): void {
+  /**
+   * A message is prepared for, and written in, the root's own sessions only:
+   * another agent's session is read in place, never a step's target.
+   */
+  private assertOwnSession(sessionId: string, step: 'prepare' | 'send'): void {
     const agent = this.agentOf(sessionId);
     if (agent === undefined) return;
+    const only = step === 'send' ? 'sessref writes messages only into' : 'sessref prepares messages only for';
     throw new SessionWriteError(
       sessionId,
       'SESSION_WRITE_UNSUPPORTED',
-      `this is a ${agent} session, read in place: sessref writes messages only into the root's own dsh sessions`,
+      `this is a ${agent} session, read in place: ${only} the root's own dsh sessions`,
       `cite it from a dsh session instead, e.g. sessref send --target <dsh session> "see $(sessref mention ${sessionId})"`,
     );
   }

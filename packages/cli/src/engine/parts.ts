@@ -14,7 +14,7 @@ import { KeptHeaders, RootLogs } from '@sessref/host/reading';
 import type { HostSide } from './host-side.js';
 
 /** A session of the root as a listing gives it. */
-export interface SessionRecord {
+interface SessionRecord {
   header: SessionHeaderLike;
   /** Held by this process's dsh host (a session `new` or the inspector made). */
   live: boolean;

@@ -32,7 +32,7 @@ afterAll(removeTemps);
 async function derivedFiles(cwd: string, xdgCacheHome: string, cacheDirectory: string): Promise<string[]> {
   const env = { HOME: home, XDG_CACHE_HOME: xdgCacheHome, SESSREF_CACHE_DIR: undefined };
   await ok(['list', '--root', root], { cwd, env });
-  await ok(['search', 'migration', '--root', root], { cwd, env });
+  await ok(['search', 'flaky', '--root', root], { cwd, env });
   return existsSync(cacheDirectory) ? readdirSync(cacheDirectory).sort() : [];
 }
 

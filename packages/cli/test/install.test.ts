@@ -16,6 +16,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCODE_ENTRY, SETUP_COMMANDS } from '../src/mcp/setup.js';
+import { buildWeb } from './inspector/fixture.js';
 import { NO_DSH_HOME, emptyRoot, finished, ok, removeTemps, requireBuild, tempDir } from './support';
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
@@ -56,6 +57,9 @@ beforeAll(async () => {
     SESSREF_ROOT: root,
     NO_COLOR: '1',
   };
+  // The tarball carries the inspector's page: a clone where `npm test` ran has the bundle but not the page, so build it as `npm run build` does.
+  const webDist = join(REPO, 'packages/cli/web-dist');
+  if (!existsSync(join(webDist, 'index.html'))) await buildWeb(webDist);
   const packed = join(await tempDir('sessref-install-tarball-'), 'out');
   execFileSync(process.execPath, [join(REPO, 'scripts/pack.mjs'), '--out', packed, 'packages/cli'], { stdio: 'ignore' });
   mkdirSync(project, { recursive: true });

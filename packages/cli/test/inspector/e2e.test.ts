@@ -209,6 +209,8 @@ it('shows title matches first, and renders a hostile snippet as text with only t
   await expect.poll(() => page.locator('#target .target-title').textContent()).toBe('Checkout page redesign');
   await page.click('#draft');
   await page.keyboard.type('@quarantinezone');
+  // The whole menu's text first: should the content group not come, the failure says what the menu showed instead.
+  await expect.poll(() => page.locator('#menu').textContent()).toContain('Hostile notes');
   const hits = page.locator('#menu .menu-hit');
   await expect.poll(() => hits.count()).toBe(1);
   // The title match leads, the content match follows in its group.

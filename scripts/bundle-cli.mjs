@@ -19,7 +19,9 @@
  *   `dist/` in the CLI's folder wherever the package is installed;
  * - `new URL('..', import.meta.url)` naming a folder that holds the module
  *   itself (the transcript readers digest their own code to stamp their
- *   caches): the bundle's folder, which now holds that code.
+ *   caches): the bundle's folder, which now holds that code;
+ * - `createRequire(import.meta.url)('node:…')` (a built-in module loaded when
+ *   first used): kept as it is, since a built-in is found from anywhere.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -36,6 +38,7 @@ const EXTERNAL = ['koffi'];
 
 const REQUIRED_JSON = /createRequire\(import\.meta\.url\)\((["'])([^"']+\.json)\1\)/g;
 const FILE_URL = /new URL\((["'])([^"']*)\1, import\.meta\.url\)/g;
+const REQUIRED_BUILTIN = /createRequire\(import\.meta\.url\)\((["'])node:[a-z_/]+\1\)/g;
 
 /** A `new URL(target, import.meta.url)` of the module at `id`, as the bundle must spell it. */
 function rebasedUrl(id, target) {
@@ -56,7 +59,8 @@ const keepFileLookups = {
     const rewrites = [];
     const marked = code
       .replace(REQUIRED_JSON, (_, _quote, specifier) => mark(rewrites, `(${readFileSync(createRequire(id).resolve(specifier), 'utf8').trim()})`))
-      .replace(FILE_URL, (_, _quote, target) => mark(rewrites, rebasedUrl(id, target)));
+      .replace(FILE_URL, (_, _quote, target) => mark(rewrites, rebasedUrl(id, target)))
+      .replace(REQUIRED_BUILTIN, (kept) => mark(rewrites, kept));
     if (marked.includes('import.meta')) {
       throw new Error(`${relative(ROOT, id)} uses import.meta in a way bundle-cli.mjs does not rewrite: teach it (see its header)`);
     }

@@ -15,7 +15,7 @@
  * {@link writeLine} turns markers into colour codes, after everything else
  * has been escaped. JSON output goes the same way; its escapes are valid JSON.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '@sessref/sources';
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -33,12 +33,29 @@ export interface Style {
   cyan(text: string): string;
 }
 
-/** Colour markers carry this process's random key, which no data can carry (and their noncharacters are escaped in data). */
-const MARKER_KEY = randomBytes(8).toString('hex');
-const MARKER = new RegExp(`\ufdd0${MARKER_KEY}(\\d{1,2})\ufdd1`, 'g');
+/**
+ * Colour markers carry this process's random key, which no data can carry
+ * (and their noncharacters are escaped in data). Made with the first
+ * marker: before it no text holds one, so output without colour never
+ * loads `node:crypto` for it.
+ */
+let markers: { key: string; all: RegExp; only: RegExp } | undefined;
+
+/** Matches nothing: what {@link markerPattern} is until a marker exists. */
+const NO_MARKER = /(?!)/g;
 
 function marker(code: number): string {
-  return `\ufdd0${MARKER_KEY}${code}\ufdd1`;
+  if (markers === undefined) {
+    const key = nodeCrypto().randomBytes(8).toString('hex');
+    const source = `\ufdd0${key}(\\d{1,2})\ufdd1`;
+    markers = { key, all: new RegExp(source, 'g'), only: new RegExp(`^${source}$`) };
+  }
+  return `\ufdd0${markers.key}${code}\ufdd1`;
+}
+
+/** Every colour marker made so far, in a text. */
+function markerPattern(): RegExp {
+  return markers?.all ?? NO_MARKER;
 }
 
 /** A style's text is one line: whatever it is given is made {@link terminalSafe} as a line. */
@@ -96,7 +113,7 @@ export function terminalSafe(text: string, layout: 'line' | 'block' = 'line'): s
   const unsafe = layout === 'line' ? UNSAFE_IN_LINE : UNSAFE_IN_BLOCK;
   let safe = '';
   let from = 0;
-  for (const match of text.matchAll(MARKER)) {
+  for (const match of text.matchAll(markerPattern())) {
     safe += text.slice(from, match.index).replace(unsafe, escapeCharacter) + match[0];
     from = match.index + match[0].length;
   }
@@ -105,7 +122,7 @@ export function terminalSafe(text: string, layout: 'line' | 'block' = 'line'): s
 
 /** Colour markers as the SGR sequences they stand for. */
 function toTerminal(safe: string): string {
-  return safe.replace(MARKER, (_, code: string) => `\u001b[${code}m`);
+  return safe.replace(markerPattern(), (_, code: string) => `\u001b[${code}m`);
 }
 
 /**
@@ -210,7 +227,7 @@ export function cut(text: string, max: number, keep: 'start' | 'end' = 'start'):
   const addText = (piece: string) => {
     for (const { segment } of graphemes().segment(piece)) parts.push({ text: segment, width: displayWidth(segment) });
   };
-  for (const match of safe.matchAll(MARKER)) {
+  for (const match of safe.matchAll(markerPattern())) {
     addText(safe.slice(from, match.index));
     parts.push({ text: match[0], width: 0 });
     from = match.index + match[0].length;
@@ -221,7 +238,7 @@ export function cut(text: string, max: number, keep: 'start' | 'end' = 'start'):
   let room = max - 1;
   let full = false;
   const kept = ordered.map((part) => {
-    if (MARKER_ONLY.test(part.text)) return part.text;
+    if (markers?.only.test(part.text) === true) return part.text;
     full ||= part.width > room;
     if (full) return '';
     room -= part.width;
@@ -238,7 +255,6 @@ let segmenter: Intl.Segmenter | undefined;
 function graphemes(): Intl.Segmenter {
   return (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }));
 }
-const MARKER_ONLY = new RegExp(`^${MARKER.source}$`);
 
 /** Styled text as a terminal shows it: colour markers become colour codes (for tests and callers that write on their own). */
 export function rendered(text: string): string {
@@ -264,7 +280,7 @@ function cellWidth(point: string): number {
 
 /** Terminal columns a string takes: colour codes and combining marks take none, CJK and emoji two. */
 export function displayWidth(text: string): number {
-  const plain = text.replace(MARKER, '').replace(ANSI, '');
+  const plain = text.replace(markerPattern(), '').replace(ANSI, '');
   // Printable ASCII, most of what a listing holds (ids, paths, dates), is one column a character.
   if (PRINTABLE_ASCII.test(plain)) return plain.length;
   let width = 0;

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { closeSync, fstatSync } from 'node:fs';
-import { openRegularFile, readFully, type FileRevision } from '@sessref/sources';
+import { nodeCrypto, openRegularFile, readFully, type FileRevision } from '@sessref/sources';
 import { HEADER_BUDGET_BYTES, scanFirstFrame } from './log-probe.js';
 
 /**
@@ -60,5 +59,5 @@ function digest(fd: number, bytes: number, read?: Buffer): LogHead | undefined {
     head = Buffer.alloc(bytes);
     if (readFully(fd, head, 0, bytes, 0) !== bytes) return undefined;
   }
-  return { bytes, sha256: createHash('sha256').update(head).digest('hex') };
+  return { bytes, sha256: nodeCrypto().createHash('sha256').update(head).digest('hex') };
 }

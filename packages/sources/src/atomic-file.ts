@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { threadId } from 'node:worker_threads';
 
 /**
  * A new file only: never through a symbolic link, a FIFO or a device left
@@ -10,6 +8,9 @@ import { threadId } from 'node:worker_threads';
  */
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
+/** Temporary files this module instance has named. */
+let temporaries = 0;
+
 /**
  * Replace `file` with `bytes` atomically, for the derived files sessref keeps
  * (saved indexes, kept headers): readers see the old file or the new one,
@@ -17,15 +18,17 @@ const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (
  * can write into ({@link directoryProblem}; created private when missing):
  * elsewhere another user could swap the temporary file between its write and
  * the rename. The temporary file beside it is created new, under a name of
- * this process, this thread and a random part: two writers of one file (two
- * worker threads of one process included) never share it, and no one can
- * plant a link there in advance (were anything there, the create fails
- * rather than write through it). The rename then replaces whatever is at
+ * this process, a count and a random part: two writers of one file (two
+ * worker threads of one process included) do not share it, and were
+ * anything there already, the create fails rather than write through it.
+ * (Neither needs `node:crypto` or `node:worker_threads`, which would cost
+ * every command their loading.) The rename then replaces whatever is at
  * `file`. Returns false when it could not be written (a derived file that
  * cannot be saved only costs a later re-read), leaving no temporary file.
  */
 export function replaceFileAtomically(file: string, bytes: Uint8Array): boolean {
-  const temporary = `${file}.${process.pid}.${threadId}.${randomBytes(8).toString('hex')}.tmp`;
+  temporaries += 1;
+  const temporary = `${file}.${process.pid}.${temporaries}.${Math.random().toString(36).slice(2, 10)}.tmp`;
   let created = false;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname } from 'node:path';
 import { errorCode } from '@sessref/core';
+import { sessrefCacheFile } from './cache-directory.js';
 import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
 import { claudeProjectsDir } from './claude-code/locate.js';
 import { clineSessionsDir } from './cline/locate.js';
@@ -73,22 +72,9 @@ function lazySource(name: AgentName, load: () => Promise<TranscriptSource>): Tra
   };
 }
 
-/**
- * sessref's cache directory, where its title and content indexes and the
- * agents' listing caches live: `$SESSREF_CACHE_DIR`, else
- * `$XDG_CACHE_HOME/sessref`, else `<home>/.cache/sessref`. Never an agent's
- * folder nor a dsh root. An `XDG_CACHE_HOME` that is not an absolute path is
- * ignored, as the XDG Base Directory specification requires: a relative one
- * would scatter derived files under whatever folder a command runs in.
- */
-export function sessrefCacheDirectory(env: SourceEnvironment['env'], home: string = homedir()): string {
-  const xdg = env['XDG_CACHE_HOME'];
-  return env['SESSREF_CACHE_DIR'] || join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.cache'), 'sessref');
-}
-
 /** One agent's listing cache: one file per agent and folder (`CLAUDE_CONFIG_DIR`, `CODEX_HOME` … each have their own). */
 function listingCacheFile(environment: SourceEnvironment, agent: string, home: string): string {
-  return join(sessrefCacheDirectory(environment.env, environment.home), `listing-${agent}-${createHash('sha256').update(home).digest('hex').slice(0, 16)}.v1.json`);
+  return sessrefCacheFile(environment.env, `listing-${agent}`, home, 'v1.json', environment.home);
 }
 
 /** Each agent's reader: a row of `agents.ts` without one here does not compile. */

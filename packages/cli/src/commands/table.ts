@@ -3,7 +3,7 @@ import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from '@sessref/c
 import { AGENT_NAMES } from '@sessref/sources/agents';
 import { defineCommand, type Command } from './command.js';
 import { MAX_STDIN_BYTES, messageText } from './message.js';
-import { DEFAULT_HOST, DEFAULT_PORT } from '../server/address.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../server/listen-defaults.js';
 import { DEFAULT_PAGE_SIZE, OPENCODE_ENTRY, SETUP_COMMANDS } from '../mcp/setup.js';
 
 // Each handler is loaded when its command runs: `sessref --help` or `uri` never loads the dsh host,

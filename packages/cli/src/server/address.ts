@@ -6,12 +6,7 @@
  */
 import { isIPv6 } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
-
-/** Where the inspector listens unless told otherwise: this machine only. */
-export const DEFAULT_HOST = '127.0.0.1';
-
-/** The inspector's port when none is given. */
-export const DEFAULT_PORT = 7317;
+import { DEFAULT_HOST } from './listen-defaults.js';
 
 /** Whether `host` reaches this machine only. */
 export function isLoopback(host: string): boolean {

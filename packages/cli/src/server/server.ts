@@ -10,7 +10,8 @@ import { API_ROUTES, parseRequest } from './api.js';
 import { HttpError, sendError, sendJson, toHttpError, withRelativePaths } from './http.js';
 import { ChangeFeed, type ChangeFeedOptions } from './events.js';
 import { API_METHODS, EVENTS_PATH, isApiPath, type ApiPath, type ApiResponse } from './protocol.js';
-import { DEFAULT_HOST, allowedHosts, displayHost, hostPort } from './address.js';
+import { allowedHosts, displayHost, hostPort } from './address.js';
+import { DEFAULT_HOST } from './listen-defaults.js';
 import { SECURITY_HEADERS, checkCredentials, checkOrigin, newToken, pageCookie } from './security.js';
 import { DEFAULT_WEB_ROOT, asset, indexPage, isAssetPath, signInPage, type StaticFile } from './static.js';
 

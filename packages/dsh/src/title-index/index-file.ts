@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
-import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefCacheDirectory } from '@sessref/sources';
+import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefCacheFile } from '@sessref/sources';
 import { isJsonObject } from '@sessref/core/internal';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
@@ -35,7 +34,7 @@ const MAX_INDEX_BYTES = 512 * 1024 * 1024;
  * (`sessrefCacheDirectory` of `@sessref/sources`).
  */
 export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(sessrefCacheDirectory(env), `titles-${rootKey(root)}.json`);
+  return sessrefCacheFile(env, 'titles', root, 'json');
 }
 
 /**
@@ -45,11 +44,7 @@ export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.
  * (`search-<key>.sqlite`), so that file is never opened as this index.
  */
 export function defaultSearchIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(sessrefCacheDirectory(env), `content-${rootKey(root)}.v1.sqlite`);
-}
-
-function rootKey(root: string): string {
-  return createHash('sha256').update(root).digest('hex').slice(0, 16);
+  return sessrefCacheFile(env, 'content', root, 'v1.sqlite');
 }
 
 /**

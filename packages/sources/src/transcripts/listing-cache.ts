@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core/internal';
 import { directoryProblem, replaceFileAtomically } from '../atomic-file.js';
+import { nodeCrypto } from '../node-crypto.js';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
 import { readRegularFile } from '../regular-file.js';
 import type { FileRevision } from '../revision.js';
@@ -171,7 +171,7 @@ let stamp: string | null | undefined;
  */
 function readerStamp(): string | undefined {
   if (stamp !== undefined) return stamp ?? undefined;
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   const root = fileURLToPath(new URL('..', import.meta.url));
   try {
     const modules = readdirSync(root, { recursive: true, encoding: 'utf8' })

@@ -1,5 +1,5 @@
 import type { SurfaceMessage } from '@sessref/core';
-import { surfaceMessage } from '../surface.js';
+import { oneLine, surfaceMessage } from '../surface.js';
 import type { OpencodeMessage, OpencodePart, OpencodeRevert } from './model.js';
 
 /** Messages by creation time then id, parts by id: the order opencode reads them in (message-v2.ts `stream`, `parts`). */
@@ -111,4 +111,32 @@ export function opencodeSurface(messages: readonly OpencodeMessage[], revert: Op
   // The newest message in time: filterCompacted's order puts the retained tail after the summary.
   const lastId = kept.at(-1)?.id;
   return current.messages.flatMap((message) => messageSurface(message, message === current.checkpoint, message.id === lastId)).filter((message) => message.content.length > 0 || message.role === 'tool');
+}
+
+/**
+ * The placeholder opencode gives a session until its title agent answers
+ * (session/index.ts `createDefaultTitle`, matched as `isDefaultTitle` does).
+ * Kilo's runs never replace it, so every one of its sessions would read
+ * "New session - <time>".
+ */
+const PLACEHOLDER_TITLE = /^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Whether a session's stored title is its own: set, and not the placeholder. */
+export function isOwnTitle(title: string | undefined): title is string {
+  return title !== undefined && !PLACEHOLDER_TITLE.test(title);
+}
+
+/**
+ * The session's first direct user prompt on one line: what opencode's title
+ * agent titles a session from, and so the title of a session it never titled.
+ * Read from the whole session (a pending revert applied), not only the
+ * current conversation, so a compaction never renames a session.
+ */
+export function firstPrompt(messages: readonly OpencodeMessage[], revert: OpencodeRevert | undefined): string | undefined {
+  for (const message of applyRevert(inOrder(messages), revert)) {
+    if (message.role !== 'user') continue;
+    const text = oneLine(ownText(message.parts).join(' '));
+    if (text !== '') return text;
+  }
+  return undefined;
 }

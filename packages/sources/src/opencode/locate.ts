@@ -2,11 +2,16 @@ import { isAbsolute, join } from 'node:path';
 import type { SourceEnvironment } from '../transcripts/format.js';
 
 /**
- * opencode's data folder: `$XDG_DATA_HOME/opencode`, else
- * `~/.local/share/opencode` (`Global.Path.data`, xdg-basedir). A relative
- * `XDG_DATA_HOME` is invalid by the XDG spec and ignored.
+ * An XDG data folder: `$XDG_DATA_HOME/<name>`, else `~/.local/share/<name>`
+ * (xdg-basedir, which opencode's `Global.Path.data` and its forks use). A
+ * relative `XDG_DATA_HOME` is invalid by the XDG spec and ignored.
  */
-export function opencodeDataDirectory(environment: SourceEnvironment): string {
+export function xdgDataFolder(environment: SourceEnvironment, name: string): string {
   const xdg = environment.env['XDG_DATA_HOME'];
-  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(environment.home, '.local', 'share'), 'opencode');
+  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(environment.home, '.local', 'share'), name);
+}
+
+/** opencode's data folder: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode` (`Global.Path.data`). */
+export function opencodeDataDirectory(environment: SourceEnvironment): string {
+  return xdgDataFolder(environment, 'opencode');
 }

@@ -62,9 +62,14 @@ function nonEmpty(value: unknown): string | undefined {
   return text === undefined || text === '' ? undefined : text;
 }
 
-/** A message's or a part's id (the row's when its data leaves it out) and its kind (`role` or `type`); `undefined` without either. */
+/**
+ * A message's or a part's id and its kind (`role` or `type`); `undefined`
+ * without either. A database row's id column wins over its data: opencode
+ * 1.18 keeps ids only in the columns, and its own reader spreads the data
+ * and then sets the column's id over it (message-v2.ts `parts`, `info`).
+ */
 function identify(data: JsonObject, kindKey: 'role' | 'type', rowId: string | undefined): { id: string; kind: string } | undefined {
-  const id = asString(data['id']) ?? rowId;
+  const id = rowId ?? asString(data['id']);
   const kind = asString(data[kindKey]);
   return id === undefined || kind === undefined ? undefined : { id, kind };
 }
@@ -74,7 +79,11 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
   return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
-/** A message from its JSON `data`; `id` and `created` come from the row when the data leaves them out. */
+/**
+ * A message from its JSON `data`. A database row's `id` and `time_created`
+ * columns win, since opencode orders messages by those columns
+ * (message-v2.ts `page`); a file of the JSON tree has only its data.
+ */
 export function messageOf(data: JsonObject, row: { id?: string; created?: number }): Omit<OpencodeMessage, 'parts'> | undefined {
   const identity = identify(data, 'role', row.id);
   if (identity === undefined) return undefined;
@@ -82,7 +91,7 @@ export function messageOf(data: JsonObject, row: { id?: string; created?: number
   return {
     id: identity.id,
     role: identity.kind,
-    created: finite(time?.['created']) ?? row.created ?? 0,
+    created: row.created ?? finite(time?.['created']) ?? 0,
     ...optional('parentId', asString(data['parentID'])),
     summary: data['summary'] === true,
     finished: nonEmpty(data['finish']) !== undefined,

@@ -1,20 +1,17 @@
 import { join, relative, resolve } from 'node:path';
 import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
-import { AGENTS } from '../agents.js';
+import { AGENTS, type AgentName } from '../agents.js';
 import { listDirectory } from '../directory.js';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import { fileToken, readRevision, revisionToken } from '../revision.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
-import { opencodeSurface } from './fold.js';
+import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { opencodeDataDirectory } from './locate.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
 import { listDatabaseSessions, readDatabaseSession, type RowLimits, type SessionRow } from './sqlite-store.js';
-
-const NAME = 'opencode';
-const DISPLAY_NAME = AGENTS.opencode.displayName;
 
 /** Sessions one store may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -26,18 +23,34 @@ export interface OpencodeSourceOptions {
   limits?: RowLimits;
 }
 
-/** Channel databases: `opencode.db`, `opencode-<channel>.db` (storage/db.ts `path()`). */
-const DATABASE_FILE = /^opencode(-[^/]+)?\.db$/;
+/**
+ * An agent that keeps opencode's store: opencode itself, or a fork (Kilo)
+ * that renamed its folder, its database files and the variable naming one.
+ */
+export interface OpencodeFamilyMember {
+  /** Its row in the agent table: the id prefix and the display name. */
+  readonly name: AgentName;
+  /** Its data folder (`$XDG_DATA_HOME/<name>`). */
+  dataDirectory(environment: SourceEnvironment): string;
+  /** Its channel databases' base name: `<base>.db`, `<base>-<channel>.db` (storage/db.ts `path()`). */
+  readonly databaseBase: string;
+  /** The variable naming one more database file, relative to the data folder. */
+  readonly databaseVariable: string;
+}
+
+/** opencode: `opencode.db` in `$XDG_DATA_HOME/opencode`, moved by `OPENCODE_DB`. */
+export const OPENCODE: OpencodeFamilyMember = { name: 'opencode', dataDirectory: opencodeDataDirectory, databaseBase: 'opencode', databaseVariable: 'OPENCODE_DB' };
 
 /**
  * The databases to read: every channel's in the data folder, and the one
- * `OPENCODE_DB` names (relative to the data folder; `:memory:` has none).
+ * the member's variable names (relative to the data folder; `:memory:` has none).
  */
-function databases(environment: SourceEnvironment, data: string): string[] {
+function databases(member: OpencodeFamilyMember, environment: SourceEnvironment, data: string): string[] {
+  const file = new RegExp(`^${member.databaseBase}(-[^/]+)?\\.db$`);
   const found = listDirectory(data, data)
-    .filter((entry) => entry.kind === 'file' && DATABASE_FILE.test(entry.name))
+    .filter((entry) => entry.kind === 'file' && file.test(entry.name))
     .map((entry) => entry.path);
-  const override = environment.env['OPENCODE_DB'];
+  const override = environment.env[member.databaseVariable];
   if (override === undefined || override === '' || override === ':memory:') return found;
   const path = resolve(data, override);
   return found.includes(path) || readRevision(path, true) === undefined ? found : [...found, path];
@@ -53,16 +66,25 @@ interface Listed {
 
 /** A source over opencode's SQLite store and its older JSON tree, read in place and never written. */
 export function opencodeSource(options: OpencodeSourceOptions): TranscriptSource {
+  return opencodeFamilySource(OPENCODE, options);
+}
+
+/** A source over the store of opencode or a fork of it, read in place and never written. */
+export function opencodeFamilySource(member: OpencodeFamilyMember, options: OpencodeSourceOptions): TranscriptSource {
+  const { name } = member;
+  const displayName = AGENTS[name].displayName;
   const limits = options.limits ?? DEFAULT_LIMITS;
+  /** Titles taken from a first prompt, by session, with the update time they were read at. */
+  const promptTitles = new Map<string, { updatedAt: number; title: string | undefined }>();
   let listed = new Map<string, Listed>();
   let problems: SourceProblem[] = [];
 
   const discover = async (signal?: AbortSignal): Promise<Map<string, Listed>> => {
-    const data = opencodeDataDirectory(options.environment);
+    const data = member.dataDirectory(options.environment);
     const found = new Map<string, Listed>();
     const seen: SourceProblem[] = [];
     const take = (row: SessionRow, location: Location): void => {
-      const sessionId = foreignSessionId(NAME, row.id);
+      const sessionId = foreignSessionId(name, row.id);
       const file = location.kind === 'database' ? location.path : location.file;
       if ('error' in row) return void seen.push({ sessionId, file: relative(data, file), error: row.error });
       // Subagents' sessions are part of their parent's tool calls; opencode lists them under it.
@@ -71,12 +93,12 @@ export function opencodeSource(options: OpencodeSourceOptions): TranscriptSource
       // The same session in two stores (the migration copies and leaves the tree): the newer copy wins.
       if (known === undefined || row.updatedAt > known.info.updatedAt) found.set(sessionId, { info: row, location });
     };
-    for (const path of databases(options.environment, data)) {
+    for (const path of databases(member, options.environment, data)) {
       signal?.throwIfAborted();
       try {
         for (const row of await listDatabaseSessions(path, MAX_SESSIONS)) take(row, { kind: 'database', path });
       } catch (error) {
-        seen.push({ sessionId: foreignSessionId(NAME, relative(data, path)), file: relative(data, path), error: asReadError(error, { nativeId: '', path, home: data }) });
+        seen.push({ sessionId: foreignSessionId(name, relative(data, path)), file: relative(data, path), error: asReadError(error, { nativeId: '', path, home: data }) });
       }
     }
     const storage = join(data, 'storage');
@@ -91,12 +113,29 @@ export function opencodeSource(options: OpencodeSourceOptions): TranscriptSource
 
   const find = async (sessionId: string, signal?: AbortSignal): Promise<Listed> => {
     const entry = listed.get(sessionId) ?? (await discover(signal)).get(sessionId);
-    if (entry === undefined) throw new SourceReadError('SOURCE_SESSION_NOT_FOUND', `no ${DISPLAY_NAME} session has the id "${sessionId}"`);
+    if (entry === undefined) throw new SourceReadError('SOURCE_SESSION_NOT_FOUND', `no ${displayName} session has the id "${sessionId}"`);
     return entry;
   };
 
+  /**
+   * The agent's own title, else the session's first direct user prompt
+   * (read once per update of the session), else none: the label shows the id.
+   */
+  const titleOf = async (sessionId: string, entry: Listed): Promise<string | undefined> => {
+    if (isOwnTitle(entry.info.title)) return entry.info.title;
+    const known = promptTitles.get(sessionId);
+    if (known !== undefined && known.updatedAt === entry.info.updatedAt) return known.title;
+    // A session whose messages cannot be read is still labelled (by its id); reading it says why.
+    const title = await readMessages(entry).then(
+      (messages) => firstPrompt(messages, entry.info.revert),
+      () => undefined,
+    );
+    promptTitles.set(sessionId, { updatedAt: entry.info.updatedAt, title });
+    return title;
+  };
+
   const readMessages = async ({ info, location }: Listed): Promise<OpencodeMessage[]> => {
-    const data = opencodeDataDirectory(options.environment);
+    const data = member.dataDirectory(options.environment);
     const path = location.kind === 'database' ? location.path : location.file;
     try {
       return location.kind === 'database' ? await readDatabaseSession(location.path, info.id, limits) : readTreeSession(location.storage, info.id, limits);
@@ -106,8 +145,8 @@ export function opencodeSource(options: OpencodeSourceOptions): TranscriptSource
   };
 
   return {
-    name: NAME,
-    owns: (sessionId) => sessionId.startsWith(`${NAME}:`),
+    name: name,
+    owns: (sessionId) => sessionId.startsWith(`${name}:`),
 
     async changeStamps(signal) {
       const stamps = new Map<string, string>();
@@ -127,8 +166,8 @@ export function opencodeSource(options: OpencodeSourceOptions): TranscriptSource
       const results: TitleReadResult[] = [];
       for (const sessionId of sessionIds) {
         try {
-          const { info } = await find(sessionId, signal);
-          results.push({ sessionId, status: 'fulfilled', title: sessionLabel(DISPLAY_NAME, info.title, info.id) });
+          const entry = await find(sessionId, signal);
+          results.push({ sessionId, status: 'fulfilled', title: sessionLabel(displayName, await titleOf(sessionId, entry), entry.info.id) });
         } catch (reason) {
           results.push({ sessionId, status: 'rejected', reason });
         }

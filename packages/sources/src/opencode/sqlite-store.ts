@@ -5,6 +5,7 @@ import { SourceReadError } from '../errors.js';
 import { loadNodeSqlite, type NodeSqliteModule } from '../node-sqlite.js';
 import { asObject, parseJson } from '../json-lines.js';
 import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodeSessionInfo } from './model.js';
+import { sessionEntryMessage, UnknownSessionEntry } from './session-entries.js';
 
 type Row = Record<string, SQLOutputValue>;
 
@@ -137,6 +138,13 @@ function sessionRow(row: Row, worktrees: ReadonlyMap<string, string>): SessionRo
   }
 }
 
+/** Refuse a session whose counted rows or bytes of JSON (`size`, from one `count`/`sum` query) are over `limits`, before any row is read. */
+function refuseOverLimits(size: Row | undefined, sessionId: string, limits: RowLimits): void {
+  if (Number(size?.['rows'] ?? 0) > limits.maxRows || Number(size?.['bytes'] ?? 0) > limits.maxBytes) {
+    throw new SourceReadError('SOURCE_SESSION_TOO_LARGE', `session ${sessionId} has more than ${limits.maxRows} rows or ${limits.maxBytes} bytes`);
+  }
+}
+
 /** A session's messages with their parts, refused whole when over `limits` or when a row is not opencode's JSON. */
 export function readDatabaseSession(path: string, sessionId: string, limits: RowLimits): Promise<OpencodeMessage[]> {
   return withDatabase(path, (database) => {
@@ -144,10 +152,9 @@ export function readDatabaseSession(path: string, sessionId: string, limits: Row
     const size = database
       .prepare('SELECT (SELECT count(*) FROM message WHERE session_id = ?1) + (SELECT count(*) FROM part WHERE session_id = ?1) AS rows, (SELECT coalesce(sum(length(data)), 0) FROM message WHERE session_id = ?1) + (SELECT coalesce(sum(length(data)), 0) FROM part WHERE session_id = ?1) AS bytes')
       .get(sessionId);
-    if (Number(size?.['rows'] ?? 0) > limits.maxRows || Number(size?.['bytes'] ?? 0) > limits.maxBytes) {
-      throw new SourceReadError('SOURCE_SESSION_TOO_LARGE', `session ${sessionId} has more than ${limits.maxRows} rows or ${limits.maxBytes} bytes`);
-    }
+    refuseOverLimits(size, sessionId, limits);
     const messages = database.prepare('SELECT id, time_created, data FROM message WHERE session_id = ?').all(sessionId).map((row) => messageRow(row, sessionId));
+    if (messages.length === 0) return readSessionEntries(database, sessionId, limits);
     const byId = new Map(messages.map((message) => [message.id, message]));
     for (const row of database.prepare('SELECT id, message_id, data FROM part WHERE session_id = ?').all(sessionId)) {
       const part = partOf(rowData(row, sessionId), String(row['id']));
@@ -168,4 +175,26 @@ function messageRow(row: Row, sessionId: string): OpencodeMessage {
   const message = messageOf(rowData(row, sessionId), { id: String(row['id']), ...(typeof created === 'number' ? { created } : {}) });
   if (message === undefined) throw new SourceReadError('SOURCE_SESSION_CORRUPT', `message ${String(row['id'])} of session ${sessionId} has no role`);
   return { ...message, parts: [] };
+}
+
+/**
+ * A session with no `message` rows may have been written through opencode
+ * 1.18's experimental session API, whose conversation is in
+ * `session_message` (read in `seq` order, within the same limits). A
+ * database without that table (every release before it) has none; one
+ * that is not a real table refuses the session, as `message` would. A type
+ * whose rule is not known refuses the session.
+ */
+function readSessionEntries(database: DatabaseSync, sessionId: string, limits: RowLimits): OpencodeMessage[] {
+  if (!schemaKinds(database, ['session_message']).has('session_message')) return [];
+  requireTables(database, ['session_message']);
+  const size = database.prepare('SELECT count(*) AS rows, coalesce(sum(length(data)), 0) AS bytes FROM session_message WHERE session_id = ?').get(sessionId);
+  refuseOverLimits(size, sessionId, limits);
+  const rows = database.prepare('SELECT id, type, seq, data FROM session_message WHERE session_id = ? ORDER BY seq, id').all(sessionId);
+  try {
+    return rows.map((row) => sessionEntryMessage({ id: String(row['id']), type: String(row['type']), seq: Number(row['seq']) || 0, data: rowData(row, sessionId) }));
+  } catch (error) {
+    if (!(error instanceof UnknownSessionEntry)) throw error;
+    throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `session ${sessionId} holds ${error.message}, whose place in the conversation sessref does not know`, { cause: error });
+  }
 }

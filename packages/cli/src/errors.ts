@@ -42,6 +42,8 @@ const REFERENCE_HINTS: Record<SessionReferenceErrorCode, string> = {
   SESSION_REFERENCE_CANCELLED: 'run the command again',
   SESSION_REFERENCE_INVALID_QUERY: 'search for plain text without NUL, at most 256 characters',
   SESSION_REFERENCE_SEARCH_DISABLED: 'content search needs full-text search on the session-query backend',
+  SESSION_REFERENCE_INVALID_EXCERPT: 'name a phrase, or messages from 1 up, first to last',
+  SESSION_REFERENCE_EXCERPT_NOT_FOUND: 'pick a phrase the conversation holds (`sessref search PHRASE` finds it; credentials are redacted first)',
 };
 
 const LOG_HINTS: Record<SessionLogCode, string> = {

@@ -55,6 +55,9 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   SESSION_REFERENCE_CANCELLED: 'cancelled',
   SESSION_REFERENCE_INVALID_QUERY: 'invalid-input',
   SESSION_REFERENCE_SEARCH_DISABLED: 'unavailable',
+  SESSION_REFERENCE_INVALID_EXCERPT: 'invalid-input',
+  // The session is there; the part asked for is not in what a reference carries of it.
+  SESSION_REFERENCE_EXCERPT_NOT_FOUND: 'not-found',
 
   // A title or message the core's one rule refuses, whichever entry point it came through.
   INVALID_TITLE: 'invalid-input',

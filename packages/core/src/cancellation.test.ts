@@ -56,7 +56,7 @@ describe('SessionReferenceError', () => {
     expect([error.name, error.code, error.message, error.cause]).toEqual(['SessionReferenceError', 'SESSION_REFERENCE_TOO_MANY', 'message', 'why']);
   });
 
-  it('lists the contract’s seven codes, then the two of content discovery', () => {
+  it('lists the contract’s seven codes, then the two of content discovery and the two of excerpts', () => {
     expect(SESSION_REFERENCE_ERROR_CODES).toEqual([
       'SESSION_REFERENCE_INVALID_CONFIG',
       'SESSION_REFERENCE_INVALID_REFERENCE',
@@ -67,6 +67,8 @@ describe('SessionReferenceError', () => {
       'SESSION_REFERENCE_CANCELLED',
       'SESSION_REFERENCE_INVALID_QUERY',
       'SESSION_REFERENCE_SEARCH_DISABLED',
+      'SESSION_REFERENCE_INVALID_EXCERPT',
+      'SESSION_REFERENCE_EXCERPT_NOT_FOUND',
     ]);
   });
 });

@@ -11,6 +11,10 @@ export const SESSION_REFERENCE_ERROR_CODES = [
   // host or configuration that has full-text search turned off.
   'SESSION_REFERENCE_INVALID_QUERY',
   'SESSION_REFERENCE_SEARCH_DISABLED',
+  // Excerpts: a request for part of a session that is malformed, and one
+  // whose phrase (or range) the session's carried text does not hold.
+  'SESSION_REFERENCE_INVALID_EXCERPT',
+  'SESSION_REFERENCE_EXCERPT_NOT_FOUND',
 ] as const;
 
 export type SessionReferenceErrorCode = (typeof SESSION_REFERENCE_ERROR_CODES)[number];

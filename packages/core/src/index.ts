@@ -28,6 +28,8 @@ export { labelOf } from './label.js';
 export { projectConversation, projectMessage, type ProjectedItem } from './projection.js';
 export { retainReference, cutText, type RetainedReference, type RetentionInput } from './retention.js';
 export { fitSnapshot, type FitOptions, type SnapshotFit } from './fit.js';
+export { selectExcerpt, type ExcerptRequest } from './excerpt.js';
+export type { ExcerptWindow, TextSpan } from './retention.js';
 export { redactSecrets, type Redacted } from './redaction.js';
 export {
   REFERENCED_SESSIONS_CLOSE_TAG,
@@ -44,7 +46,9 @@ export { DEFAULT_REFERENCE_CONTEXT_FRACTION, modelRelativeBudget, resolveReferen
 export {
   FULL_SNAPSHOT_HEADING,
   REFERENCE_OMISSIONS_HEADING,
+  REFERENCE_EXCERPTS_HEADING,
   type FullSnapshotOutcome,
+  type ReferenceExcerpt,
   type ReferenceOmission,
   type SavedSnapshot,
 } from './omissions.js';

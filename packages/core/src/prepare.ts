@@ -1,9 +1,18 @@
 import { raceCancellation, throwIfCancelled } from './cancellation.js';
 import type { ResolvedSessionReferenceConfig } from './config.js';
 import { SessionReferenceError } from './errors.js';
+import { checkExcerptRequest, type ExcerptRequest } from './excerpt.js';
 import { fitSnapshot } from './fit.js';
 import { labelOf } from './label.js';
-import { renderFullSnapshotTranscript, renderReferenceOmissions, type FullSnapshotOutcome, type ReferenceOmission, type SavedSnapshot } from './omissions.js';
+import {
+  renderFullSnapshotTranscript,
+  renderReferenceExcerpts,
+  renderReferenceOmissions,
+  type FullSnapshotOutcome,
+  type ReferenceExcerpt,
+  type ReferenceOmission,
+  type SavedSnapshot,
+} from './omissions.js';
 import type { ProjectedItem } from './projection.js';
 import { renderReferencedSessionsPrompt } from './prompt.js';
 import type { RetainedReference } from './retention.js';
@@ -64,6 +73,8 @@ export interface DistinctReference {
   sessionId: string;
   label: string;
   inputIndex: number;
+  /** The part of the session to carry, when the reference asks for one. */
+  excerpt?: ExcerptRequest;
 }
 
 /**
@@ -109,11 +120,18 @@ export async function prepareReferences<Block extends ContentBlockLike>(
   return {
     content: detached,
     context: {
-      text: renderReferencedSessionsPrompt(fitted.map((entry) => entry.json)) + renderReferenceOmissions(omissions),
+      text: renderReferencedSessionsPrompt(fitted.map((entry) => entry.json)) + renderReferenceOmissions(omissions) + renderReferenceExcerpts(excerptsOf(sources)),
       source: { kind: 'session-reference', form: 'recall', version: 1, references: sources.map((source) => source.entry) },
       sources,
     },
   };
+}
+
+/** The excerpt notice of every source carried as an excerpt, in input order. */
+function excerptsOf(sources: readonly PreparedSource[]): ReferenceExcerpt[] {
+  return sources.flatMap(({ entry }) =>
+    entry.excerpt === undefined ? [] : [{ sessionId: entry.sessionId, ...entry.excerpt, originalMessages: entry.originalMessages }],
+  );
 }
 
 /**
@@ -162,7 +180,9 @@ function distinctReferences(target: ReferenceTarget, references: readonly Sessio
     if (reference.sessionId === target.id) {
       throw new SessionReferenceError(`session "${target.id}" cannot reference itself`, 'SESSION_REFERENCE_SELF_REFERENCE');
     }
-    byId.set(reference.sessionId, { sessionId: reference.sessionId, label: labelOf(reference.sessionId, reference.label), inputIndex: byId.size });
+    const distinct = { sessionId: reference.sessionId, label: labelOf(reference.sessionId, reference.label), inputIndex: byId.size };
+    // A session cited twice is carried once, as its first citation asks.
+    byId.set(reference.sessionId, reference.excerpt === undefined ? distinct : { ...distinct, excerpt: reference.excerpt });
   }
   if (byId.size > max) {
     throw new SessionReferenceError(`a message may reference at most ${max} sessions, got ${byId.size}`, 'SESSION_REFERENCE_TOO_MANY');
@@ -177,6 +197,7 @@ function checkReference(reference: SessionReferenceInput): void {
   if (reference.label !== undefined && typeof reference.label !== 'string') {
     throw invalidReference(`reference to "${reference.sessionId}" has a non-string label`);
   }
+  if (reference.excerpt !== undefined) checkExcerptRequest(reference.excerpt);
 }
 
 function invalidReference(message: string): SessionReferenceError {
@@ -221,7 +242,8 @@ interface FittedSource {
 
 /** One source fitted to its budget: its prepared record, its JSON and its whole projection. */
 function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: number, options: PrepareOptions): FittedSource {
-  const { items, retained, redactedValues } = fitSnapshot(reference, snapshot, maxBytes, { redact: options.redact?.(reference.sessionId) === true });
+  const redact = options.redact?.(reference.sessionId) === true;
+  const { items, retained, redactedValues, excerpt } = fitSnapshot(reference, snapshot, maxBytes, { redact, ...(reference.excerpt === undefined ? {} : { excerpt: reference.excerpt }) });
   if (retained === undefined) {
     throw new SessionReferenceError(
       `session "${reference.sessionId}" does not fit in ${maxBytes} bytes even when shortened; raise maxReferenceBytes`,
@@ -239,6 +261,7 @@ function fit(reference: DistinctReference, snapshot: SurfaceSnapshot, maxBytes: 
     inputIndex: reference.inputIndex,
     // Only when something was: an entry without redaction is the contract's, byte for byte.
     ...(redactedValues > 0 ? { redactedValues } : {}),
+    ...(excerpt === undefined ? {} : { excerpt }),
   };
   return { source: { entry, data, bytes }, json, full: wholeProjection(retained, items), formatVersion };
 }

@@ -12,7 +12,24 @@ export interface RetentionInput {
   items: readonly ProjectedItem[];
   /** UTF-8 budget of the serialized (tag-safe) data object. */
   maxBytes: number;
+  /** Which part of the conversation to keep; the newest messages (the contract's rule) when absent. */
+  window?: ExcerptWindow;
 }
+
+/** A UTF-16 `[start, end)` span of one item's text. */
+export interface TextSpan {
+  start: number;
+  end: number;
+}
+
+/**
+ * The part of a conversation an excerpt keeps, by item index (see
+ * `selectExcerpt`): the item at `index` and its neighbours on both sides
+ * while they fit, its `span` kept whole when the item alone must be cut; or
+ * the items `first` to `last` (inclusive), retained among themselves as a
+ * whole conversation is.
+ */
+export type ExcerptWindow = { kind: 'around'; index: number; span: TextSpan } | { kind: 'range'; first: number; last: number };
 
 /** A source fitted to its budget. `json` is the exact serialized data object; `bytes` its UTF-8 length. */
 export interface RetainedReference {
@@ -20,11 +37,18 @@ export interface RetainedReference {
   json: string;
   bytes: number;
   stats: ReferenceRetentionStats;
+  /** With a window: the indices of the first and last item kept (so an entry can say which part was carried). */
+  kept?: { first: number; last: number };
 }
 
 /** The notice that replaces the middle of a cut message. */
 export function omissionNotice(omittedBytes: number): string {
   return `\n[… omitted ${omittedBytes} UTF-8 bytes …]`;
+}
+
+/** The notice that replaces the start of a message an excerpt cut around its phrase. */
+function leadingOmissionNotice(omittedBytes: number): string {
+  return `[… omitted ${omittedBytes} UTF-8 bytes …]\n`;
 }
 
 /** One kept item: its current text, serialized form and size. */
@@ -36,6 +60,51 @@ interface Kept {
   cut: boolean;
   /** Original bytes cut out of this item's text. */
   omitted: number;
+  /** The span an excerpt's cut keeps whole (its phrase), instead of the head and tail. */
+  focus?: TextSpan;
+}
+
+/**
+ * One direction in which retention adds items: from `next` by `step` up to
+ * (not including) `end`. The first item that does not fit closes the lane,
+ * so what a lane keeps is contiguous.
+ */
+interface Lane {
+  next: number;
+  readonly step: 1 | -1;
+  readonly end: number;
+  open: boolean;
+}
+
+/** Which items must be kept, which may be, and in which order they are offered. */
+interface KeepPlan {
+  mandatory: boolean[];
+  lanes: Lane[];
+  /** Items a window leaves out before any budgeting: `[first, last]` are offered, the rest omitted. */
+  first: number;
+  last: number;
+}
+
+/**
+ * The contract's plan keeps checkpoints and the newest item, then offers the
+ * rest newest first. An excerpt around an item keeps only that item and
+ * offers its neighbours on both sides in turn, nearest first; a range is a
+ * conversation of its own, planned as the contract plans a whole one.
+ */
+function planOf(items: readonly ProjectedItem[], window: ExcerptWindow | undefined): KeepPlan {
+  if (window?.kind === 'around') {
+    const { index } = window;
+    const mandatory = items.map((_, at) => at === index);
+    const lanes: Lane[] = [
+      { next: index - 1, step: -1, end: -1, open: true },
+      { next: index + 1, step: 1, end: items.length, open: true },
+    ];
+    return { mandatory, lanes, first: 0, last: items.length - 1 };
+  }
+  const first = window?.first ?? 0;
+  const last = window?.last ?? items.length - 1;
+  const mandatory = items.map((item, at) => at >= first && at <= last && (item.checkpoint || at === last));
+  return { mandatory, lanes: [{ next: last - 1, step: -1, end: first - 1, open: true }], first, last };
 }
 
 /**
@@ -43,7 +112,11 @@ interface Kept {
  * (or the messages that cannot be dropped, cut to nothing) do not fit.
  *
  * 1. Drop the oldest items that are neither checkpoints nor the newest item.
- * 2. Cut the largest remaining item to the most head/tail bytes that fit.
+ *    With an excerpt's `window`, the items outside it are left out first;
+ *    around an item, its neighbours are kept nearest first on both sides in
+ *    turn, each side stopping at its first item that does not fit.
+ * 2. Cut the largest remaining item to the most head/tail bytes that fit
+ *    (an excerpt's one item: the most bytes around its span).
  *
  * Every item is serialized at most once on the way in, and only the kept
  * window is serialized at all: removed items cost one byte count each, so the
@@ -59,32 +132,48 @@ export function retainReference(input: RetentionInput): RetainedReference | unde
   const fixedBytes = utf8Length(head) + tail.length;
   if (fixedBytes > maxBytes) return undefined;
 
-  const newest = items.length - 1;
-  const mandatory = items.map((item, index) => item.checkpoint || index === newest);
+  const plan = planOf(items, input.window);
+  const { mandatory } = plan;
   const slots: (Kept | undefined)[] = items.map((item, index) => (mandatory[index] ? serialize(item, item.text) : undefined));
+  if (input.window?.kind === 'around') slots[input.window.index]!.focus = input.window.span;
   let keptCount = mandatory.filter(Boolean).length;
   let total = fixedBytes + Math.max(0, keptCount - 1);
   for (const slot of slots) total += slot?.bytes ?? 0;
 
-  // Step 1: the kept droppable items are the longest suffix that still fits.
+  // Items a window leaves out are omitted whatever the budget.
   let omittedMessages = 0;
   let omittedBytes = 0;
-  let dropping = total > maxBytes;
-  for (let index = newest - 1; index >= 0; index--) {
-    if (mandatory[index]) continue;
-    const item = items[index]!;
-    if (!dropping) {
-      const kept = serialize(item, item.text);
-      if (total + kept.bytes + 1 <= maxBytes) {
-        slots[index] = kept;
-        total += kept.bytes + 1;
-        keptCount++;
-        continue;
-      }
-      dropping = true;
-    }
+  for (let index = 0; index < items.length; index++) {
+    if (index >= plan.first && index <= plan.last) continue;
     omittedMessages++;
-    omittedBytes += utf8Length(item.text);
+    omittedBytes += utf8Length(items[index]!.text);
+  }
+
+  // Step 1: each lane keeps the longest run from its start that still fits; lanes take turns.
+  const overBudget = total > maxBytes;
+  for (const lane of plan.lanes) lane.open = !overBudget;
+  for (let offered = true; offered; ) {
+    offered = false;
+    for (const lane of plan.lanes) {
+      const index = lane.next;
+      if (lane.step < 0 ? index <= lane.end : index >= lane.end) continue;
+      lane.next += lane.step;
+      offered = true;
+      if (mandatory[index]) continue;
+      const item = items[index]!;
+      if (lane.open) {
+        const kept = serialize(item, item.text);
+        if (total + kept.bytes + 1 <= maxBytes) {
+          slots[index] = kept;
+          total += kept.bytes + 1;
+          keptCount++;
+          continue;
+        }
+        lane.open = false;
+      }
+      omittedMessages++;
+      omittedBytes += utf8Length(item.text);
+    }
   }
 
   // Step 2: shorten the largest current text by the overflow until the object fits.
@@ -98,7 +187,7 @@ export function retainReference(input: RetentionInput): RetainedReference | unde
       const victim = victims.pop();
       if (victim === undefined) return undefined;
       const target = victim.textBytes - (total - maxBytes);
-      const cut = cutToBytes(victim.slot.item, target);
+      const cut = cutToBytes(victim.slot, target);
       total += cut.kept.bytes - victim.slot.bytes;
       omittedBytes += cut.omitted - victim.slot.omitted;
       Object.assign(victim.slot, cut.kept);
@@ -125,7 +214,15 @@ export function retainReference(input: RetentionInput): RetainedReference | unde
       omittedBytes,
       truncated,
     },
+    ...(input.window === undefined ? {} : { kept: keptSpan(slots) }),
   };
+}
+
+/** The indices of the first and last kept item (a retention always keeps at least one). */
+function keptSpan(slots: readonly (Kept | undefined)[]): { first: number; last: number } {
+  let last = slots.length - 1;
+  while (last > 0 && slots[last] === undefined) last--;
+  return { first: slots.findIndex((slot) => slot !== undefined), last };
 }
 
 function json(value: string | null): string {
@@ -219,13 +316,40 @@ export function cutText(original: string, originalBytes: number, keepBytes: numb
 }
 
 /**
- * The head/tail cut of an item's original text keeping the most original
- * bytes whose own UTF-8 length (notice included) is at most `target`; the
- * empty text when not even the bare notice fits.
+ * A cut of `original` keeping `keepBytes` around `span` (its whole when it
+ * fits, centred, the rest of the room to the side that has text), with a
+ * notice for each side cut off: what an excerpt does to the one message it
+ * cannot carry whole, so the phrase it was asked for survives the cut.
  */
-function cutToBytes(item: ProjectedItem, target: number): { kept: Kept; omitted: number } {
+function cutAround(original: string, originalBytes: number, keepBytes: number, span: TextSpan): { text: string; omitted: number } {
+  const before = original.slice(0, span.start);
+  const from = original.slice(span.start);
+  const beforeBytes = utf8Length(before);
+  const spanBytes = utf8Length(original.slice(span.start, span.end));
+  // Half the room beyond the span goes before it, unless the text after it is shorter than its half.
+  const wanted = Math.max(Math.floor((keepBytes - spanBytes) / 2), keepBytes - (originalBytes - beforeBytes));
+  const head = utf8Suffix(before, Math.min(beforeBytes, Math.max(0, wanted)));
+  const tail = utf8Prefix(from, keepBytes - head.bytes);
+  const droppedBefore = beforeBytes - head.bytes;
+  const droppedAfter = originalBytes - beforeBytes - tail.bytes;
+  const text =
+    (droppedBefore > 0 ? leadingOmissionNotice(droppedBefore) : '') +
+    toWellFormed(before.slice(head.start) + from.slice(0, tail.end)) +
+    (droppedAfter > 0 ? omissionNotice(droppedAfter) : '');
+  return { text, omitted: droppedBefore + droppedAfter };
+}
+
+/**
+ * The cut of an item's original text (head and tail, or around an
+ * excerpt's span) keeping the most original bytes whose own UTF-8 length
+ * (notices included) is at most `target`; the empty text when not even the
+ * bare notice fits.
+ */
+function cutToBytes(slot: Kept, target: number): { kept: Kept; omitted: number } {
+  const { item, focus } = slot;
   const originalBytes = utf8Length(item.text);
-  const attempt = (keepBytes: number) => cutText(item.text, originalBytes, keepBytes);
+  const attempt = (keepBytes: number) =>
+    focus === undefined ? cutText(item.text, originalBytes, keepBytes) : cutAround(item.text, originalBytes, keepBytes, focus);
   let best: { text: string; omitted: number } = { text: '', omitted: originalBytes };
   let low = 0;
   let high = Math.min(originalBytes - 1, target);

@@ -1,5 +1,6 @@
 /** Host-neutral records of the session-reference contract. */
 import type { TextRange } from './content.js';
+import type { ExcerptRequest } from './excerpt.js';
 
 /** One source session selected by a user or host. */
 export interface SessionReferenceInput {
@@ -7,6 +8,8 @@ export interface SessionReferenceInput {
   sessionId: string;
   /** Display label; the id when absent. */
   label?: string;
+  /** Carry only this part of the session (see `ExcerptRequest`) instead of its newest messages; sessref's own, never in the contract's mentions. */
+  excerpt?: ExcerptRequest;
 }
 
 /** Text with mentions replaced by readable `@label` spans, plus the references in appearance order. */
@@ -154,6 +157,19 @@ export interface SessionReferenceSourceEntry extends ReferenceRetentionStats {
   inputIndex: number;
   /** How many credential values were redacted from this snapshot (see `redactSecrets`); absent when none was or redaction is off. */
   redactedValues?: number;
+  /** The part of the session an excerpt carried; absent for a whole-session snapshot, so its entry is the contract's. */
+  excerpt?: ExcerptEntry;
+}
+
+/**
+ * Which part of a session an excerpt carried: its first and last message,
+ * counted from 1 among the projected messages (`originalMessages` of them),
+ * and the phrase it was centred on, when it was asked for by one.
+ */
+export interface ExcerptEntry {
+  around?: string;
+  firstMessage: number;
+  lastMessage: number;
 }
 
 /** The context message's source record. */

@@ -1,0 +1,95 @@
+/**
+ * Excerpts: a reference that carries the part of a session around a phrase,
+ * or a range of its messages, instead of its newest messages. This module
+ * only decides which part; retention (retention.ts) fits that part into the
+ * same budget with the same serialization, and the context says the rest of
+ * the session was left out (omissions.ts).
+ */
+import { normalizeContentQuery } from './content.js';
+import { SessionReferenceError } from './errors.js';
+import type { ProjectedItem } from './projection.js';
+import type { ExcerptWindow } from './retention.js';
+
+/**
+ * What part of a session a reference asks for: the message holding `around`
+ * (the first one, matched case-insensitively, any run of whitespace in the
+ * phrase matching any run in the text) and its neighbours while the budget
+ * allows; or the messages `firstMessage` to `lastMessage` of the projected
+ * conversation, counted from 1 as a source entry's `originalMessages` counts
+ * them.
+ */
+export type ExcerptRequest = { around: string } | { firstMessage: number; lastMessage: number };
+
+/**
+ * Which part of the whole conversation `request` names, for retention to
+ * fit. Pure: the same items and request always give the same window.
+ * @throws SESSION_REFERENCE_INVALID_QUERY for a phrase that is not
+ *   searchable text (see `normalizeContentQuery`: no letter or digit, a NUL,
+ *   over 256 characters); SESSION_REFERENCE_INVALID_EXCERPT for a request
+ *   that is neither shape, or a range that is not two positive integers in
+ *   order; SESSION_REFERENCE_EXCERPT_NOT_FOUND when no carried message holds
+ *   the phrase, or the range starts past the conversation's end.
+ */
+export function selectExcerpt(items: readonly ProjectedItem[], request: ExcerptRequest): ExcerptWindow {
+  checkExcerptRequest(request);
+  if ('around' in request) return aroundPhrase(items, request.around);
+  const { firstMessage, lastMessage } = request;
+  if (firstMessage > items.length) {
+    throw notFound(`a reference carries ${items.length} message${items.length === 1 ? '' : 's'} of it; message ${firstMessage} is past the end`);
+  }
+  // A range that runs past the end means "to the end": the session may have grown since the range was chosen.
+  return { kind: 'range', first: firstMessage - 1, last: Math.min(lastMessage, items.length) - 1 };
+}
+
+/**
+ * Reject a malformed request before anything is read, as `prepare()` checks
+ * its references: the shape of `request`, a phrase's text, a range's bounds.
+ */
+export function checkExcerptRequest(request: unknown): asserts request is ExcerptRequest {
+  if (typeof request !== 'object' || request === null) throw invalidExcerpt('an excerpt must be { around } or { firstMessage, lastMessage }');
+  if ('around' in request) {
+    if (normalizeContentQuery(request.around) === '') throw invalidPhrase();
+    return;
+  }
+  const { firstMessage, lastMessage } = request as { firstMessage?: unknown; lastMessage?: unknown };
+  if (!isPosition(firstMessage) || !isPosition(lastMessage) || firstMessage > lastMessage) {
+    throw invalidExcerpt(`an excerpt's range must be two positive integers, first to last, got ${String(firstMessage)} to ${String(lastMessage)}`);
+  }
+}
+
+/** The first item holding `phrase`, and where in its text. */
+function aroundPhrase(items: readonly ProjectedItem[], phrase: string): ExcerptWindow {
+  const pattern = phrasePattern(normalizeContentQuery(phrase));
+  for (let index = 0; index < items.length; index++) {
+    const match = pattern.exec(items[index]!.text);
+    if (match !== null) return { kind: 'around', index, span: { start: match.index, end: match.index + match[0].length } };
+  }
+  throw notFound(`no message a reference carries holds "${phrase}"`);
+}
+
+/**
+ * The phrase as a case-insensitive pattern over the original text, so the
+ * match's offsets are the text's own (lower-casing the text could move them):
+ * its words literal, each space matching any run of whitespace, as a phrase
+ * copied from a one-line search snippet spans the line breaks of the message.
+ */
+function phrasePattern(normalized: string): RegExp {
+  const words = normalized.split(' ').map((word) => word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(words.join('\\s+'), 'iu');
+}
+
+function isPosition(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+}
+
+function invalidPhrase(): SessionReferenceError {
+  return new SessionReferenceError("an excerpt's phrase needs a letter or a digit", 'SESSION_REFERENCE_INVALID_QUERY');
+}
+
+function invalidExcerpt(message: string): SessionReferenceError {
+  return new SessionReferenceError(message, 'SESSION_REFERENCE_INVALID_EXCERPT');
+}
+
+function notFound(message: string): SessionReferenceError {
+  return new SessionReferenceError(message, 'SESSION_REFERENCE_EXCERPT_NOT_FOUND');
+}

@@ -20,6 +20,8 @@ export interface TranscriptFile {
   home: string;
   /** The working directory, when the agent records it beside the transcript rather than in it (Gemini CLI's project folders). */
   cwd?: string;
+  /** When the session started (epoch ms), when the agent records it beside the transcript rather than in it (Continue's `sessions.json`). */
+  createdAt?: number;
   /**
    * Files beside the transcript that its fold reads too (Cline's messages
    * and compaction sidecar beside its session manifest): read with it,

@@ -12,11 +12,13 @@ import type { Transcript } from './format.js';
 /** What listing needs of one transcript: its facts, or why it cannot be listed. */
 export type ListingFacts = Omit<Transcript, 'messages' | 'throughRecord'> | SourceReadError;
 
-/** What listing learnt of one transcript, valid while its file keeps `revision`, the agent's folder gives it the same `cwd` and its companions keep theirs. */
+/** What listing learnt of one transcript, valid while its file keeps `revision`, the agent's folder gives it the same `cwd` and start time and its companions keep theirs. */
 export interface ListingEntry {
   revision: FileRevision;
   /** The `cwd` the agent records beside the transcript (`TranscriptFile.cwd`): with the companions, the fold's only inputs besides the file. */
   fileCwd: string | undefined;
+  /** The start time the agent records beside the transcript (`TranscriptFile.createdAt`), when it does. */
+  fileCreatedAt?: number;
   /** The revisions of its companions (`TranscriptFile.companions`), as one token; none without companions. */
   companions?: string;
   facts: ListingFacts;
@@ -100,14 +102,16 @@ interface CacheDocument {
 interface SavedEntry {
   revision: [dev: string, ino: string, size: string, mtimeNs: string, ctimeNs: string];
   cwd?: string;
+  createdAt?: number;
   companions?: string;
   facts?: { createdAt: number; cwd?: string; title?: string; offered?: false };
   refused?: { code: SourceReadCode; message: string };
 }
 
-function storedEntry({ revision, fileCwd, companions, facts }: ListingEntry): SavedEntry | undefined {
+function storedEntry({ revision, fileCwd, fileCreatedAt, companions, facts }: ListingEntry): SavedEntry | undefined {
   const saved: SavedEntry = { revision: [revision.dev, revision.ino, revision.size, revision.mtimeNs, revision.ctimeNs].map(String) as SavedEntry['revision'] };
   if (fileCwd !== undefined) saved.cwd = fileCwd;
+  if (fileCreatedAt !== undefined) saved.createdAt = fileCreatedAt;
   if (companions !== undefined) saved.companions = companions;
   if (!persists(facts)) return undefined;
   if (facts instanceof SourceReadError) {
@@ -137,11 +141,12 @@ const DECIMAL = /^\d{1,24}$/;
 
 function listingEntry(value: unknown): ListingEntry | undefined {
   if (!isJsonObject(value)) return undefined;
-  const { revision, cwd, companions, facts, refused } = value;
+  const { revision, cwd, createdAt: fileCreatedAt, companions, facts, refused } = value;
   if (!Array.isArray(revision) || revision.length !== 5 || !revision.every((field) => typeof field === 'string' && DECIMAL.test(field))) return undefined;
   if ((cwd !== undefined && typeof cwd !== 'string') || (companions !== undefined && typeof companions !== 'string')) return undefined;
+  if (fileCreatedAt !== undefined && (typeof fileCreatedAt !== 'number' || !Number.isFinite(fileCreatedAt))) return undefined;
   const [dev, ino, size, mtimeNs, ctimeNs] = (revision as string[]).map(BigInt) as [bigint, bigint, bigint, bigint, bigint];
-  const known = { revision: { dev, ino, size, mtimeNs, ctimeNs }, fileCwd: cwd, ...(companions === undefined ? {} : { companions }) };
+  const known = { revision: { dev, ino, size, mtimeNs, ctimeNs }, fileCwd: cwd, ...(fileCreatedAt === undefined ? {} : { fileCreatedAt }), ...(companions === undefined ? {} : { companions }) };
   if (isJsonObject(refused) && facts === undefined) {
     const { code, message } = refused;
     if (typeof code !== 'string' || !LASTING_REFUSALS.has(code as SourceReadCode) || typeof message !== 'string') return undefined;

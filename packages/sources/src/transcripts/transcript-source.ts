@@ -160,7 +160,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   const factsOf = (file: TranscriptFile, revision = readRevision(file.path, true), companions = companionsToken(file)): ListingFacts => {
     const facts = knownFacts();
     const cached = facts.get(file.path);
-    if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision) && cached.fileCwd === file.cwd && cached.companions === companions) return cached.facts;
+    if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision) && cached.fileCwd === file.cwd && cached.fileCreatedAt === file.createdAt && cached.companions === companions) return cached.facts;
     let read: ListingFacts;
     try {
       const { messages: _messages, throughRecord: _through, ...rest } = readTranscript(file);
@@ -171,7 +171,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     // A refusal that may not last (a permission, a descriptor limit) is kept in this process only: saving it would rewrite the cache every time.
     if (cached !== undefined || persists(read)) unsaved = true;
     if (revision === undefined) facts.delete(file.path);
-    else facts.set(file.path, { revision, fileCwd: file.cwd, ...(companions === undefined ? {} : { companions }), facts: read });
+    else facts.set(file.path, { revision, fileCwd: file.cwd, ...(file.createdAt === undefined ? {} : { fileCreatedAt: file.createdAt }), ...(companions === undefined ? {} : { companions }), facts: read });
     return read;
   };
 

@@ -30,6 +30,7 @@ export const AGENTS = {
   codex: { displayName: 'Codex', movedBy: ['CODEX_HOME'] },
   'gemini-cli': { displayName: 'Gemini CLI', movedBy: ['GEMINI_CLI_HOME'] },
   opencode: { displayName: 'opencode', movedBy: ['XDG_DATA_HOME'] },
+  kilo: { displayName: 'Kilo', movedBy: ['XDG_DATA_HOME'] },
   pi: { displayName: 'pi', movedBy: ['PI_CODING_AGENT_DIR'] },
   'qwen-code': { displayName: 'Qwen Code', movedBy: ['QWEN_HOME', 'QWEN_RUNTIME_DIR'] },
   copilot: { displayName: 'Copilot CLI', movedBy: ['COPILOT_HOME'] },

@@ -9,6 +9,7 @@ import { codexHome } from './codex/home.js';
 import { copilotSessionStateDir } from './copilot/locate.js';
 import { SourceReadError } from './errors.js';
 import { geminiDirectory } from './gemini-cli/locate.js';
+import { kiloDataDirectory } from './kilo/locate.js';
 import { opencodeDataDirectory } from './opencode/locate.js';
 import { piSessionsDir } from './pi/locate.js';
 import { qwenProjectsDir } from './qwen-code/locate.js';
@@ -85,6 +86,11 @@ const READERS: { readonly [Name in AgentName]: AgentReader } = {
   opencode: {
     home: opencodeDataDirectory,
     open: (environment) => lazySource('opencode', async () => (await import('./opencode/source.js')).opencodeSource({ environment })),
+  },
+  // Kilo keeps opencode's store under its own names: the same reader (src/kilo/).
+  kilo: {
+    home: kiloDataDirectory,
+    open: (environment) => lazySource('kilo', async () => (await import('./kilo/source.js')).kiloSource({ environment })),
   },
   pi: transcriptReader('pi', piSessionsDir, async () => (await import('./pi/index.js')).piFormat, 'parent'),
   'qwen-code': transcriptReader('qwen-code', qwenProjectsDir, async () => (await import('./qwen-code/index.js')).qwenCodeFormat, 'parent'),

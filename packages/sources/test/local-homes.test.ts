@@ -37,6 +37,7 @@ function everyHome(name: string): { home: string; env: Record<string, string>; f
     codex: env.CODEX_HOME,
     'gemini-cli': join(env.GEMINI_CLI_HOME, '.gemini'),
     opencode: join(env.XDG_DATA_HOME, 'opencode'),
+    kilo: join(env.XDG_DATA_HOME, 'kilo'),
     pi: env.PI_CODING_AGENT_DIR,
     'qwen-code': env.QWEN_HOME,
     copilot: env.COPILOT_HOME,
@@ -47,7 +48,7 @@ function everyHome(name: string): { home: string; env: Record<string, string>; f
   mkdirSync(join(folders['qwen-code'], 'projects'), { recursive: true });
   mkdirSync(join(folders.copilot, 'session-state'), { recursive: true });
   mkdirSync(join(folders.cline, 'sessions'), { recursive: true });
-  for (const name of ['gemini-cli', 'opencode'] as const) mkdirSync(folders[name], { recursive: true });
+  for (const name of ['gemini-cli', 'opencode', 'kilo'] as const) mkdirSync(folders[name], { recursive: true });
   const day = join(folders.codex, 'sessions', '2025', '12', '18');
   mkdirSync(day, { recursive: true });
   copyFileSync(join(SAMPLES, 'codex/agent-sessions/large.jsonl'), join(day, `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`));

@@ -1,0 +1,15 @@
+import { opencodeFamilySource, type OpencodeFamilyMember, type OpencodeSourceOptions } from '../opencode/source.js';
+import { kiloDataDirectory } from './locate.js';
+
+/**
+ * Kilo (the Kilo Code CLI) is a fork of opencode that keeps opencode's store
+ * under its own names: `kilo.db` and `kilo-<channel>.db` in its data folder,
+ * and `KILO_DB` naming another. Everything else (tables, records, the rule
+ * for the current conversation) is opencode's, read by opencode's reader.
+ */
+const KILO: OpencodeFamilyMember = { name: 'kilo', dataDirectory: kiloDataDirectory, databaseBase: 'kilo', databaseVariable: 'KILO_DB' };
+
+/** A source over Kilo's store, read in place and never written. */
+export function kiloSource(options: OpencodeSourceOptions) {
+  return opencodeFamilySource(KILO, options);
+}

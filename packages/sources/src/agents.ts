@@ -35,6 +35,7 @@ export const AGENTS = {
   'qwen-code': { displayName: 'Qwen Code', movedBy: ['QWEN_HOME', 'QWEN_RUNTIME_DIR'] },
   copilot: { displayName: 'Copilot CLI', movedBy: ['COPILOT_HOME'] },
   cline: { displayName: 'Cline', movedBy: ['CLINE_DIR', 'CLINE_DATA_DIR', 'CLINE_SESSION_DATA_DIR'] },
+  'factory-droid': { displayName: 'Factory Droid', movedBy: ['FACTORY_HOME_OVERRIDE'] },
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENTS;

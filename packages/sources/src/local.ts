@@ -8,6 +8,7 @@ import { clineSessionsDir } from './cline/locate.js';
 import { codexHome } from './codex/home.js';
 import { copilotSessionStateDir } from './copilot/locate.js';
 import { SourceReadError } from './errors.js';
+import { factoryDroidSessionsDir } from './factory-droid/locate.js';
 import { geminiDirectory } from './gemini-cli/locate.js';
 import { kiloDataDirectory } from './kilo/locate.js';
 import { opencodeDataDirectory } from './opencode/locate.js';
@@ -97,6 +98,7 @@ const READERS: { readonly [Name in AgentName]: AgentReader } = {
   copilot: transcriptReader('copilot', copilotSessionStateDir, async () => (await import('./copilot/index.js')).copilotFormat, 'parent'),
   // Not 'parent': $CLINE_SESSION_DATA_DIR names the sessions folder itself, whose parent may be anyone's.
   cline: transcriptReader('cline', clineSessionsDir, async () => (await import('./cline/index.js')).clineFormat),
+  'factory-droid': transcriptReader('factory-droid', factoryDroidSessionsDir, async () => (await import('./factory-droid/index.js')).factoryDroidFormat, 'parent'),
 };
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */

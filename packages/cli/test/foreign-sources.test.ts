@@ -1,7 +1,7 @@
 /**
  * Other agents' sessions as sources, end to end through the CLI: a home
  * folder holding one real transcript per agent at its default location
- * (Claude Code, Codex, Gemini CLI, pi, Qwen Code, Copilot CLI and Cline samples from `../shared`, copied into a
+ * (Claude Code, Codex, Gemini CLI, opencode, Kilo, pi, Qwen Code, Copilot CLI and Cline samples from `../shared`, copied into a
  * temporary home, never into the repository) beside a seeded dsh root.
  * `list` names each with its source and mention, `show` gives its
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
@@ -22,6 +22,8 @@ const PI_FILE = `2026-12-06T05-34-24-688Z_${PI_ID}.jsonl`;
 const QWEN_ID = '8b417513-45f5-4f4f-8874-8b8b196520fa';
 const COPILOT_ID = 'd5ef058c-73ff-4d5b-9d85-3bb30bc835e3';
 const CLINE_ID = '1796536653507_cccr6';
+const OPENCODE_ID = 'ses_db61e1770ffeybPhSJoD20QnA2';
+const KILO_ID = 'ses_db60c47f3ffeGVxC6PViCoO5Qi';
 
 interface Row {
   sessionId: string;
@@ -49,6 +51,8 @@ beforeAll(async () => {
   place(`claude-code/spotter/${CLAUDE_ID}.jsonl`, '.claude', 'projects', '-work-app', `${CLAUDE_ID}.jsonl`);
   place('codex/agent-sessions/large.jsonl', '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`);
   place('gemini-cli/agent-sessions/small.json', '.gemini', 'tmp', 'app', 'chats', `${GEMINI_ID}.json`);
+  place('opencode/real-1.18.33/run-continue-summarize/.local/share/opencode/opencode.db', '.local', 'share', 'opencode', 'opencode.db');
+  place('kilo/real-7.7.7/.local/share/kilo/kilo.db', '.local', 'share', 'kilo', 'kilo.db');
   place(`pi/real-0.73.1/.pi/agent/sessions/--home-user-project--/${PI_FILE}`, '.pi', 'agent', 'sessions', '--home-user-project--', PI_FILE);
   place(`qwen-code/real-0.24.4/.qwen/projects/-home-user-project/chats/${QWEN_ID}.jsonl`, '.qwen', 'projects', '-home-user-project', 'chats', `${QWEN_ID}.jsonl`);
   for (const file of ['events.jsonl', 'workspace.yaml']) place(`copilot/real-1.0.102/.copilot/session-state/${COPILOT_ID}/${file}`, '.copilot', 'session-state', COPILOT_ID, file);
@@ -66,6 +70,8 @@ describe("other agents' sessions", () => {
       { name: 'claude-code', home: join(home, '.claude', 'projects') },
       { name: 'codex', home: join(home, '.codex') },
       { name: 'gemini-cli', home: join(home, '.gemini') },
+      { name: 'opencode', home: join(home, '.local', 'share', 'opencode') },
+      { name: 'kilo', home: join(home, '.local', 'share', 'kilo') },
       { name: 'pi', home: join(home, '.pi', 'agent', 'sessions') },
       { name: 'qwen-code', home: join(home, '.qwen', 'projects') },
       { name: 'copilot', home: join(home, '.copilot', 'session-state') },
@@ -78,17 +84,22 @@ describe("other agents' sessions", () => {
       ['claude-code', `claude-code:${CLAUDE_ID}`],
       ['codex', `codex:${CODEX_ID}`],
       ['gemini-cli', `gemini-cli:${GEMINI_ID}`],
+      ['opencode', `opencode:${OPENCODE_ID}`],
+      ['kilo', `kilo:${KILO_ID}`],
       ['pi', `pi:${PI_ID}`],
       ['qwen-code', `qwen-code:${QWEN_ID}`],
       ['copilot', `copilot:${COPILOT_ID}`],
       ['cline', `cline:${CLINE_ID}`],
     ]);
     expect(foreign.find((row) => row.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
+    expect(foreign.find((row) => row.source === 'opencode')).toMatchObject({ title: 'opencode · Hello from the fake model. (request 1)', cwd: '/home/user/project' });
+    // Kilo kept its placeholder title: the first prompt names the session.
+    expect(foreign.find((row) => row.source === 'kilo')).toMatchObject({ title: 'Kilo · first prompt: say hi', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'pi')).toMatchObject({ title: 'pi · Fake scouting session', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'qwen-code')).toMatchObject({ title: 'Qwen Code · first prompt: say hi', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'copilot')).toMatchObject({ title: 'Copilot CLI · first prompt: say hi', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'cline')).toMatchObject({ title: 'Cline · first prompt: say hi', cwd: '/home/user/project' });
-    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|pi|Qwen Code|Copilot CLI|Cline) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
+    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|opencode|Kilo|pi|Qwen Code|Copilot CLI|Cline) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
   });
 
   it('--sources narrows the places read', async () => {
@@ -115,6 +126,17 @@ describe("other agents' sessions", () => {
     expect((await shown(`gemini-cli:${GEMINI_ID}`)).map((item) => [item.role, item.text])).toEqual([
       ['user', 'Hello'],
       ['assistant', 'Hi!'],
+    ]);
+    // opencode's filterCompacted, and Kilo's (the same reader): the summary that answers the latest compaction, then what followed.
+    expect((await shown(`opencode:${OPENCODE_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', true, 'Hello from the fake model. (request 5)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 6)'],
+    ]);
+    expect((await shown(`kilo:${KILO_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', true, 'Hello from the fake model. (request 4)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 5)'],
     ]);
     // pi's own rule: the latest compaction's summary, the entries it kept, then what followed.
     expect((await shown(`pi:${PI_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([

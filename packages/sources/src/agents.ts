@@ -36,6 +36,7 @@ export const AGENTS = {
   copilot: { displayName: 'Copilot CLI', movedBy: ['COPILOT_HOME'] },
   cline: { displayName: 'Cline', movedBy: ['CLINE_DIR', 'CLINE_DATA_DIR', 'CLINE_SESSION_DATA_DIR'] },
   'factory-droid': { displayName: 'Factory Droid', movedBy: ['FACTORY_HOME_OVERRIDE'] },
+  continue: { displayName: 'Continue', movedBy: ['CONTINUE_GLOBAL_DIR'] },
 } as const satisfies Record<string, AgentFacts>;
 
 export type AgentName = keyof typeof AGENTS;

@@ -6,6 +6,7 @@ import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
 import { claudeProjectsDir } from './claude-code/locate.js';
 import { clineSessionsDir } from './cline/locate.js';
 import { codexHome } from './codex/home.js';
+import { continueSessionsDir } from './continue/locate.js';
 import { copilotSessionStateDir } from './copilot/locate.js';
 import { SourceReadError } from './errors.js';
 import { factoryDroidSessionsDir } from './factory-droid/locate.js';
@@ -99,6 +100,7 @@ const READERS: { readonly [Name in AgentName]: AgentReader } = {
   // Not 'parent': $CLINE_SESSION_DATA_DIR names the sessions folder itself, whose parent may be anyone's.
   cline: transcriptReader('cline', clineSessionsDir, async () => (await import('./cline/index.js')).clineFormat),
   'factory-droid': transcriptReader('factory-droid', factoryDroidSessionsDir, async () => (await import('./factory-droid/index.js')).factoryDroidFormat, 'parent'),
+  continue: transcriptReader('continue', continueSessionsDir, async () => (await import('./continue/index.js')).continueFormat, 'parent'),
 };
 
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */

@@ -31,7 +31,7 @@ function loopAt(path: string): void {
  */
 function everyHome(name: string): { home: string; env: Record<string, string>; folders: Record<AgentName, string> } {
   const home = join(scratch, name);
-  const env = { CODEX_HOME: join(home, 'codex'), GEMINI_CLI_HOME: join(home, 'gemini'), XDG_DATA_HOME: join(home, 'data'), PI_CODING_AGENT_DIR: join(home, 'pi'), QWEN_HOME: join(home, 'qwen'), COPILOT_HOME: join(home, 'copilot'), CLINE_DATA_DIR: join(home, 'cline'), FACTORY_HOME_OVERRIDE: join(home, 'factory'), SESSREF_CACHE_DIR: join(home, 'cache') };
+  const env = { CODEX_HOME: join(home, 'codex'), GEMINI_CLI_HOME: join(home, 'gemini'), XDG_DATA_HOME: join(home, 'data'), PI_CODING_AGENT_DIR: join(home, 'pi'), QWEN_HOME: join(home, 'qwen'), COPILOT_HOME: join(home, 'copilot'), CLINE_DATA_DIR: join(home, 'cline'), FACTORY_HOME_OVERRIDE: join(home, 'factory'), CONTINUE_GLOBAL_DIR: join(home, 'continue'), SESSREF_CACHE_DIR: join(home, 'cache') };
   const folders: Record<AgentName, string> = {
     'claude-code': join(home, '.claude'),
     codex: env.CODEX_HOME,
@@ -43,6 +43,7 @@ function everyHome(name: string): { home: string; env: Record<string, string>; f
     copilot: env.COPILOT_HOME,
     cline: env.CLINE_DATA_DIR,
     'factory-droid': join(env.FACTORY_HOME_OVERRIDE, '.factory'),
+    continue: env.CONTINUE_GLOBAL_DIR,
   };
   mkdirSync(join(folders['claude-code'], 'projects'), { recursive: true });
   mkdirSync(join(folders.pi, 'sessions'), { recursive: true });
@@ -50,6 +51,7 @@ function everyHome(name: string): { home: string; env: Record<string, string>; f
   mkdirSync(join(folders.copilot, 'session-state'), { recursive: true });
   mkdirSync(join(folders.cline, 'sessions'), { recursive: true });
   mkdirSync(join(folders['factory-droid'], 'sessions'), { recursive: true });
+  mkdirSync(join(folders.continue, 'sessions'), { recursive: true });
   for (const name of ['gemini-cli', 'opencode', 'kilo'] as const) mkdirSync(folders[name], { recursive: true });
   const day = join(folders.codex, 'sessions', '2025', '12', '18');
   mkdirSync(day, { recursive: true });

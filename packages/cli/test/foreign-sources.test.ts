@@ -1,7 +1,7 @@
 /**
  * Other agents' sessions as sources, end to end through the CLI: a home
  * folder holding one real transcript per agent at its default location
- * (Claude Code, Codex, Gemini CLI, opencode, Kilo, pi, Qwen Code, Copilot CLI and Cline samples from `../shared`, copied into a
+ * (Claude Code, Codex, Gemini CLI, opencode, Kilo, pi, Qwen Code, Copilot CLI, Cline, Factory Droid and Continue samples from `../shared`, copied into a
  * temporary home, never into the repository) beside a seeded dsh root.
  * `list` names each with its source and mention, `show` gives its
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
@@ -24,6 +24,9 @@ const COPILOT_ID = 'd5ef058c-73ff-4d5b-9d85-3bb30bc835e3';
 const CLINE_ID = '1796536653507_cccr6';
 const OPENCODE_ID = 'ses_db61e1770ffeybPhSJoD20QnA2';
 const KILO_ID = 'ses_db60c47f3ffeGVxC6PViCoO5Qi';
+const DROID_PARENT_ID = 'c4f76b19-7a19-473d-8ce2-e813f6e53328';
+const DROID_CHILD_ID = 'f8073260-10f4-4ffe-a1ce-2fdf090de4ee';
+const CONTINUE_ID = 'af4c5285-065b-4475-ae03-23c1547a7fcb';
 
 interface Row {
   sessionId: string;
@@ -57,6 +60,8 @@ beforeAll(async () => {
   place(`qwen-code/real-0.24.4/.qwen/projects/-home-user-project/chats/${QWEN_ID}.jsonl`, '.qwen', 'projects', '-home-user-project', 'chats', `${QWEN_ID}.jsonl`);
   for (const file of ['events.jsonl', 'workspace.yaml']) place(`copilot/real-1.0.102/.copilot/session-state/${COPILOT_ID}/${file}`, '.copilot', 'session-state', COPILOT_ID, file);
   for (const file of ['json', 'messages.json', 'compaction.json']) place(`cline/real-3.0.65/.cline/data/sessions/${CLINE_ID}/${CLINE_ID}.${file}`, '.cline', 'data', 'sessions', CLINE_ID, `${CLINE_ID}.${file}`);
+  for (const id of [DROID_PARENT_ID, DROID_CHILD_ID]) place(`factory-droid/real-0.225.2/.factory/sessions/-home-user-project/${id}.jsonl`, '.factory', 'sessions', '-home-user-project', `${id}.jsonl`);
+  for (const file of [`${CONTINUE_ID}.json`, 'sessions.json']) place(`continue/real-1.5.47-print/.continue/sessions/${file}`, '.continue', 'sessions', file);
 });
 
 afterAll(removeTemps);
@@ -76,6 +81,8 @@ describe("other agents' sessions", () => {
       { name: 'qwen-code', home: join(home, '.qwen', 'projects') },
       { name: 'copilot', home: join(home, '.copilot', 'session-state') },
       { name: 'cline', home: join(home, '.cline', 'data', 'sessions') },
+      { name: 'factory-droid', home: join(home, '.factory', 'sessions') },
+      { name: 'continue', home: join(home, '.continue', 'sessions') },
     ]);
     const rows = JSON.parse(result.stdout) as Row[];
     const foreign = rows.filter((row) => row.source !== 'dsh');
@@ -90,6 +97,10 @@ describe("other agents' sessions", () => {
       ['qwen-code', `qwen-code:${QWEN_ID}`],
       ['copilot', `copilot:${COPILOT_ID}`],
       ['cline', `cline:${CLINE_ID}`],
+      // The session /compress started, then the one it compressed: droid lets the user go back to either.
+      ['factory-droid', `factory-droid:${DROID_CHILD_ID}`],
+      ['factory-droid', `factory-droid:${DROID_PARENT_ID}`],
+      ['continue', `continue:${CONTINUE_ID}`],
     ]);
     expect(foreign.find((row) => row.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
     expect(foreign.find((row) => row.source === 'opencode')).toMatchObject({ title: 'opencode · Hello from the fake model. (request 1)', cwd: '/home/user/project' });
@@ -99,7 +110,10 @@ describe("other agents' sessions", () => {
     expect(foreign.find((row) => row.source === 'qwen-code')).toMatchObject({ title: 'Qwen Code · first prompt: say hi', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'copilot')).toMatchObject({ title: 'Copilot CLI · first prompt: say hi', cwd: '/home/user/project' });
     expect(foreign.find((row) => row.source === 'cline')).toMatchObject({ title: 'Cline · first prompt: say hi', cwd: '/home/user/project' });
-    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|opencode|Kilo|pi|Qwen Code|Copilot CLI|Cline) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
+    expect(foreign.find((row) => row.sessionId === `factory-droid:${DROID_PARENT_ID}`)).toMatchObject({ title: 'Factory Droid · first prompt: say hi', cwd: '/home/user/project' });
+    // Continue's headless runs keep the placeholder title: the first prompt names the session.
+    expect(foreign.find((row) => row.source === 'continue')).toMatchObject({ title: 'Continue · first prompt: say hi', cwd: '/home/user/project' });
+    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|opencode|Kilo|pi|Qwen Code|Copilot CLI|Cline|Factory Droid|Continue) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
   });
 
   it('--sources narrows the places read', async () => {
@@ -127,17 +141,16 @@ describe("other agents' sessions", () => {
       ['user', 'Hello'],
       ['assistant', 'Hi!'],
     ]);
-    // opencode's filterCompacted, and Kilo's (the same reader): the summary that answers the latest compaction, then what followed.
-    expect((await shown(`opencode:${OPENCODE_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
-      ['user', true, 'Hello from the fake model. (request 5)'],
+    // opencode's filterCompacted, and Kilo's (the same reader): the summary answering the latest compaction
+    // (the fake model's reply number `summary`), the prompt after it and its answer.
+    const summaryThenThirdPrompt = (summary: number) => [
+      ['user', true, `Hello from the fake model. (request ${summary})`],
       ['user', false, 'third prompt after compaction'],
-      ['assistant', false, 'Hello from the fake model. (request 6)'],
-    ]);
-    expect((await shown(`kilo:${KILO_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
-      ['user', true, 'Hello from the fake model. (request 4)'],
-      ['user', false, 'third prompt after compaction'],
-      ['assistant', false, 'Hello from the fake model. (request 5)'],
-    ]);
+      ['assistant', false, `Hello from the fake model. (request ${summary + 1})`],
+    ];
+    const compacted = async (sessionId: string) => (await shown(sessionId)).map((item) => [item.role, item.checkpoint, item.text]);
+    expect(await compacted(`opencode:${OPENCODE_ID}`)).toEqual(summaryThenThirdPrompt(5));
+    expect(await compacted(`kilo:${KILO_ID}`)).toEqual(summaryThenThirdPrompt(4));
     // pi's own rule: the latest compaction's summary, the entries it kept, then what followed.
     expect((await shown(`pi:${PI_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
       ['user', true, 'Hello from the fake model. (request 4)'],
@@ -161,6 +174,21 @@ describe("other agents' sessions", () => {
     // Cline's: the compaction sidecar's summary and kept tail (its prefix hash matches), then the transcript after it.
     expect((await shown(`cline:${CLINE_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
       ['user', true, 'Hello from the fake model. (request 4)\n\n## Files\nRead:\n- none\nModified:\n- none'],
+      ['assistant', false, 'Hello from the fake model. (request 2)'],
+      ['user', false, 'second prompt: thanks'],
+      ['assistant', false, 'Hello from the fake model. (request 3)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 5)'],
+    ]);
+    // Factory Droid's: the child /compress started is its compaction_state summary, then its own turn; injected context- reminders never.
+    expect((await shown(`factory-droid:${DROID_CHILD_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', true, 'Hello from the fake model. (request 4)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 6)'],
+    ]);
+    // Continue's: a headless /compact saved nothing, so the whole history, as the next --resume sent it.
+    expect((await shown(`continue:${CONTINUE_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', false, 'first prompt: say hi'],
       ['assistant', false, 'Hello from the fake model. (request 2)'],
       ['user', false, 'second prompt: thanks'],
       ['assistant', false, 'Hello from the fake model. (request 3)'],

@@ -39,7 +39,7 @@ export interface OpencodeFamilyMember {
 }
 
 /** opencode: `opencode.db` in `$XDG_DATA_HOME/opencode`, moved by `OPENCODE_DB`. */
-export const OPENCODE: OpencodeFamilyMember = { name: 'opencode', dataDirectory: opencodeDataDirectory, databaseBase: 'opencode', databaseVariable: 'OPENCODE_DB' };
+const OPENCODE: OpencodeFamilyMember = { name: 'opencode', dataDirectory: opencodeDataDirectory, databaseBase: 'opencode', databaseVariable: 'OPENCODE_DB' };
 
 /**
  * The databases to read: every channel's in the data folder, and the one

@@ -12,13 +12,14 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import type { Context } from '@deepseek-ai/cordis';
 import { bootHost } from '@sessref/host';
 import { createHost } from '@sessref/test-support';
+import { main } from '../src/cli.js';
 import { Engine, engineHostOptions, type EngineOptions } from '../src/engine/engine.js';
 
 export const BIN = fileURLToPath(new URL('../bundle/bin.js', import.meta.url));
@@ -42,6 +43,27 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Written to the command's stdin, which is then closed; without it stdin is /dev/null. */
   input?: string | Buffer;
+}
+
+/**
+ * Run `sessref ...argv` in this process, as the binary's entry runs it,
+ * without a terminal and with NO_COLOR set: for code the bundle may not
+ * hold yet. Derived files go where this process's environment says
+ * (`SESSREF_CACHE_DIR`), so a suite that uses it sets that first.
+ */
+export async function inProcess(argv: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = { stdout: '', stderr: '' };
+  const sink = (stream: keyof typeof output) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output[stream] += chunk.toString();
+        done();
+      },
+    });
+  const code = await main([...argv], { stdout: sink('stdout'), stderr: sink('stderr'), env: { NO_COLOR: '1' } });
+  // Writes to a Writable land on the next tick.
+  await new Promise((resolve) => setImmediate(resolve));
+  return { code, ...output };
 }
 
 /** Caches the binary keeps outside the root stay out of the user's home. */

@@ -15,6 +15,7 @@ import {
   labelOf,
   normalizeContentQuery,
   type CombinedStorage,
+  type ExcerptRequest,
   type PreparedContext,
   type PrepareOptions,
   type ReferenceTarget,
@@ -269,20 +270,23 @@ export class ReferenceService {
    * What a reference to `sessionId` would carry right now: its surface, read
    * once through the same port `prepare()` reads, its latest title, and the
    * projection fitted to the configured budget (labelled by the title, else
-   * the id). Only reads; a host's inspector shows it before anything is sent.
+   * the id), or the `excerpt` of it asked for. Only reads; a host's inspector
+   * shows it before anything is sent.
    */
-  async snapshotOf(sessionId: string, signal?: AbortSignal): Promise<SessionSnapshotView> {
+  async snapshotOf(sessionId: string, signal?: AbortSignal, excerpt?: ExcerptRequest): Promise<SessionSnapshotView> {
     const [snapshot, titles] = await Promise.all([this.storage.readSurface(sessionId, signal), this.storage.readTitles([sessionId], signal)]);
     const title = titles[0]?.status === 'fulfilled' ? titles[0].title : undefined;
     const label = labelOf(sessionId, title);
-    return { snapshot, title, fit: fitSnapshot({ sessionId, label }, snapshot, this.core.config.maxReferenceBytes, { redact: this.redacts(sessionId) }) };
+    const options = { redact: this.redacts(sessionId), ...(excerpt === undefined ? {} : { excerpt }) };
+    return { snapshot, title, fit: fitSnapshot({ sessionId, label }, snapshot, this.core.config.maxReferenceBytes, options) };
   }
 
   /**
    * The context a step of `target` would get for a message that only cites
    * `references`: how a host's own face (`sessref mcp`) prepares a citation
    * with this service's core, configuration and reads, as a dsh step does
-   * (rc.8's options: no agent, so no model-relative budget).
+   * (rc.8's options: no agent, so no model-relative budget). A reference
+   * may ask for an excerpt, which no mention in a dsh message can.
    */
   async prepareFor(target: ReferenceTarget, references: SessionReferenceInput[], signal?: AbortSignal): Promise<PreparedContext | undefined> {
     return (await this.core.prepare(target, [], references, signal, { redact: this.redacts })).context;

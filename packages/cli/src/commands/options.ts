@@ -43,6 +43,7 @@ export const OPTIONS = {
   'seed-if-empty': { value: 'flag' },
   sources: { value: 'string', placeholder: 'LIST' },
   resources: { value: 'flag' },
+  around: { value: 'string', placeholder: 'PHRASE' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -1,7 +1,7 @@
-import { formatSessionReferenceMention, labelOf } from '@sessref/core';
+import { formatSessionReferenceMention, labelOf, selectExcerpt, type ExcerptEntry } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh/service';
-import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, preview, formatBytes, writeJson, writeLine, type Io, type TableFit, styleFor } from '../output.js';
-import type { Engine } from '../engine/engine.js';
+import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, preview, formatBytes, terminalSafe, writeJson, writeLine, type Io, type TableFit, styleFor } from '../output.js';
+import type { Engine, SessionView } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';
 import { describeFailure, formatError, type CliReport } from '../errors.js';
 import type { SourceSelection } from './sources.js';
@@ -99,9 +99,9 @@ export async function listCommand(engine: Engine, io: Io, options: ListOptions):
   );
 }
 
-/** `sessref show ID [--json]` */
-export async function showCommand(engine: Engine, io: Io, options: { id: string; json: boolean }): Promise<void> {
-  const view = await engine.show(options.id);
+/** `sessref show ID [--around PHRASE] [--json]` */
+export async function showCommand(engine: Engine, io: Io, options: { id: string; json: boolean; around?: string | undefined }): Promise<void> {
+  const view = await engine.show(options.id, options.around === undefined ? undefined : { around: options.around });
   if (options.json) {
     return writeJson(io.stdout, {
       header: view.header,
@@ -109,7 +109,14 @@ export async function showCommand(engine: Engine, io: Io, options: { id: string;
       capturedThroughSeq: view.capturedThroughSeq,
       surfaceEvents: view.surfaceEvents,
       conversation: view.items.map(({ role, text, checkpoint, bytes }) => ({ role, checkpoint, bytes, text })),
-      reference: view.reference ? { bytes: view.reference.bytes, ...view.reference.stats } : null,
+      reference: view.reference
+        ? {
+            bytes: view.reference.bytes,
+            ...view.reference.stats,
+            // An excerpt's messages are not the newest ones: what it carries is given, as the projection alone cannot tell it.
+            ...(view.excerpt === undefined ? {} : { excerpt: view.excerpt, conversation: view.reference.data.conversation }),
+          }
+        : null,
       maxReferenceBytes: view.maxReferenceBytes,
     });
   }
@@ -125,14 +132,18 @@ export async function showCommand(engine: Engine, io: Io, options: { id: string;
     ['surface', `${view.surfaceEvents} messages, ${view.items.length} in a reference's projection`],
   ].map(([key, value]) => [style.dim(key!), value!])));
   writeLine(io.stdout);
-  const shown = view.items.length > 12 ? [...view.items.slice(0, 3), undefined, ...view.items.slice(-8)] : view.items;
-  for (const item of shown) {
-    if (item === undefined) {
-      writeLine(io.stdout, style.dim(`  … ${view.items.length - 11} more …`));
-      continue;
-    }
+  const itemLine = (item: SessionView['items'][number], position?: number) => {
     const role = item.checkpoint ? 'checkpoint' : item.role;
-    writeLine(io.stdout, `  ${style.cyan(role.padEnd(10))} ${formatBytes(item.bytes).padStart(9)}  ${preview(item.text)}`);
+    const number = position === undefined ? '' : `${`#${position}`.padStart(6)} `;
+    return `  ${number}${style.cyan(role.padEnd(10))} ${formatBytes(item.bytes).padStart(9)}  ${preview(item.text)}`;
+  };
+  if (view.excerpt !== undefined && options.around !== undefined) {
+    showExcerptItems(io, view, view.excerpt, options.around, itemLine);
+  } else {
+    const many = view.items.length > 12;
+    for (const entry of elide(view.items, (index) => !many || index < 3 || index >= view.items.length - 8)) {
+      writeLine(io.stdout, typeof entry === 'number' ? style.dim(`  … ${entry} more …`) : itemLine(entry));
+    }
   }
   writeLine(io.stdout);
   if (view.reference === undefined) {
@@ -140,12 +151,53 @@ export async function showCommand(engine: Engine, io: Io, options: { id: string;
     return;
   }
   const { stats, bytes } = view.reference;
+  const part = view.excerpt === undefined ? '' : `messages ${view.excerpt.firstMessage}–${view.excerpt.lastMessage} around "${terminalSafe(view.excerpt.around ?? '')}", `;
   writeLine(
     io.stdout,
-    `a reference carries ${formatBytes(bytes)} of ${formatBytes(view.maxReferenceBytes)}: ` +
+    `a reference carries ${formatBytes(bytes)} of ${formatBytes(view.maxReferenceBytes)}: ${part}` +
       `${stats.retainedMessages}/${stats.originalMessages} messages kept, ${stats.omittedMessages} dropped, ${formatBytes(stats.omittedBytes)} omitted` +
       (stats.compacted ? ', compacted' : ''),
   );
+}
+
+/**
+ * An excerpt's messages, numbered from 1 as its entry numbers them: its
+ * first two, the message holding the phrase with two on each side, its
+ * last two, each run between them as one line, and what lies outside it.
+ */
+function showExcerptItems(io: Io, view: SessionView, excerpt: ExcerptEntry, around: string, itemLine: (item: SessionView['items'][number], position: number) => string): void {
+  const style = styleFor(io.stdout, io.env);
+  const [first, last] = [excerpt.firstMessage - 1, excerpt.lastMessage - 1];
+  // The same pure choice the reference made, over the same (redacted) projection.
+  const window = selectExcerpt(view.items, { around });
+  const match = window.kind === 'around' ? window.index : first;
+  const shown = (index: number) => index < first + 2 || index > last - 2 || Math.abs(index - match) <= 2;
+  if (first > 0) writeLine(io.stdout, style.dim(`  … ${first} before the excerpt …`));
+  let position = first;
+  for (const entry of elide(view.items.slice(first, last + 1), (offset) => shown(first + offset))) {
+    if (typeof entry === 'number') {
+      writeLine(io.stdout, style.dim(`  … ${entry} more …`));
+      position += entry;
+      continue;
+    }
+    const line = itemLine(entry, position + 1);
+    writeLine(io.stdout, position === match ? style.bold(line) : line);
+    position += 1;
+  }
+  const after = view.items.length - 1 - last;
+  if (after > 0) writeLine(io.stdout, style.dim(`  … ${after} after the excerpt …`));
+}
+
+/** The items `shown` keeps, in order, each run of the others as its length. */
+function elide<T>(items: readonly T[], shown: (index: number) => boolean): (T | number)[] {
+  const out: (T | number)[] = [];
+  items.forEach((item, index) => {
+    const previous = out.at(-1);
+    if (shown(index)) out.push(item);
+    else if (typeof previous === 'number') out[out.length - 1] = previous + 1;
+    else out.push(1);
+  });
+  return out;
 }
 
 function readErrorJson(error: CliReport): { code: string; message: string; hint?: string } {

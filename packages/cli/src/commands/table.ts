@@ -50,14 +50,20 @@ export const COMMANDS: readonly Command[] = [
     name: 'show',
     summary: 'show a session as a reference would carry it',
     description:
-      "The session's header and current surface as a reference would project it: checkpoint, user and assistant text with sizes, and what fits the budget.",
+      "The session's header and current surface as a reference would project it: checkpoint, user and assistant text with sizes, and what fits the budget. " +
+      'With --around, the excerpt a reference would carry instead: the first message holding PHRASE (case-insensitive) and its neighbours on both sides while the budget allows.',
     operands: [{ name: 'ID', needs: 'a session id or mention' }],
-    options: { 'max-bytes': { description: 'the budget to show the verdict under', default: String(DEFAULT_MAX_REFERENCE_BYTES) }, ...SOURCES_OPTION },
-    json: 'the header, the projected conversation and what a reference carries',
-    examples: ['sessref show oauth-migration', 'sessref show research-log --json'],
+    options: {
+      'max-bytes': { description: 'the budget to show the verdict under', default: String(DEFAULT_MAX_REFERENCE_BYTES) },
+      around: { description: 'show the excerpt around the first message holding PHRASE instead of the newest messages' },
+      ...SOURCES_OPTION,
+    },
+    json: 'the header, the projected conversation and what a reference carries (with --around, the excerpt and its messages)',
+    examples: ['sessref show oauth-migration', 'sessref show research-log --json', 'sessref show research-log --around "Note 1000:"'],
     needs: 'engine',
     engine: (flags, _env, { budget, sourcesRead }) => ({ ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }),
-    run: async ({ operands, flags, io, engine }) => (await sessions()).showCommand(engine, io, { id: (await named()).sessionIdOf(operands.ID), json: flags.json }),
+    run: async ({ operands, flags, io, engine }) =>
+      (await sessions()).showCommand(engine, io, { id: (await named()).sessionIdOf(operands.ID), json: flags.json, around: flags.around }),
   }),
   defineCommand({
     name: 'search',
@@ -209,6 +215,7 @@ export const COMMANDS: readonly Command[] = [
     description:
       'A stdio MCP server over the sessions the CLI reads (the root and other agents\' homes). Its prompt `ref` (arguments session, session2, session3) ' +
       'inserts the same bounded, untrusted snapshot a dsh message citing those sessions gets; the user picks it (a slash command), never the model. ' +
+      'Its optional argument around cites the part of each session around a phrase instead of its newest messages (completing with phrases content search finds). ' +
       'Arguments complete by title, id and content; a pasted mention or dsh-session: URI works too. No tools. ' +
       '--resources also lists every session as a resource, which the model can read too: every client that reads resources gives its model tools for them. ' +
       `Add it with one of the commands below; opencode: put ${OPENCODE_ENTRY} under "mcp" in opencode.json.`,

@@ -1,6 +1,8 @@
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import {
+  type ExcerptEntry,
+  type ExcerptRequest,
   type PreparedContext,
   type PreparedSource,
   type ProjectedItem,
@@ -47,6 +49,8 @@ export interface SessionView {
   items: (ProjectedItem & { bytes: number })[];
   /** The data object under the configured budget, exactly as a reference would serialize it. */
   reference: RetainedReference | undefined;
+  /** With an excerpt asked for: which part of `items` the reference carries. */
+  excerpt?: ExcerptEntry;
   maxReferenceBytes: number;
 }
 
@@ -247,14 +251,16 @@ export class Engine {
    * The context a message of `target` citing `sessionIds` would get, each
    * labelled with its latest title as its mention would be: prepared by the
    * plugin's own core, configuration and reads, exactly as a dsh step's
-   * reference (`sessref mcp`'s `ref` prompt).
+   * reference (`sessref mcp`'s `ref` prompt); with `excerpt`, each session
+   * carried as that part of it.
    */
-  async cite(target: ReferenceTarget, sessionIds: readonly string[], signal?: AbortSignal): Promise<PreparedContext> {
+  async cite(target: ReferenceTarget, sessionIds: readonly string[], signal?: AbortSignal, excerpt?: ExcerptRequest): Promise<PreparedContext> {
     const service = this.parts.service;
     const titles = await service.titlesOf(sessionIds, signal);
     const references = sessionIds.map((sessionId, index) => {
       const titled = titles[index];
-      return titled?.status === 'fulfilled' && titled.title !== undefined ? { sessionId, label: titled.title } : { sessionId };
+      const reference = titled?.status === 'fulfilled' && titled.title !== undefined ? { sessionId, label: titled.title } : { sessionId };
+      return excerpt === undefined ? reference : { ...reference, excerpt };
     });
     const context = await service.prepareFor(target, references, signal);
     // At least one reference always yields a context; its absence would be a bug, reported as such.
@@ -300,10 +306,10 @@ export class Engine {
     return result?.title;
   }
 
-  /** A session's header and the projection a reference to it would carry. */
-  async show(sessionId: string): Promise<SessionView> {
+  /** A session's header and the projection a reference to it (or to the `excerpt` of it) would carry. */
+  async show(sessionId: string, excerpt?: ExcerptRequest): Promise<SessionView> {
     // The plugin's own read and fit, so the view is exactly what a reference would carry.
-    const { snapshot, title, fit } = await this.parts.service.snapshotOf(sessionId);
+    const { snapshot, title, fit } = await this.parts.service.snapshotOf(sessionId, undefined, excerpt);
     return {
       header: snapshot.session,
       ...(title === undefined ? {} : { title }),
@@ -311,6 +317,7 @@ export class Engine {
       surfaceEvents: snapshot.messages.length,
       items: fit.items.map((item) => ({ ...item, bytes: utf8Length(item.text) })),
       reference: fit.retained,
+      ...(fit.excerpt === undefined ? {} : { excerpt: fit.excerpt }),
       maxReferenceBytes: this.maxReferenceBytes,
     };
   }

@@ -10,6 +10,8 @@ import { answering } from './errors.js';
 import type { CitableSessions } from './sessions.js';
 
 const PROMPT_NAME = 'ref';
+/** The optional argument that asks for an excerpt instead of the newest messages. */
+const AROUND = 'around';
 
 /** `session`, `session2`, `session3`: one argument per session a citation may carry. */
 function argumentNames(maxReferences: number): string[] {
@@ -25,12 +27,16 @@ export function registerRefPrompt(server: McpServer, sessions: CitableSessions):
       return [name, index === 0 ? field : field.optional()];
     }),
   );
+  const around = completable(
+    z.string().describe('cite only the part of each session around this phrase (the first message holding it and its neighbours), not its newest messages'),
+    (value, context) => sessions.phrases(value, context?.arguments?.[names[0]!]),
+  ).optional();
   server.registerPrompt(
     PROMPT_NAME,
     {
       title: 'Cite sessions',
       description: 'Insert a read-only, bounded snapshot of sessions you choose (dsh or another agent), framed as untrusted background.',
-      argsSchema: z.object(shape),
+      argsSchema: z.object({ ...shape, [AROUND]: around }),
     },
     (args, ctx) => answering(() => citation(sessions, names, args, ctx.mcpReq.signal)),
   );
@@ -40,10 +46,12 @@ export function registerRefPrompt(server: McpServer, sessions: CitableSessions):
 async function citation(sessions: CitableSessions, names: readonly string[], args: Record<string, unknown>, signal: AbortSignal): Promise<GetPromptResult> {
   // The first is required (an empty one is refused as naming no session); a later one left empty is simply not given.
   const given = names.map((name) => args[name]).filter((value, index): value is string => typeof value === 'string' && (index === 0 || value.trim() !== ''));
-  const context = await sessions.snapshot(given, signal);
+  // An empty phrase (a client may send every argument, empty or not) asks for no excerpt.
+  const around = typeof args[AROUND] === 'string' && args[AROUND].trim() !== '' ? args[AROUND] : undefined;
+  const context = await sessions.snapshot(given, signal, around);
   const labels = context.sources.map((source) => JSON.stringify(source.entry.label)).join(', ');
   return {
-    description: `Snapshot of ${labels}`,
+    description: around === undefined ? `Snapshot of ${labels}` : `Excerpt around ${JSON.stringify(around.trim())} of ${labels}`,
     messages: [{ role: 'user', content: { type: 'text', text: context.text } }],
   };
 }

@@ -8,6 +8,7 @@ import { isSessionReferenceError, type PreparedContext, type ReferenceTarget, ty
 import { Engine, type EngineOptions, type SessionSummary } from '../engine/engine.js';
 import { explainMissing, sourceWarnings } from '../engine/listing.js';
 import { completionQuery, sessionOfArgument } from './arguments.js';
+import { phrasesOfHits } from './phrases.js';
 
 export class CitableSessions {
   /** Reasons already reported, so a failing search or an unreadable transcript is said once, not at every keystroke or listing. */
@@ -62,11 +63,12 @@ export class CitableSessions {
    * (ids, mentions or URIs, as a user gives them): the engine's citation,
    * so its warning, tag-safe JSON and per-source budget are the step's own,
    * each source labelled with its latest title; a failure names what the
-   * CLI would name (a damaged log as itself, not as "not found").
+   * CLI would name (a damaged log as itself, not as "not found"). With
+   * `around`, each session is carried as its excerpt around that phrase.
    */
-  async snapshot(sessions: readonly string[], signal?: AbortSignal): Promise<PreparedContext> {
+  async snapshot(sessions: readonly string[], signal?: AbortSignal, around?: string): Promise<PreparedContext> {
     try {
-      return await this.engine.cite(this.target, sessions.map(sessionOfArgument), signal);
+      return await this.engine.cite(this.target, sessions.map(sessionOfArgument), signal, around === undefined ? undefined : { around });
     } catch (error) {
       throw await explainMissing(this.engine, error);
     }
@@ -88,6 +90,21 @@ export class CitableSessions {
     const content = titled.length < limit ? await this.contentMatches(query, limit, signal) : [];
     const more = content.filter((hit) => !seen.has(hit.sessionId) && seen.add(hit.sessionId));
     return [...titled, ...more].slice(0, limit).map((candidate) => candidate.mention);
+  }
+
+  /**
+   * Phrases for a partly typed `around` argument: where content search
+   * finds `value`, a few words from each match on (see `phraseOfHit`),
+   * of the cited session's hits only once `session` names one. A value
+   * search does not take, or a search that fails, offers none.
+   */
+  async phrases(value: string, session: string | undefined, signal?: AbortSignal): Promise<string[]> {
+    const query = completionQuery(value);
+    if (query === undefined || query === '') return [];
+    const limit = this.engine.candidateLimit;
+    const hits = await this.contentMatches(query, limit, signal);
+    const cited = citedSession(session);
+    return phrasesOfHits(cited === undefined ? hits : hits.filter((hit) => hit.sessionId === cited));
   }
 
   /**
@@ -120,6 +137,16 @@ export class CitableSessions {
       this.reportOnce(`content matches left out of completions: ${errorLabel(error)}`);
       return [];
     }
+  }
+}
+
+/** The session a `session` argument names, when it names one a client could have sent: completion only narrows by it. */
+function citedSession(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  try {
+    return sessionOfArgument(value);
+  } catch {
+    return undefined;
   }
 }
 

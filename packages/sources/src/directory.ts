@@ -106,6 +106,20 @@ export function sessionFolders(home: string, file: (name: string) => string, ent
   });
 }
 
+/**
+ * The regular files one level below `home`, for an agent that keeps a
+ * folder of session files per working directory (pi, Factory Droid): each
+ * folder of `home` listed whole or not at all (`listSessionFolder`), the
+ * walk reading at most `entries` names in all. A folder that cannot be
+ * searched, or a link loop in a folder's place, is named to `onSkipped`.
+ */
+export function filesInFolders(home: string, entries: number, trail: WalkTrail | undefined, onSkipped: ((folder: string, error: unknown) => void) | undefined): DirectoryEntry[] {
+  const budget = { entries, trail };
+  return listDirectory(home, home, budget, onSkipped)
+    .filter((folder) => folder.kind === 'directory')
+    .flatMap((folder) => listSessionFolder(folder.path, home, budget, onSkipped).filter((entry) => entry.kind === 'file'));
+}
+
 function readEntries(dir: string, budget: DirectoryBudget): Dirent[] {
   let handle;
   try {

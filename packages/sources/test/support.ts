@@ -90,5 +90,20 @@ export function itFoldsAHugeMessage(foldWith: (huge: string) => Transcript): voi
   });
 }
 
+/** Every text `transcript` carries is text `source` holds (JSON-escaped, as a record holds it): a fold never makes text up. */
+export function expectCarriesOnlyTextOf(source: string, transcript: Transcript): void {
+  for (const [, text] of carried(transcript)) expect(source).toContain(JSON.stringify(text).slice(1, -1));
+}
+
+/** 300,000 messages, alternating user and assistant (`message(index)` gives the index-th), fold in bounded time: `foldAll` folds them as one session. */
+export function itFoldsManyMessagesInLinearTime<Message>(message: (index: number) => Message, foldAll: (messages: Message[]) => Transcript): void {
+  it('300,000 messages fold in linear time', () => {
+    const messages = Array.from({ length: 300_000 }, (_, index) => message(index));
+    const started = performance.now();
+    expect(carried(foldAll(messages))).toHaveLength(300_000);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  });
+}
+
 /** Short generated texts, never blank: what property tests put in messages. */
 export const words = fc.string({ minLength: 1, maxLength: 6 }).map((value) => `w${value}`.trim());

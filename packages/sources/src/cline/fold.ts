@@ -1,7 +1,7 @@
 import type { SurfaceMessage } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
-import { oneLine, surfaceMessage, transcriptOf } from '../surface.js';
+import { contentBlocks, oneLine, surfaceMessage, transcriptOf } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 import { projectedMessages } from './compaction.js';
 import { displayUserInput, isWrappedUserInput } from './user-input.js';
@@ -69,7 +69,7 @@ function sidecarOf(text: string | undefined): JsonRecord | undefined {
  * never `tool_use`, `thinking` or `reasoning` blocks.
  */
 function surfaceOf(message: JsonRecord): SurfaceMessage[] {
-  const blocks = blocksOf(message['content']);
+  const blocks = contentBlocks(message['content']);
   const texts = blocks.flatMap((block) => (block['type'] === 'text' ? (asString(block['text']) ?? []) : []));
   if (message['role'] === 'assistant') return [surfaceMessage('assistant', 'other', texts)];
   const metadata = asObject(message['metadata']);
@@ -77,12 +77,6 @@ function surfaceOf(message: JsonRecord): SurfaceMessage[] {
   if (blocks.some((block) => block['type'] === 'tool_result')) return [surfaceMessage('tool', 'other', [])];
   const typed = texts.filter(isWrappedUserInput).map(displayUserInput).filter((text) => text !== '');
   return [typed.length > 0 ? surfaceMessage('user', 'direct-user', typed) : surfaceMessage('user', 'other', texts)];
-}
-
-/** A message's content as blocks: a string is one text block. */
-function blocksOf(content: unknown): JsonRecord[] {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content.map((block: unknown) => asObject(block)).filter((block) => block !== undefined) : [];
 }
 
 /** Nothing before the last checkpoint is carried: the summary stands for it. */

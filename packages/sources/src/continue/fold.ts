@@ -1,7 +1,7 @@
 import type { SurfaceMessage } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
-import { oneLine, surfaceMessage, transcriptOf } from '../surface.js';
+import { contentTexts, oneLine, surfaceMessage, transcriptOf } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 
 type JsonRecord = Readonly<Record<string, unknown>>;
@@ -54,29 +54,15 @@ function currentItems(items: readonly JsonRecord[]): readonly JsonRecord[] {
  */
 function surfaceOf(item: JsonRecord): SurfaceMessage[] {
   const message = asObject(item['message']) ?? {};
-  const texts = textsOf(message['content']);
-  if (item['conversationSummary'] !== undefined) {
-    const summary = asString(item['conversationSummary']);
-    return [surfaceMessage('user', 'compact-checkpoint', summary === undefined ? texts : [summary])];
-  }
-  switch (message['role']) {
-    case 'user':
-      return [surfaceMessage('user', texts.length > 0 ? 'direct-user' : 'other', texts)];
-    case 'assistant':
-      return texts.length > 0 ? [surfaceMessage('assistant', 'other', texts)] : [];
-    case 'tool':
-      return [surfaceMessage('tool', 'other', [])];
-    case 'thinking':
-      return [];
-    default:
-      return [surfaceMessage('user', 'other', texts)];
-  }
-}
-
-/** A message's text: its content when that is a string, else its `text` parts (images are none); blank texts are none. */
-function textsOf(content: unknown): string[] {
-  const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.map((part) => (asObject(part)?.['type'] === 'text' ? asString(asObject(part)?.['text']) : undefined)) : [];
-  return texts.filter((text): text is string => text !== undefined && text.trim() !== '');
+  // A string, or `text` parts (an `imageUrl` part is none).
+  const texts = contentTexts(message['content']);
+  const summary = item['conversationSummary'];
+  if (summary !== undefined) return [surfaceMessage('user', 'compact-checkpoint', typeof summary === 'string' ? [summary] : texts)];
+  const role = message['role'];
+  if (role === 'user' && texts.length > 0) return [surfaceMessage('user', 'direct-user', texts)];
+  if (role === 'assistant') return texts.length > 0 ? [surfaceMessage('assistant', 'other', texts)] : [];
+  if (role === 'tool') return [surfaceMessage('tool', 'other', [])];
+  return role === 'thinking' ? [] : [surfaceMessage('user', 'other', texts)];
 }
 
 /** The session's `title`, unless blank or the placeholder a session has before one is generated. */
@@ -89,7 +75,7 @@ function ownTitle(session: JsonRecord): string | undefined {
 function firstPrompt(items: readonly JsonRecord[]): string | undefined {
   for (const item of items) {
     const message = asObject(item['message']);
-    if (message?.['role'] === 'user' && item['conversationSummary'] === undefined) return oneLine(textsOf(message['content']).join(' ')) || undefined;
+    if (message?.['role'] === 'user' && item['conversationSummary'] === undefined) return oneLine(contentTexts(message['content']).join(' ')) || undefined;
   }
   return undefined;
 }

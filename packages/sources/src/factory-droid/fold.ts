@@ -1,7 +1,7 @@
 import type { SurfaceMessage } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJsonLines } from '../json-lines.js';
-import { oneLine, surfaceMessage, transcriptOf } from '../surface.js';
+import { contentBlocks, contentTexts, oneLine, surfaceMessage, transcriptOf } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 
 type JsonRecord = Readonly<Record<string, unknown>>;
@@ -66,21 +66,14 @@ function conversationOf(records: readonly JsonRecord[]): SurfaceMessage[] {
  */
 function surfaceOf(record: JsonRecord): SurfaceMessage[] {
   const message = asObject(record['message']) ?? {};
-  const blocks = blocksOf(message['content']);
-  const texts = blocks.flatMap((block) => (block['type'] === 'text' ? (asString(block['text']) ?? []) : [])).filter((text) => text.trim() !== '');
+  const texts = contentTexts(message['content']);
   if (message['role'] === 'assistant') return texts.length > 0 ? [surfaceMessage('assistant', 'other', texts)] : [];
   if (message['role'] !== 'user') return [surfaceMessage('user', 'other', texts)];
   const injected = asString(record['id'])?.startsWith(INJECTED_ID_PREFIX) === true || message['visibility'] === 'llm_only';
   if (injected) return [surfaceMessage('user', 'other', texts)];
-  if (blocks.some((block) => block['type'] === 'tool_result')) return [surfaceMessage('tool', 'other', [])];
+  if (contentBlocks(message['content']).some((block) => block['type'] === 'tool_result')) return [surfaceMessage('tool', 'other', [])];
   const typed = texts.filter((text) => !isWholeReminder(text));
   return [typed.length > 0 ? surfaceMessage('user', 'direct-user', typed) : surfaceMessage('user', 'other', texts)];
-}
-
-/** A message's content as blocks: a string is one text block. */
-function blocksOf(content: unknown): JsonRecord[] {
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content.map((block: unknown) => asObject(block)).filter((block) => block !== undefined) : [];
 }
 
 function isWholeReminder(text: string): boolean {

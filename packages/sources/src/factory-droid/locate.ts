@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { configuredFolder } from '../configured-folder.js';
-import { listDirectory, listSessionFolder, type WalkTrail } from '../directory.js';
+import { filesInFolders, type WalkTrail } from '../directory.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */
@@ -31,14 +31,11 @@ export function factoryDroidSessionsDir(environment: SourceEnvironment): string 
  */
 export function factoryDroidTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
   const home = factoryDroidSessionsDir(environment);
-  const budget = { entries: MAX_WALK_ENTRIES, trail };
   const byId = new Map<string, TranscriptFile>();
-  for (const folder of listDirectory(home, home, budget, onSkipped)) {
-    if (folder.kind !== 'directory') continue;
-    for (const entry of listSessionFolder(folder.path, home, budget, onSkipped)) {
-      const nativeId = SESSION_FILE.exec(entry.name)?.[1];
-      if (entry.kind === 'file' && nativeId !== undefined && !byId.has(nativeId)) byId.set(nativeId, { nativeId, path: entry.path, home });
-    }
+  // Folders in name order: the first one holding an id keeps it.
+  for (const { name, path } of filesInFolders(home, MAX_WALK_ENTRIES, trail, onSkipped)) {
+    const nativeId = SESSION_FILE.exec(name)?.[1];
+    if (nativeId !== undefined && !byId.has(nativeId)) byId.set(nativeId, { nativeId, path, home });
   }
   return [...byId.values()];
 }

@@ -1,7 +1,7 @@
 import type { SurfaceMessage } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseLenientLines } from '../json-lines.js';
-import { oneLine, surfaceMessage, transcriptOf } from '../surface.js';
+import { contentTexts, oneLine, surfaceMessage, transcriptOf } from '../surface.js';
 import type { Transcript } from '../transcripts/format.js';
 import { contextOf, currentBranch, type TreeEntry } from './tree.js';
 
@@ -63,11 +63,11 @@ function treeEntries(records: readonly JsonRecord[]): TreeEntry[] {
  * puts in, never carried. Settings, labels and names are not messages.
  */
 function surfaceOf(entry: TreeEntry): SurfaceMessage[] {
-  if (entry.type === 'custom_message') return [surfaceMessage('user', 'other', textsOf(entry.record['content']))];
-  if (entry.type === 'branch_summary') return [surfaceMessage('user', 'other', textsOf(entry.record['summary']))];
+  if (entry.type === 'custom_message') return [surfaceMessage('user', 'other', contentTexts(entry.record['content']))];
+  if (entry.type === 'branch_summary') return [surfaceMessage('user', 'other', contentTexts(entry.record['summary']))];
   const message = asObject(entry.record['message']);
   if (entry.type !== 'message' || message === undefined) return [];
-  const texts = textsOf(message['content']);
+  const texts = contentTexts(message['content']);
   switch (message['role']) {
     case 'user':
       return [surfaceMessage('user', texts.length > 0 ? 'direct-user' : 'other', texts)];
@@ -78,12 +78,6 @@ function surfaceOf(entry: TreeEntry): SurfaceMessage[] {
     default:
       return [surfaceMessage('user', 'other', texts)];
   }
-}
-
-/** A message's text: its content when that is a string, else its `text` blocks; blank texts are none. */
-function textsOf(content: unknown): string[] {
-  const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.map((block) => (asObject(block)?.['type'] === 'text' ? asString(asObject(block)?.['text']) : undefined)) : [];
-  return texts.filter((text): text is string => text !== undefined && text.trim() !== '');
 }
 
 /**
@@ -97,7 +91,7 @@ function titleOf(records: readonly JsonRecord[]): string | undefined {
   for (const record of records) {
     if (record['type'] === 'session_info') name = asString(record['name'])?.trim() || undefined;
     const message = record['type'] === 'message' ? asObject(record['message']) : undefined;
-    if (firstPrompt === undefined && message?.['role'] === 'user') firstPrompt = oneLine(textsOf(message['content']).join(' ')) || undefined;
+    if (firstPrompt === undefined && message?.['role'] === 'user') firstPrompt = oneLine(contentTexts(message['content']).join(' ')) || undefined;
   }
   return name ?? firstPrompt;
 }

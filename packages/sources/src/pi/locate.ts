@@ -1,6 +1,6 @@
 import { basename, join } from 'node:path';
 import { configuredFolder } from '../configured-folder.js';
-import { listDirectory, listSessionFolder, type WalkTrail } from '../directory.js';
+import { filesInFolders, type WalkTrail } from '../directory.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */
@@ -29,16 +29,12 @@ export function piSessionsDir(environment: SourceEnvironment): string {
  */
 export function piTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
   const home = piSessionsDir(environment);
-  const budget = { entries: MAX_WALK_ENTRIES, trail };
   const byId = new Map<string, TranscriptFile>();
-  for (const folder of listDirectory(home, home, budget, onSkipped)) {
-    if (folder.kind !== 'directory') continue;
-    for (const entry of listSessionFolder(folder.path, home, budget, onSkipped)) {
-      const nativeId = SESSION_FILE.exec(entry.name)?.[1];
-      if (entry.kind !== 'file' || nativeId === undefined) continue;
-      const known = byId.get(nativeId);
-      if (known === undefined || basename(known.path) < entry.name) byId.set(nativeId, { nativeId, path: entry.path, home });
-    }
+  for (const entry of filesInFolders(home, MAX_WALK_ENTRIES, trail, onSkipped)) {
+    const nativeId = SESSION_FILE.exec(entry.name)?.[1];
+    if (nativeId === undefined) continue;
+    const known = byId.get(nativeId);
+    if (known === undefined || basename(known.path) < entry.name) byId.set(nativeId, { nativeId, path: entry.path, home });
   }
   return [...byId.values()];
 }

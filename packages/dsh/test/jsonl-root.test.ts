@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { currentLogOf, decodeSessionDirectory, encodeSessionDirectory, flatLogSessionId, lockFilesBeside, logFileName, parseLogFileName, sessionLogs, sessionLogsOf, type Compression } from '@sessref/dsh/jsonl-root';
+import { childPath, currentLogOf, decodeSessionDirectory, encodeSessionDirectory, flatLogSessionId, lockFilesBeside, logFileName, parseLogFileName, sessionLogs, sessionLogsOf, type Compression } from '@sessref/dsh/jsonl-root';
 import { fileToken, readRevision, sameFile, sameRevision } from '@sessref/sources';
 
 const dir = mkdtempSync(join(tmpdir(), 'sessref-jsonl-root-'));
@@ -115,5 +115,18 @@ describe('a root on disk', () => {
     expect(fileToken(replaced)).not.toBe(fileToken(appended));
     expect(readRevision(join(root, 'missing'))).toBeUndefined();
     expect(readRevision(join(root, '--r--'), true)).toBeUndefined();
+  });
+});
+
+describe('childPath', () => {
+  const segment = fc.stringMatching(/^[^/\0]+$/).filter((name) => name !== '.' && name !== '..');
+
+  it('is join(parent, name) for a normalized parent and a name of one segment, as a listing gives', () => {
+    fc.assert(
+      fc.property(fc.array(segment, { maxLength: 4 }), fc.boolean(), fc.boolean(), segment, (segments, absolute, trailing, name) => {
+        const parent = `${absolute ? '/' : ''}${segments.join('/')}${trailing && segments.length > 0 ? '/' : ''}` || '/';
+        expect(childPath(parent, name)).toBe(join(parent, name));
+      }),
+    );
   });
 });

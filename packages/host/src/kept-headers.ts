@@ -6,7 +6,7 @@ import { lstatSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { SessionHeader } from '@deepseek-ai/dsh-session';
 import { isJsonObject } from '@sessref/core/internal';
-import { LogFileTracker, listSubdirectories, sessionLogs } from '@sessref/dsh/jsonl-root';
+import { LogFileTracker, childPath, listSubdirectories, sessionLogs } from '@sessref/dsh/jsonl-root';
 import { deepFreeze, directoryProblem, readRegularFile, replaceFileAtomically, revisionToken, sameRevision, type FileRevision } from '@sessref/sources';
 import { HEADER_BUDGET_BYTES } from './log-probe.js';
 import { readLogHead, type LogHead } from './log-head.js';
@@ -134,7 +134,7 @@ export class KeptHeaders {
   private directoryTimes(): Map<string, bigint> {
     const root = this.logs.root;
     const times = new Map<string, bigint>();
-    for (const path of [root, ...listSubdirectories(root).map((project) => join(root, project))]) {
+    for (const path of [root, ...listSubdirectories(root).map((project) => childPath(root, project))]) {
       const stat = statSync(path, { bigint: true, throwIfNoEntry: false });
       if (stat !== undefined) times.set(path, stat.mtimeNs);
     }

@@ -9,7 +9,7 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
 import { errorCode } from '@sessref/core';
-import { PROCESS_LISTINGS, decodeSessionDirectory, listSubdirectories, logFileName, projectDirectoryName, sessionLogs, sessionLogsOf, type Compression, type DirectoryListings, type SessionLog } from '@sessref/dsh/jsonl-root';
+import { PROCESS_LISTINGS, childPath, decodeSessionDirectory, listSubdirectories, logFileName, projectDirectoryName, sessionLogs, sessionLogsOf, type Compression, type DirectoryListings, type SessionLog } from '@sessref/dsh/jsonl-root';
 import { revisionToken, sameRevision, type FileRevision } from '@sessref/sources';
 import { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
 import type * as LogReader from './generations/read-session-log.js';
@@ -399,10 +399,11 @@ export class RootLogs {
     const projects = new Set(found.map((log) => dirname(dirname(log.path))));
     const closed: LogFile[] = [];
     for (const project of listSubdirectories(this.root, this.listings.list)) {
-      if (!projects.has(join(this.root, project)) && this.noteClosedProject(project)) continue;
-      for (const directory of listSubdirectories(join(this.root, project), this.listings.list)) {
-        const path = join(this.root, project, directory);
-        if (!seen.has(path) && !canOpenDirectory(path)) closed.push({ sessionId: decodeSessionDirectory(directory), path: join(path, logFileName(this.compression)), generation: 0 });
+      const projectPath = childPath(this.root, project);
+      if (!projects.has(projectPath) && this.noteClosedProject(project)) continue;
+      for (const directory of listSubdirectories(projectPath, this.listings.list)) {
+        const path = childPath(projectPath, directory);
+        if (!seen.has(path) && !canOpenDirectory(path)) closed.push({ sessionId: decodeSessionDirectory(directory), path: childPath(path, logFileName(this.compression)), generation: 0 });
       }
     }
     return closed;

@@ -20,6 +20,7 @@ import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import {
   DEFAULT_LOG_FILE_NAME,
+  childPath,
   decodeSessionDirectory,
   flatLogSessionId,
   logFileName,
@@ -61,9 +62,10 @@ export function assertSupportedRoot(root: string, list: ListDirectory = readEntr
   for (const project of list(root)) {
     if (isLogFile(project)) findings.flat ??= project.name;
     if (!project.isDirectory()) continue;
-    for (const session of list(join(root, project.name))) {
+    const projectPath = childPath(root, project.name);
+    for (const session of list(projectPath)) {
       if (isLogFile(session)) findings.flat ??= join(project.name, session.name);
-      if (session.isDirectory()) inspectSessionDirectory(join(root, project.name, session.name), join(project.name, session.name), findings, list);
+      if (session.isDirectory()) inspectSessionDirectory(childPath(projectPath, session.name), project.name, session.name, findings, list);
     }
   }
   const error = refusal(findings);
@@ -79,8 +81,9 @@ export function assertSupportedSession(root: string, sessionId: string, list: Li
   const findings: Findings = {};
   for (const project of list(root)) {
     if (!project.isDirectory()) continue;
-    for (const session of entriesById(list(join(root, project.name))).get(sessionId) ?? []) {
-      if (session.isDirectory()) inspectSessionDirectory(join(root, project.name, session.name), join(project.name, session.name), findings, list);
+    const projectPath = childPath(root, project.name);
+    for (const session of entriesById(list(projectPath)).get(sessionId) ?? []) {
+      if (session.isDirectory()) inspectSessionDirectory(childPath(projectPath, session.name), project.name, session.name, findings, list);
       else findings.flat ??= join(project.name, session.name);
     }
   }
@@ -107,11 +110,11 @@ function entriesById(entries: readonly Dirent[]): Map<string, Dirent[]> {
   return index;
 }
 
-/** Look into the session directory at `path` (`directory` relative to the root, as a refusal names it). */
-function inspectSessionDirectory(path: string, directory: string, findings: Findings, list: ListDirectory): void {
+/** Look into the session directory `<project>/<session>` at `path` (named relative to the root, as a refusal names it, only when one is found). */
+function inspectSessionDirectory(path: string, project: string, session: string, findings: Findings, list: ListDirectory): void {
   for (const file of list(path)) {
     if (file.isDirectory()) continue;
-    if (parseLogFileName(file.name)?.compression === 'none') findings.uncompressed ??= join(directory, file.name);
+    if (parseLogFileName(file.name)?.compression === 'none') findings.uncompressed ??= join(project, session, file.name);
   }
 }
 

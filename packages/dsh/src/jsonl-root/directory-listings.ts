@@ -1,6 +1,7 @@
 import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { lookAt, sameRevision, type FileRevision, type Look } from '@sessref/sources';
+import { childPath } from './child-path.js';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -89,7 +90,7 @@ export class DirectoryListings {
     }
     if (known !== undefined) {
       const present = new Set(entries.map((entry) => entry.name));
-      for (const entry of known.entries) if (!present.has(entry.name)) this.forget(join(path, entry.name));
+      for (const entry of known.entries) if (!present.has(entry.name)) this.forget(childPath(path, entry.name));
     }
     const changedAtNs = revision.mtimeNs > revision.ctimeNs ? revision.mtimeNs : revision.ctimeNs;
     this.known.set(path, { revision, entries, settled: listedAtNs - changedAtNs >= BigInt(this.settledMs) * NS_PER_MS, epoch: this.epoch });

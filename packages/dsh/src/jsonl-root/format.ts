@@ -1,5 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { childPath } from './child-path.js';
 import { PROCESS_LISTINGS } from './directory-listings.js';
 
 /**
@@ -127,16 +128,16 @@ export interface SessionLog extends CurrentLog {
 
 /** The session directory `<root>/<project>/<directory>` and its current log; `undefined` when it holds none. */
 export function sessionLogAt(root: string, project: string, directory: string, compression: Compression = 'zstd', list: ListDirectory = readEntries): SessionLog | undefined {
-  const path = join(root, project, directory);
+  const path = childPath(childPath(root, project), directory);
   const current = currentLogOf(listNames(path, list), compression);
-  return current && { ...current, sessionId: decodeSessionDirectory(directory), project, directory, path: join(path, current.fileName) };
+  return current && { ...current, sessionId: decodeSessionDirectory(directory), project, directory, path: childPath(path, current.fileName) };
 }
 
 /** Every session directory under `root` that holds a log, in listing order. */
 export function sessionLogs(root: string, compression: Compression = 'zstd', list: ListDirectory = readEntries): SessionLog[] {
   const logs: SessionLog[] = [];
   for (const project of listSubdirectories(root, list)) {
-    for (const directory of listSubdirectories(join(root, project), list)) {
+    for (const directory of listSubdirectories(childPath(root, project), list)) {
       const log = sessionLogAt(root, project, directory, compression, list);
       if (log !== undefined) logs.push(log);
     }

@@ -29,4 +29,5 @@ export {
   type SessionLog,
 } from './format.js';
 export { LogFileTracker } from './log-files.js';
+export { childPath } from './child-path.js';
 export { DirectoryListings, PROCESS_LISTINGS } from './directory-listings.js';

@@ -1,5 +1,5 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import { childPath } from './child-path.js';
 import { PROCESS_LISTINGS } from './directory-listings.js';
 import { listSubdirectories, sessionLogAt, type Compression } from './format.js';
 import { deliverPendingEvents, fileToken, readRevision, type FileRevision } from '@sessref/sources';
@@ -117,7 +117,7 @@ export class LogFileTracker {
   }
 
   private walkProject(project: string): void {
-    const path = join(this.root, project);
+    const path = childPath(this.root, project);
     if (!isDirectory(path)) return this.dropProject(project);
     // Watch before listing, so a session created meanwhile is an event, not a miss.
     this.watchDirectory(path, (name) => (name === undefined ? this.dirtyProjects.add(project) : this.markSession(project, name)));
@@ -127,7 +127,7 @@ export class LogFileTracker {
   }
 
   private statSession(project: string, name: string, listed = false): void {
-    const directory = join(this.root, project, name);
+    const directory = childPath(childPath(this.root, project), name);
     if (!listed && !isDirectory(directory)) return this.dropSession(project, name);
     // A directory whose log is not published yet stays watched: the publication is an event.
     this.watchDirectory(directory, () => this.markSession(project, name));
@@ -151,12 +151,12 @@ export class LogFileTracker {
   private dropProject(project: string): void {
     for (const name of [...(this.projects.get(project)?.keys() ?? [])]) this.dropSession(project, name);
     this.projects.delete(project);
-    this.unwatch(join(this.root, project));
+    this.unwatch(childPath(this.root, project));
   }
 
   private dropSession(project: string, name: string): void {
     this.projects.get(project)?.delete(name);
-    this.unwatch(join(this.root, project, name));
+    this.unwatch(childPath(childPath(this.root, project), name));
   }
 
   private watchDirectory(path: string, onEvent: (name: string | undefined) => void): void {

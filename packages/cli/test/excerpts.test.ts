@@ -90,6 +90,23 @@ describe('sessref show --around', () => {
   });
 });
 
+describe('an excerpt suffix after a mention in prepare', () => {
+  it('sessref mention --around writes the suffix, and prepare cites the middle part it names, within the budget', async () => {
+    const mention = await inProcess(['mention', 'research-log', '--root', root, '--sources', 'dsh', '--around', '  Note   1000: ']);
+    expect(mention.stdout.trim()).toMatch(/^@\[.*\]\(dsh-session:[\w-]+\)\{around: "Note 1000:"\}$/);
+    const { code, stdout } = await inProcess(['prepare', '--root', root, '--sources', 'dsh', '--target', 'scratchpad', '--json', `what was decided? ${mention.stdout.trim()}`]);
+    expect(code).toBe(0);
+    const prepared = JSON.parse(stdout) as { messages: { content: { text: string }[] }[]; references: { excerpt?: { firstMessage: number; lastMessage: number } }[]; sourceBytes: number[] };
+    const [readable, context] = prepared.messages.map((message) => message.content[0]!.text);
+    expect(readable).toMatch(/^what was decided\? @.+\{around: "Note 1000:"\}$/);
+    expect(context).toContain(MIDDLE);
+    expect(context).toContain(REFERENCE_EXCERPTS_HEADING);
+    expect(prepared.references[0]!.excerpt!.firstMessage).toBeLessThan(1999);
+    expect(prepared.references[0]!.excerpt!.lastMessage).toBeGreaterThan(1999);
+    expect(prepared.sourceBytes[0]).toBeLessThanOrEqual(DEFAULT_MAX_REFERENCE_BYTES);
+  });
+});
+
 describe('sessref mcp ref with around', () => {
   async function connect(): Promise<Client> {
     client = new Client({ name: 'sessref-excerpt-test', version: '1.0.0' });

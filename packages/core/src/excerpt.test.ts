@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasLoneSurrogate } from '../test/arbitraries.js';
+import { anyString, hasLoneSurrogate } from '../test/arbitraries.js';
 import { expectSessionReferenceError } from '../test/errors.js';
 import { assistantMessage, checkpointMessage, userMessage } from '../test/surface.js';
 import { MemoryStorage } from '../test/memory-storage.js';
-import { selectExcerpt, type ExcerptRequest } from './excerpt.js';
+import { formatExcerptSuffix, parseExcerptMentions, selectExcerpt, type ExcerptRequest } from './excerpt.js';
+import { encodeSessionReferenceUri, formatSessionReferenceMention, parseSessionReferenceText } from './uri.js';
 import { createSessionReferenceCore } from './facade.js';
 import { REFERENCE_EXCERPTS_HEADING } from './omissions.js';
 import { fitSnapshot } from './fit.js';
@@ -180,6 +181,40 @@ describe('prepare with an excerpt', () => {
       code: 'SESSION_REFERENCE_EXCERPT_NOT_FOUND',
       sessionId: 'long',
     });
+  });
+});
+
+describe('excerpt suffixes after mentions', () => {
+  const mention = formatSessionReferenceMention({ sessionId: 'long', label: 'Long [log]' });
+
+  it('reads {around: "…"} and {messages: N-M} right after a mention or bare URI as that excerpt, and leaves the text as written', () => {
+    const text = `see ${mention}{around: "retry budget"} and ${encodeSessionReferenceUri('short')}{messages: 3-9}, then ${mention} {around: "spaced"}`;
+    const parsed = parseExcerptMentions(text);
+    expect(parsed.text).toBe(parseSessionReferenceText(text).text);
+    expect(parsed.references).toEqual([
+      { sessionId: 'long', label: 'Long [log]', excerpt: { around: 'retry budget' } },
+      { sessionId: 'short', label: 'short', excerpt: { firstMessage: 3, lastMessage: 9 } },
+      // A suffix must follow the mention right away.
+      { sessionId: 'long', label: 'Long [log]' },
+    ]);
+  });
+
+  it('asks for nothing with a suffix that is not a JSON string', () => {
+    expect(parseExcerptMentions(`${mention}{around: "a\\x"}`).references).toEqual([{ sessionId: 'long', label: 'Long [log]' }]);
+  });
+
+  it('writes any phrase so that it reads back, and so that a parser that knows no suffix sees the same mentions and plain text', () => {
+    fc.assert(
+      // Phrases that spell the scheme too: the suffix must never hold a URI.
+      fc.property(fc.oneof(anyString({ maxLength: 40 }), anyString({ maxLength: 12 }).map((tail) => `dsh-session:${tail}`)), anyString({ maxLength: 20 }), (phrase, after) => {
+        const text = `${mention}${formatExcerptSuffix({ around: phrase })}${after.replaceAll('dsh-session:', '')}`;
+        // What the official parser does with it: the one mention, never an error from the suffix.
+        const plain = parseSessionReferenceText(text);
+        expect(plain.references).toEqual([{ sessionId: 'long', label: 'Long [log]' }]);
+        const [reference] = parseExcerptMentions(text).references;
+        expect(reference!.excerpt).toEqual({ around: JSON.parse(JSON.stringify(phrase)) as string });
+      }),
+    );
   });
 });
 

@@ -9,6 +9,8 @@ import { normalizeContentQuery } from './content.js';
 import { SessionReferenceError } from './errors.js';
 import type { ProjectedItem } from './projection.js';
 import type { ExcerptWindow } from './retention.js';
+import type { ParsedSessionReferenceText } from './types.js';
+import { SESSION_REFERENCE_SCHEME, parseSessionReferenceText } from './uri.js';
 
 /**
  * What part of a session a reference asks for: the message holding `around`
@@ -92,4 +94,50 @@ function invalidExcerpt(message: string): SessionReferenceError {
 
 function notFound(message: string): SessionReferenceError {
   return new SessionReferenceError(message, 'SESSION_REFERENCE_EXCERPT_NOT_FOUND');
+}
+
+/**
+ * How a message asks for an excerpt of a session it mentions: right after
+ * the mention (or bare URI), `{around: "PHRASE"}` (the phrase a JSON
+ * string) or `{messages: FIRST-LAST}`. Plain text to any parser of
+ * mentions that does not know it, the official plugin's included, so a log
+ * holding one reads the same without sessref.
+ */
+const EXCERPT_SUFFIX = /\{(?:around: ?("(?:[^"\\\r\n]|\\.)*")|messages: ?(\d{1,15})-(\d{1,15}))\}/y;
+
+/**
+ * The suffix that asks for `request` after a mention. A phrase is written
+ * as a JSON string whose scheme-like text is escaped (`dsh-session\u003a`),
+ * so no parser of mentions ever reads a URI inside it.
+ */
+export function formatExcerptSuffix(request: ExcerptRequest): string {
+  if ('around' in request) return `{around: ${JSON.stringify(request.around).replaceAll(SESSION_REFERENCE_SCHEME, 'dsh-session\\u003a')}}`;
+  return `{messages: ${request.firstMessage}-${request.lastMessage}}`;
+}
+
+/**
+ * {@link parseSessionReferenceText}, each reference followed right away by
+ * an excerpt suffix (see {@link formatExcerptSuffix}) carrying that
+ * excerpt. The readable text is the same: the suffix stays in it, as the
+ * user wrote it. A suffix that is not valid JSON asks for nothing.
+ */
+export function parseExcerptMentions(text: string): ParsedSessionReferenceText {
+  const ends: number[] = [];
+  const parsed = parseSessionReferenceText(text, ends);
+  const references = parsed.references.map((reference, index) => {
+    EXCERPT_SUFFIX.lastIndex = ends[index]!;
+    const match = EXCERPT_SUFFIX.exec(text);
+    const excerpt = match === null ? undefined : excerptOfSuffix(match);
+    return excerpt === undefined ? reference : { ...reference, excerpt };
+  });
+  return { text: parsed.text, references };
+}
+
+function excerptOfSuffix([, phrase, first, last]: RegExpExecArray): ExcerptRequest | undefined {
+  if (phrase === undefined) return { firstMessage: Number(first), lastMessage: Number(last) };
+  try {
+    return { around: JSON.parse(phrase) as string };
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import { parseExcerptMentions } from './excerpt.js';
 import { isTextBlock } from './text-block.js';
 import type { ContentBlockLike, PreparedReferences, SessionReferenceInput } from './types.js';
 import { parseSessionReferenceText } from './uri.js';
@@ -8,12 +9,13 @@ export interface ParsedContent<Block extends ContentBlockLike> {
   references: SessionReferenceInput[];
 }
 
-/** Parse every text block; other blocks pass through as they are. */
-export function parseContentReferences<Block extends ContentBlockLike>(content: readonly Block[]): ParsedContent<Block> {
+/** Parse every text block (each mention's excerpt suffix too, with `excerpts`); other blocks pass through as they are. */
+export function parseContentReferences<Block extends ContentBlockLike>(content: readonly Block[], excerpts = false): ParsedContent<Block> {
   const references: SessionReferenceInput[] = [];
+  const parse = excerpts ? parseExcerptMentions : parseSessionReferenceText;
   const readable = content.map((block) => {
     if (!isTextBlock(block)) return block;
-    const parsed = parseSessionReferenceText(block.text);
+    const parsed = parse(block.text);
     if (parsed.references.length === 0) return block;
     references.push(...parsed.references);
     return { ...block, text: parsed.text };
@@ -23,6 +25,12 @@ export function parseContentReferences<Block extends ContentBlockLike>(content: 
 
 /** How a host's messages are read and rebuilt; sessref never sees their concrete type. */
 export interface ReferenceMessageAdapter<Message, Block extends ContentBlockLike> {
+  /**
+   * Read an excerpt suffix after a mention (`{around: "…"}`, see
+   * `formatExcerptSuffix`) as a request for that part of the session; off,
+   * it is plain text, as the contract reads it.
+   */
+  excerpts?: boolean;
   /** Only direct user messages carry mentions that count. */
   isDirectUserMessage(message: Message): boolean;
   contentOf(message: Message): readonly Block[];
@@ -57,7 +65,7 @@ export async function applySessionReferences<Message, Block extends ContentBlock
 ): Promise<Message[]> {
   const plans = messages.map((message) => {
     if (!adapter.isDirectUserMessage(message)) return undefined;
-    const parsed = parseContentReferences(adapter.contentOf(message));
+    const parsed = parseContentReferences(adapter.contentOf(message), adapter.excerpts === true);
     return parsed.references.length === 0 ? undefined : parsed;
   });
   if (plans.every((plan) => plan === undefined)) return [...messages];

@@ -132,9 +132,11 @@ const URI_RUN = /[^)\s]*/y;
  * One left-to-right pass. The two scans that could restart at every `@[` or
  * `](` (a label's closing bracket, a URI's closing parenthesis) are memoized,
  * because every start inside a span already scanned reaches the same end:
- * that keeps adversarial input such as `@[@[@[…` linear.
+ * that keeps adversarial input such as `@[@[@[…` linear. `ends`, when
+ * given, receives where each reference's mention (or bare URI) ends in
+ * `text`, for a caller that reads what follows one (an excerpt request).
  */
-export function parseSessionReferenceText(text: string): ParsedSessionReferenceText {
+export function parseSessionReferenceText(text: string, ends?: number[]): ParsedSessionReferenceText {
   const scanner = new MentionScanner(text);
   const references: SessionReferenceInput[] = [];
   let out = '';
@@ -147,6 +149,7 @@ export function parseSessionReferenceText(text: string): ParsedSessionReferenceT
       continue;
     }
     references.push(reference);
+    ends?.push(scanner.matchEnd);
     out += text.slice(copiedUpTo, i) + readableMention(reference.label);
     copiedUpTo = i = scanner.matchEnd;
   }

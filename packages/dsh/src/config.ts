@@ -40,6 +40,15 @@ export interface Config extends SessionReferenceConfig {
    * layer turns it on).
    */
   redactSecrets?: boolean;
+  /**
+   * Excerpts: a mention followed right away by `{around: "PHRASE"}` or
+   * `{messages: FIRST-LAST}` cites that part of the session instead of its
+   * newest messages (see the core's `formatExcerptSuffix`). The suffix is
+   * plain text to the official plugin, so a log holding one reads the same
+   * without sessref. Off by default: a default install reads the suffix as
+   * plain text, exactly as the official plugin does.
+   */
+  excerpts?: boolean;
 }
 
 /**
@@ -73,6 +82,9 @@ export function configSchema(contract: HostContract): z<Config> {
     redactSecrets: z
       .boolean()
       .description("Redact credentials from snapshots of this host's own sessions (off when unset; other agents' sessions are always redacted)."),
+    excerpts: z
+      .boolean()
+      .description('Cite the part of a session a mention asks for with {around: "PHRASE"} or {messages: FIRST-LAST} right after it (off when unset: plain text).'),
   });
 }
 

@@ -97,7 +97,8 @@ export class SessionReferenceResolver extends TypertRemoteService {
         const decision = await next();
         if (decision.kind !== 'enter') return decision;
         // Keep whatever else the decision carries: later hosts may add fields.
-        return { ...decision, messages: await expandStepMessages(service.core, agent, decision.messages, signal, this.prepareOptions(agent)) };
+        const messages = await expandStepMessages(service.core, agent, decision.messages, signal, this.prepareOptions(agent), service.excerpts);
+        return { ...decision, messages };
       },
       true,
     );

@@ -7,7 +7,8 @@ import { deepFreeze } from '@sessref/sources';
  * Rewrite an entered step's batch: each direct user message with canonical
  * mentions becomes a frozen message with the same id and readable text,
  * followed by its frozen context message. Every other message is returned as
- * the very same object. `options` carry the 0.1.7 / 0.2 contract's parts.
+ * the very same object. `options` carry the 0.1.7 / 0.2 contract's parts;
+ * `excerpts` reads a mention's excerpt suffix (the `excerpts` key).
  */
 export function expandStepMessages(
   core: SessionReferenceCore,
@@ -15,9 +16,11 @@ export function expandStepMessages(
   messages: readonly UserMessage[],
   signal: AbortSignal,
   options?: PrepareOptions,
+  excerpts = false,
 ): Promise<UserMessage[]> {
   const target = targetOf(agent);
   return applySessionReferences<UserMessage, ContentBlock>(messages, {
+    excerpts,
     isDirectUserMessage: (message) => message.source.kind === 'user',
     contentOf: (message) => message.content,
     withContent: (message, content) => deepFreeze({ ...message, content }),

@@ -64,6 +64,8 @@ export class ReferenceService {
   private readonly contentEnabled: boolean;
   /** Whether the host's own sessions are redacted too (the `redactSecrets` key); other agents' always are. */
   private readonly redactOwn: boolean;
+  /** Whether a mention's excerpt suffix asks for part of the session (the `excerpts` key). */
+  private readonly excerptsEnabled: boolean;
   private readonly catalog: () => SessionReferenceCatalog | undefined;
   readonly hostContract: HostContract;
 
@@ -79,6 +81,7 @@ export class ReferenceService {
     };
     this.contentEnabled = booleanOption(config, 'contentSearch');
     this.redactOwn = booleanOption(config, 'redactSecrets');
+    this.excerptsEnabled = booleanOption(config, 'excerpts');
     this.storage = assembled.storage;
     this.assembled = assembled;
     this.catalog = catalog;
@@ -92,6 +95,11 @@ export class ReferenceService {
   /** Configured candidate limit, distinct-source cap and snapshot budget. */
   get config(): SessionReferenceCore['config'] {
     return this.core.config;
+  }
+
+  /** Whether a mention followed by an excerpt suffix cites that part of the session (the `excerpts` key); off, the suffix is plain text. */
+  get excerpts(): boolean {
+    return this.excerptsEnabled;
   }
 
   /** Whether content discovery is on (the `contentSearch` key). */
@@ -305,7 +313,7 @@ export class ReferenceService {
 }
 
 /** A boolean key of the configuration, `false` when unset; anything else is an invalid configuration. */
-function booleanOption(config: Config, key: 'contentSearch' | 'redactSecrets'): boolean {
+function booleanOption(config: Config, key: 'contentSearch' | 'redactSecrets' | 'excerpts'): boolean {
   const value: unknown = config[key] ?? false;
   if (typeof value !== 'boolean') {
     throw new SessionReferenceError(`invalid session reference configuration: ${key} must be a boolean, got ${String(value)}`, 'SESSION_REFERENCE_INVALID_CONFIG');

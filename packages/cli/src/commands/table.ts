@@ -154,15 +154,22 @@ export const COMMANDS: readonly Command[] = [
   defineCommand({
     name: 'mention',
     summary: "print a session's canonical mention",
-    description: 'Print the canonical @[label](dsh-session:…) mention; the label defaults to the title. Over a root without sessions the label is the id.',
+    description:
+      'Print the canonical @[label](dsh-session:…) mention; the label defaults to the title. Over a root without sessions the label is the id. ' +
+      'With --around, the mention is followed by {around: "PHRASE"}, which prepare, send and the inspector read as a citation of the part of the session around PHRASE ' +
+      '(dsh web too, with the plugin\'s excerpts option on; anywhere else it is plain text).',
     operands: [{ name: 'ID', needs: 'a session id or mention' }],
-    options: { label: { description: 'the label to show', default: "the session's latest title, else its id" }, ...SOURCES_OPTION },
+    options: {
+      label: { description: 'the label to show', default: "the session's latest title, else its id" },
+      around: { description: 'cite the part of the session around PHRASE instead of its newest messages' },
+      ...SOURCES_OPTION,
+    },
     json: 'the session id, label and mention',
-    examples: ['sessref mention oauth-migration'],
+    examples: ['sessref mention oauth-migration', 'sessref send --target scratchpad "what was decided? $(sessref mention research-log --around \'Note 1000:\')"'],
     needs: 'root',
     run: async ({ operands, flags, io, opened, tools }) => {
       const [{ mentionCommand }, { isForeignId, sessionIdOf }] = await Promise.all([import('./mention.js'), named()]);
-      const options = { id: sessionIdOf(operands.ID), label: flags.label, json: flags.json };
+      const options = { id: sessionIdOf(operands.ID), label: flags.label, json: flags.json, around: flags.around };
       // A label given, or a root without sessions to read one from (and no other agent's asked for): the id is the label.
       if (options.label !== undefined || (opened.state !== 'sessions' && !isForeignId(options.id))) return mentionCommand(undefined, io, options);
       return tools.withEngine(opened.root.path, io, { ...tools.sourcesRead(flags.sources), json: flags.json }, (engine) => mentionCommand(engine, io, options));

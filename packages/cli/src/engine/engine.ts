@@ -91,7 +91,8 @@ export function engineHostOptions(options: EngineOptions): HostOptions {
   return {
     ...host,
     // Nothing the CLI shows, serves or sends carries a credential: dsh's own sessions are redacted too.
-    resolver: { redactSecrets: true, ...host.resolver, ...(sources === undefined ? {} : { sources: [...sources] }) },
+    // A mention's excerpt suffix cites that part of the session in prepare, send and the inspector.
+    resolver: { redactSecrets: true, excerpts: true, ...host.resolver, ...(sources === undefined ? {} : { sources: [...sources] }) },
     indexFile: options.indexFile ?? defaultIndexFile(options.root),
     searchIndexFile: options.searchIndexFile ?? defaultSearchIndexFile(options.root),
   };

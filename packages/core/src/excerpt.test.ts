@@ -4,13 +4,13 @@ import { anyString, hasLoneSurrogate } from '../test/arbitraries.js';
 import { expectSessionReferenceError } from '../test/errors.js';
 import { assistantMessage, checkpointMessage, userMessage } from '../test/surface.js';
 import { MemoryStorage } from '../test/memory-storage.js';
-import { formatExcerptSuffix, parseExcerptMentions, selectExcerpt, type ExcerptRequest } from './excerpt.js';
+import { formatExcerptSuffix, parseExcerptMentions, selectExcerpt } from './excerpt.js';
 import { encodeSessionReferenceUri, formatSessionReferenceMention, parseSessionReferenceText } from './uri.js';
 import { createSessionReferenceCore } from './facade.js';
 import { REFERENCE_EXCERPTS_HEADING } from './omissions.js';
 import { fitSnapshot } from './fit.js';
 import { projectConversation, type ProjectedItem } from './projection.js';
-import type { SurfaceMessage, SurfaceSnapshot } from './types.js';
+import type { ExcerptRequest, SurfaceMessage, SurfaceSnapshot } from './types.js';
 import { utf8Length } from './utf8.js';
 
 const SOURCE = { sessionId: 'source', label: 'Source' };

@@ -9,18 +9,8 @@ import { normalizeContentQuery } from './content.js';
 import { SessionReferenceError } from './errors.js';
 import type { ProjectedItem } from './projection.js';
 import type { ExcerptWindow } from './retention.js';
-import type { ParsedSessionReferenceText } from './types.js';
+import type { ExcerptRequest, ParsedSessionReferenceText } from './types.js';
 import { SESSION_REFERENCE_SCHEME, parseSessionReferenceText } from './uri.js';
-
-/**
- * What part of a session a reference asks for: the message holding `around`
- * (the first one, matched case-insensitively, any run of whitespace in the
- * phrase matching any run in the text) and its neighbours while the budget
- * allows; or the messages `firstMessage` to `lastMessage` of the projected
- * conversation, counted from 1 as a source entry's `originalMessages` counts
- * them.
- */
-export type ExcerptRequest = { around: string } | { firstMessage: number; lastMessage: number };
 
 /**
  * Which part of the whole conversation `request` names, for retention to

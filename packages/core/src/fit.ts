@@ -1,10 +1,10 @@
 import { normalizeContentQuery } from './content.js';
 import { SessionReferenceError, isSessionReferenceError } from './errors.js';
-import { selectExcerpt, type ExcerptRequest } from './excerpt.js';
+import { selectExcerpt } from './excerpt.js';
 import { projectConversation, type ProjectedItem } from './projection.js';
 import { redactSecrets } from './redaction.js';
 import { retainReference, type ExcerptWindow, type RetainedReference } from './retention.js';
-import type { ExcerptEntry, SurfaceSnapshot } from './types.js';
+import type { ExcerptEntry, ExcerptRequest, SurfaceSnapshot } from './types.js';
 
 /** What a reference to one snapshot would carry, before and after budgeting. */
 export interface SnapshotFit {

@@ -28,7 +28,7 @@ export { labelOf } from './label.js';
 export { projectConversation, projectMessage, type ProjectedItem } from './projection.js';
 export { retainReference, cutText, type RetainedReference, type RetentionInput } from './retention.js';
 export { fitSnapshot, type FitOptions, type SnapshotFit } from './fit.js';
-export { checkExcerptRequest, formatExcerptSuffix, parseExcerptMentions, selectExcerpt, type ExcerptRequest } from './excerpt.js';
+export { checkExcerptRequest, formatExcerptSuffix, parseExcerptMentions, selectExcerpt } from './excerpt.js';
 export type { ExcerptWindow, TextSpan } from './retention.js';
 export { redactSecrets, type Redacted } from './redaction.js';
 export {

@@ -1,7 +1,7 @@
 import { raceCancellation, throwIfCancelled } from './cancellation.js';
 import type { ResolvedSessionReferenceConfig } from './config.js';
 import { SessionReferenceError } from './errors.js';
-import { checkExcerptRequest, type ExcerptRequest } from './excerpt.js';
+import { checkExcerptRequest } from './excerpt.js';
 import { fitSnapshot } from './fit.js';
 import { labelOf } from './label.js';
 import {
@@ -19,6 +19,7 @@ import type { RetainedReference } from './retention.js';
 import { readFailed } from './reads.js';
 import type {
   ContentBlockLike,
+  ExcerptRequest,
   PreparedReferences,
   PreparedSource,
   ReferenceTarget,

@@ -1,6 +1,15 @@
 /** Host-neutral records of the session-reference contract. */
 import type { TextRange } from './content.js';
-import type { ExcerptRequest } from './excerpt.js';
+
+/**
+ * What part of a session a reference asks for: the message holding `around`
+ * (the first one, matched case-insensitively, any run of whitespace in the
+ * phrase matching any run in the text) and its neighbours while the budget
+ * allows; or the messages `firstMessage` to `lastMessage` of the projected
+ * conversation, counted from 1 as a source entry's `originalMessages` counts
+ * them (see `selectExcerpt`).
+ */
+export type ExcerptRequest = { around: string } | { firstMessage: number; lastMessage: number };
 
 /** One source session selected by a user or host. */
 export interface SessionReferenceInput {

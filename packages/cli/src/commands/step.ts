@@ -32,6 +32,7 @@ export async function stepCommand(
         `${formatBytes(bytes)} of ${formatBytes(result.maxReferenceBytes)}, ` +
         `${reference.retainedMessages}/${reference.originalMessages} messages kept, ${reference.omittedMessages} dropped, ` +
         `${formatBytes(reference.omittedBytes)} omitted${reference.truncated ? ', truncated' : ''}${reference.compacted ? ', compacted' : ''}` +
+        (reference.excerpt === undefined ? '' : `, excerpt of messages ${reference.excerpt.firstMessage}–${reference.excerpt.lastMessage}`) +
         (reference.redactedValues === undefined ? '' : `, ${reference.redactedValues} credential${reference.redactedValues === 1 ? '' : 's'} redacted`),
     );
   }

@@ -15,7 +15,7 @@ const PHRASE_WORDS = 6;
  * Spaces in a phrase match any whitespace in the message (see the core's
  * `selectExcerpt`), so a snippet's one-line text finds the message again.
  */
-export function phraseOfHit(hit: Pick<SessionReferenceContentHit, 'snippet' | 'ranges'>): string {
+function phraseOfHit(hit: Pick<SessionReferenceContentHit, 'snippet' | 'ranges'>): string {
   const from = hit.ranges[0]?.[0] ?? 0;
   return hit.snippet.slice(from).replace(/…$/u, '').split(' ').filter((word) => word !== '').slice(0, PHRASE_WORDS).join(' ');
 }

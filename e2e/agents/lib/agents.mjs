@@ -6,9 +6,10 @@
  * native session id and the transcript file; the caller checks sessref.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import process from 'node:process';
-import { lastLines, run } from '../../dsh-app/lib/proc.mjs';
+import { lastLines, run, spawnTracked } from '../../dsh-app/lib/proc.mjs';
 import { AGENTS, binPath } from './install.mjs';
 import { hasTmux, poll, startTmux } from './tmux.mjs';
 
@@ -209,8 +210,101 @@ async function driveGemini(ctx) {
   return { nativeId: id(withSnapshot[0]), transcript: join(tmp, withSnapshot[0]), strays };
 }
 
+// ── opencode and Kilo ────────────────────────────────────────────────────────
+/**
+ * opencode 1.18.33 and its fork Kilo 7.7.7 (../shared/formats/opencode-1.18.md,
+ * kilo.md): the same CLI under two names. Each gets the fake model as an
+ * OpenAI-compatible provider at its own base URL prefix (so the fake can tell
+ * their requests apart), the switches against model lists, updates, sharing,
+ * LSP downloads, Claude Code imports and default plugins (Kilo's also against
+ * its session ingest, presence, indexing, daemon and telemetry).
+ */
+const OPENCODE_FAMILY = {
+  opencode: { command: () => [binPath('opencode')], config: ['.config', 'opencode', 'opencode.json'], database: ['.local', 'share', 'opencode', 'opencode.db'], envPrefix: 'OPENCODE', extraEnv: {} },
+  kilo: {
+    command: () => [process.execPath, binPath('kilo')], config: ['.config', 'kilo', 'kilo.json'], database: ['.local', 'share', 'kilo', 'kilo.db'], envPrefix: 'KILO',
+    extraEnv: { KILO_DISABLE_SESSION_INGEST: '1', KILO_DISABLE_PRESENCE: '1', KILO_DISABLE_CODEBASE_INDEXING: '1', KILO_NO_DAEMON: '1', KILO_TELEMETRY_LEVEL: 'off' },
+  },
+};
+
+function opencodeFamilyEnv(ctx, member) {
+  const provider = { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: `${ctx.modelUrl}/${ctx.name}/v1`, apiKey: 'x' }, models: { 'gpt-fake': { name: 'Fake GPT', limit: { context: 128000, output: 4096 } } } };
+  const config = join(ctx.home, ...member.config);
+  mkdirSync(join(config, '..'), { recursive: true });
+  writeFileSync(config, JSON.stringify({ provider: { fake: provider }, model: 'fake/gpt-fake', small_model: 'fake/gpt-fake', autoupdate: false, share: 'disabled' }, null, 2));
+  const switches = ['MODELS_FETCH', 'AUTOUPDATE', 'SHARE', 'LSP_DOWNLOAD', 'CLAUDE_CODE', 'DEFAULT_PLUGINS'];
+  return { ...baseEnv(ctx.home), ...Object.fromEntries(switches.map((name) => [`${member.envPrefix}_DISABLE_${name}`, '1'])), ...member.extraEnv };
+}
+
+/** A port on 127.0.0.1 nothing listens on now, for the CLI's `serve`. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** One request to the CLI's own HTTP server, as JSON, bounded like a step (or by `timeoutMs`). */
+async function serverCall(base, method, path, body, timeoutMs = STEP_TIMEOUT_MS) {
+  const response = await globalThis.fetch(`${base}${path}`, {
+    method, signal: globalThis.AbortSignal.timeout(timeoutMs),
+    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}: ${text.slice(0, 200)}`);
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+/**
+ * Two turns with `run` and `run -c` (each prompt passed as separate words:
+ * one argument holding a space would be stored with the quotes `run` adds),
+ * then `serve`, where `POST /session/:id/summarize` compacts (the TUI's
+ * /compact needs a terminal; `run "/compact"` is sent as a prompt) and
+ * `POST /session/:id/message` sends turn 3; the server is stopped by PID.
+ */
+async function driveOpencodeFamily(ctx) {
+  const member = OPENCODE_FAMILY[ctx.name];
+  const { turns } = script(ctx.name);
+  const env = opencodeFamilyEnv(ctx, member);
+  const [command, ...prefix] = member.command();
+  const words = (prompt) => prompt.split(' ');
+  expectStdout(await step(ctx, `${ctx.name} run (turn 1)`, command, [...prefix, 'run', ...words(turns[0].prompt)], env), turns[0].reply, 'turn 1');
+  expectStdout(await step(ctx, `${ctx.name} run -c (turn 2)`, command, [...prefix, 'run', '-c', ...words(turns[1].prompt)], env), turns[1].reply, 'turn 2');
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  ctx.log(`${ctx.name}: ${ctx.name} serve on ${base}: summarize, turn 3`);
+  const started = Date.now();
+  const server = spawnTracked(command, [...prefix, 'serve', '--port', String(port), '--hostname', '127.0.0.1'], { cwd: ctx.work, env, label: `${ctx.name} serve` });
+  ctx.onCleanup(() => server.stop());
+  let sessions;
+  let refused;
+  const ready = await poll(async () => {
+    // A request the server accepts while it is still starting may never be answered: each try is short.
+    sessions = await serverCall(base, 'GET', '/session', undefined, 3000).catch((error) => void (refused = error));
+    return sessions !== undefined;
+  }, 60_000);
+  if (!ready) throw new Error(`${ctx.name} serve did not answer GET /session within 60 s (${refused?.cause?.message ?? refused?.message}): ${lastLines(`${server.stdout}\n${server.stderr}`)}`);
+  if (!Array.isArray(sessions) || sessions.length !== 1) throw new Error(`${ctx.name} serve lists ${JSON.stringify(sessions).slice(0, 200)}, expected one session`);
+  const id = sessions[0].id;
+  ctx.compacting(true);
+  try {
+    await serverCall(base, 'POST', `/session/${id}/summarize`, { providerID: 'fake', modelID: 'gpt-fake' });
+  } finally {
+    ctx.compacting(false);
+  }
+  const third = await serverCall(base, 'POST', `/session/${id}/message`, { parts: [{ type: 'text', text: turns[2].prompt }] });
+  if (!JSON.stringify(third).includes(turns[2].reply)) throw new Error(`turn 3: ${ctx.name} serve answered ${JSON.stringify(third).slice(0, 200)}, not the fake's reply`);
+  await server.stop();
+  ctx.steps.push({ label: `${ctx.name} serve: summarize, turn 3`, ms: Date.now() - started, code: 0 });
+  return { nativeId: id, transcript: join(ctx.home, ...member.database) };
+}
+
 export const DRIVERS = {
   'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
   codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
   'gemini-cli': { drive: driveGemini, api: 'gemini', label: `Gemini CLI ${AGENTS['gemini-cli'].version}` },
+  opencode: { drive: driveOpencodeFamily, api: 'chat@opencode', label: `opencode ${AGENTS.opencode.version}` },
+  kilo: { drive: driveOpencodeFamily, api: 'chat@kilo', label: `Kilo ${AGENTS.kilo.version}` },
 };

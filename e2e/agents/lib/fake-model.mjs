@@ -8,6 +8,10 @@
  * - OpenAI Responses (Codex): `POST /v1/responses` as SSE; `GET /v1/models`.
  * - Gemini (Gemini CLI): `POST /v1beta/models/<m>:streamGenerateContent`
  *   (SSE), `:generateContent` (JSON), `:countTokens`, `:embedContent`.
+ * - OpenAI Chat Completions (opencode, Kilo): `POST <prefix>/v1/chat/completions`,
+ *   SSE chunks ending in `[DONE]` (or one JSON object when `stream` is not
+ *   true). Several CLIs speak it, so each is given its own base URL prefix
+ *   (`/opencode/v1`): the request's `api` is `chat@<prefix>` (`chat` without one).
  *
  * What each request is answered with is decided by the caller's
  * `answer({ api, body, text })`, which returns either `{ text }` or
@@ -36,6 +40,7 @@ export function userTurns(api, body) {
   const textOf = (parts) => (Array.isArray(parts) ? flatten(parts.filter((part) => part?.type !== 'tool_result' && part?.functionResponse === undefined)) : flatten(parts));
   if (api === 'anthropic') return (body.messages ?? []).filter((m) => m.role === 'user').map((m) => textOf(m.content));
   if (api === 'responses') return (Array.isArray(body.input) ? body.input : []).filter((item) => item?.role === 'user').map((item) => textOf(item.content));
+  if (api.startsWith('chat')) return (body.messages ?? []).filter((m) => m.role === 'user').map((m) => textOf(m.content));
   return (body.contents ?? []).filter((c) => c.role === 'user').map((c) => textOf(c.parts));
 }
 
@@ -58,6 +63,7 @@ function lastUserText(api, body) {
     const last = users.at(-1);
     return last?.type === 'function_call_output' ? String(last.output ?? '') : flatten(last?.content);
   }
+  if (api.startsWith('chat')) return flatten((body.messages ?? []).filter((m) => m.role === 'user').at(-1)?.content);
   const users = (body.contents ?? []).filter((c) => c.role === 'user');
   return flatten(users.at(-1)?.parts);
 }
@@ -142,6 +148,33 @@ function responsesStream(res, n, body, reply) {
   sse(res, events);
 }
 
+// ── OpenAI Chat Completions ──────────────────────────────────────────────────
+/** `chat@<prefix>` for `/<prefix>/v1/chat/completions`, `chat` for `/v1/chat/completions`. */
+function chatApi(path) {
+  const prefix = /^\/([^/]+)\/v1\/chat\/completions$/.exec(path)?.[1];
+  return prefix === undefined ? 'chat' : `chat@${prefix}`;
+}
+
+function chatCompletion(n, body, reply) {
+  return {
+    id: `chatcmpl-fake-${n}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake',
+    choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17 },
+  };
+}
+
+function chatStream(res, n, body, reply) {
+  const chunk = (delta, finish, extra = {}) => ({
+    data: { id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake', choices: [{ index: 0, delta, finish_reason: finish }], ...extra },
+  });
+  const events = [chunk({ role: 'assistant', content: '' }, null), ...pieces(reply.text).map((piece) => chunk({ content: piece }, null))];
+  events.push(chunk({}, 'stop', { usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17 } }));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const { data } of events) res.write(`data: ${JSON.stringify(data)}\n\n`);
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
 // ── Gemini ───────────────────────────────────────────────────────────────────
 function geminiResponse(body, reply) {
   return {
@@ -191,6 +224,10 @@ export async function startFakeModel({ answer }) {
         return json(res, 200, anthropicMessage(record.n, body, r), { 'request-id': `req_fake_${record.n}` });
       }
       if (path.endsWith('/responses')) return responsesStream(res, record.n, body, reply('responses'));
+      if (path.endsWith('/chat/completions')) {
+        const r = reply(chatApi(path));
+        return body.stream === true ? chatStream(res, record.n, body, r) : json(res, 200, chatCompletion(record.n, body, r));
+      }
       if (path.endsWith(':countTokens')) { record.api = 'gemini-count'; return json(res, 200, { totalTokens: 100 }); }
       if (path.endsWith(':embedContent')) { record.api = 'gemini-embed'; return json(res, 200, { embedding: { values: [0.1, 0.2, 0.3] } }); }
       if (path.endsWith(':streamGenerateContent')) return geminiStream(res, body, reply('gemini'));

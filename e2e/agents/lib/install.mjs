@@ -1,5 +1,5 @@
 /**
- * The cached install of the three real agent CLIs under `.cache/agents/`,
+ * The cached install of the real agent CLIs under `.cache/agents/`,
  * pinned to the versions `../shared/formats/real-agents-offline.md` verified,
  * made once with `npm install --prefix` and reused while every package is at
  * its pinned version and its binary is in place.
@@ -16,6 +16,9 @@ export const AGENTS = {
   'claude-code': { pkg: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'bin/claude.exe' },
   codex: { pkg: '@openai/codex', version: '0.171.0', bin: 'bin/codex.js' },
   'gemini-cli': { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'bundle/gemini.js' },
+  // opencode and Kilo (an opencode fork): ../shared/formats/opencode-1.18.md, kilo.md.
+  opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'bin/opencode.exe' },
+  kilo: { pkg: '@kilocode/cli', version: '7.7.7', bin: 'bin/kilo' },
 };
 
 export const binPath = (name) => join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, AGENTS[name].bin);

@@ -15,6 +15,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SurfaceMessage } from '@sessref/core';
 import { opencodeSource } from '@sessref/sources';
+import { firstPrompt } from '../src/opencode/fold.js';
+import { readDatabaseSession } from '../src/opencode/sqlite-store.js';
 import { carried as carriedBy, itReadsEverySample, samplesOf, scratchFolder, type Item } from './support.js';
 
 const REAL = join(samplesOf('opencode'), 'real-1.18.33');
@@ -189,10 +191,26 @@ describe('opencode 1.18 rows', () => {
     addRows(database, 'ses_named', 'msg_1', 1001, user(1001), [text('why is it flaky?')]);
     addSession(database, 'ses_empty', 'Child session - 2026-12-06T05:44:31.632Z', 2000);
     addRows(database, 'ses_empty', 'msg_2', 2001, user(2001), [text('<file>', { synthetic: true }), { type: 'compaction', auto: true }]);
+    // A pending revert hides what it undoes from the title too: the whole first prompt, or its parts from the named one on.
+    const placeholder = 'New session - 2026-12-06T05:44:31.632Z';
+    database.prepare('INSERT INTO session (id, project_id, slug, directory, title, version, revert, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run('ses_undone', 'global', 's', '/w', placeholder, '1.18.33', JSON.stringify({ messageID: 'msg_u1' }), 3000, 3000);
+    addRows(database, 'ses_undone', 'msg_u1', 3001, user(3001), [text('undone prompt')]);
+    database.prepare('INSERT INTO session (id, project_id, slug, directory, title, version, revert, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run('ses_partly', 'global', 's', '/w', placeholder, '1.18.33', JSON.stringify({ messageID: 'msg_p1', partID: 'prt_msg_p1_001' }), 4000, 4000);
+    addRows(database, 'ses_partly', 'msg_p1', 4001, user(4001), [text('kept part'), text('undone part')]);
+    addRows(database, 'ses_partly', 'msg_p2', 4002, user(4002), [text('later prompt')]);
+    // A damaged row gives no title (reading the session says why); the others keep theirs.
+    addSession(database, 'ses_damaged', placeholder, 5000);
+    database.prepare("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES ('msg_d', 'ses_damaged', 5001, 5001, '{not json')").run();
     database.close();
-    expect(await sampleSource(home).readTitles(['opencode:ses_named', 'opencode:ses_empty'])).toEqual([
-      { sessionId: 'opencode:ses_named', status: 'fulfilled', title: 'opencode · Fix the flaky test' },
-      { sessionId: 'opencode:ses_empty', status: 'fulfilled', title: 'opencode · ses_empt' },
+    const ids = ['opencode:ses_named', 'opencode:ses_empty', 'opencode:ses_undone', 'opencode:ses_partly', 'opencode:ses_damaged', 'opencode:ses_missing'];
+    const titles = await sampleSource(home).readTitles(ids);
+    expect(titles.map((result) => (result.status === 'fulfilled' ? result.title : result.reason))).toEqual([
+      'opencode · Fix the flaky test',
+      'opencode · ses_empt',
+      'opencode · ses_undo',
+      'opencode · kept part',
+      'opencode · ses_dama',
+      expect.objectContaining({ code: 'SOURCE_SESSION_NOT_FOUND' }),
     ]);
   });
 
@@ -308,6 +326,28 @@ describe('properties of 1.18 rows', () => {
         expect(JSON.stringify(surface.messages.filter((message) => message.origin !== 'other'))).not.toMatch(/INJECTED|REASONING|TOOL OUTPUT/);
       }),
       { numRuns: 25 },
+    );
+  });
+
+  it('a title read only as far as the first prompt is the one the whole session gives (firstPrompt over every row), pending reverts included', async () => {
+    const part = fc.record({ type: fc.constantFrom('text', 'text', 'file', 'compaction'), text: fc.constantFrom('', ' ', 'a\nb', 'prompt'), synthetic: fc.boolean(), ignored: fc.boolean() });
+    const spec = fc.array(fc.record({ role: fc.constantFrom('user', 'assistant'), parts: fc.array(part, { maxLength: 3 }) }), { maxLength: 5 });
+    const revert = fc.option(fc.record({ message: fc.nat({ max: 5 }), part: fc.option(fc.nat({ max: 3 }), { nil: undefined }) }), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(spec, revert, async (messages, undo) => {
+        const { home, data, database } = storeHome(`title-property-${run++}`);
+        const id = (index: number) => `msg_${String(index).padStart(3, '0')}`;
+        const reverted = undo === undefined ? undefined : { messageID: id(undo.message), ...(undo.part === undefined ? {} : { partID: `prt_${id(undo.message)}_${String(undo.part).padStart(3, '0')}` }) };
+        database
+          .prepare("INSERT INTO session (id, project_id, slug, directory, title, version, revert, time_created, time_updated) VALUES ('ses_t', 'global', 's', '/w', 'New session - 2026-12-06T05:44:31.632Z', '1.18.33', ?, 1, 1)")
+          .run(reverted === undefined ? null : JSON.stringify(reverted));
+        messages.forEach((message, index) => addRows(database, 'ses_t', id(index), 10 + index, message.role === 'user' ? user(10 + index) : reply(10 + index, id(0)), message.parts));
+        database.close();
+        const whole = firstPrompt(await readDatabaseSession(join(data, 'opencode.db'), 'ses_t', { maxRows: 1000, maxBytes: 1 << 20 }), reverted === undefined ? undefined : { messageId: reverted.messageID, ...(reverted.partID === undefined ? {} : { partId: reverted.partID }) });
+        const [title] = await sampleSource(home).readTitles(['opencode:ses_t']);
+        expect(title).toEqual({ sessionId: 'opencode:ses_t', status: 'fulfilled', title: `opencode · ${whole ?? 'ses_t'}` });
+      }),
+      { numRuns: 40 },
     );
   });
 });

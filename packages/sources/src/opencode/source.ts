@@ -11,7 +11,7 @@ import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { opencodeDataDirectory } from './locate.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
-import { listDatabaseSessions, readDatabaseSession, type RowLimits, type SessionRow } from './sqlite-store.js';
+import { listDatabaseSessions, readDatabaseSession, readFirstPrompts, type RowLimits, type SessionRow } from './sqlite-store.js';
 
 /** Sessions one store may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -118,21 +118,28 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
   };
 
   /**
-   * The agent's own title, else the session's first direct user prompt
-   * (read once per update of the session), else none: the label shows the id.
+   * Learn the first prompts of the sessions among `entries` that have no
+   * title of their own and whose prompt is not known at their update time:
+   * one read per database for all of its sessions, the tree's one by one. A
+   * session that cannot be read gets none (its label shows the id; reading
+   * it says why).
    */
-  const titleOf = async (sessionId: string, entry: Listed): Promise<string | undefined> => {
-    if (isOwnTitle(entry.info.title)) return entry.info.title;
-    const known = promptTitles.get(sessionId);
-    if (known !== undefined && known.updatedAt === entry.info.updatedAt) return known.title;
-    // A session whose messages cannot be read is still labelled (by its id); reading it says why.
-    const title = await readMessages(entry).then(
-      (messages) => firstPrompt(messages, entry.info.revert),
-      () => undefined,
-    );
-    promptTitles.set(sessionId, { updatedAt: entry.info.updatedAt, title });
-    return title;
+  const learnPromptTitles = async (entries: readonly (readonly [string, Listed])[]): Promise<void> => {
+    const pending = entries.filter(([sessionId, { info }]) => !isOwnTitle(info.title) && promptTitles.get(sessionId)?.updatedAt !== info.updatedAt);
+    const byDatabase = new Map<string, (readonly [string, Listed])[]>();
+    for (const item of pending) {
+      const [sessionId, entry] = item;
+      if (entry.location.kind === 'database') byDatabase.set(entry.location.path, [...(byDatabase.get(entry.location.path) ?? []), item]);
+      else promptTitles.set(sessionId, { updatedAt: entry.info.updatedAt, title: await readMessages(entry).then((messages) => firstPrompt(messages, entry.info.revert), () => undefined) });
+    }
+    for (const [path, group] of byDatabase) {
+      const prompts = await readFirstPrompts(path, group.map(([, { info }]) => ({ id: info.id, ...(info.revert === undefined ? {} : { revert: info.revert }) }))).catch(() => new Map<string, string>());
+      for (const [sessionId, { info }] of group) promptTitles.set(sessionId, { updatedAt: info.updatedAt, title: prompts.get(info.id) });
+    }
   };
+
+  /** The agent's own title, else the session's first direct user prompt, else none: the label shows the id. */
+  const titleOf = (sessionId: string, { info }: Listed): string | undefined => (isOwnTitle(info.title) ? info.title : promptTitles.get(sessionId)?.title);
 
   const readMessages = async ({ info, location }: Listed): Promise<OpencodeMessage[]> => {
     const data = member.dataDirectory(options.environment);
@@ -163,16 +170,18 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
     },
 
     async readTitles(sessionIds, signal) {
-      const results: TitleReadResult[] = [];
+      const found: (readonly [string, Listed])[] = [];
+      const results = new Map<string, TitleReadResult>();
       for (const sessionId of sessionIds) {
         try {
-          const entry = await find(sessionId, signal);
-          results.push({ sessionId, status: 'fulfilled', title: sessionLabel(displayName, await titleOf(sessionId, entry), entry.info.id) });
+          found.push([sessionId, await find(sessionId, signal)]);
         } catch (reason) {
-          results.push({ sessionId, status: 'rejected', reason });
+          results.set(sessionId, { sessionId, status: 'rejected', reason });
         }
       }
-      return results;
+      await learnPromptTitles(found);
+      for (const [sessionId, entry] of found) results.set(sessionId, { sessionId, status: 'fulfilled', title: sessionLabel(displayName, titleOf(sessionId, entry), entry.info.id) });
+      return sessionIds.map((sessionId) => results.get(sessionId)!);
     },
 
     async readSurface(sessionId, signal): Promise<SurfaceSnapshot> {

@@ -4,7 +4,8 @@ import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { SourceReadError } from '../errors.js';
 import { loadNodeSqlite, type NodeSqliteModule } from '../node-sqlite.js';
 import { asObject, parseJson } from '../json-lines.js';
-import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodeSessionInfo } from './model.js';
+import { firstPrompt } from './fold.js';
+import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodeRevert, type OpencodeSessionInfo } from './model.js';
 import { sessionEntryMessage, UnknownSessionEntry } from './session-entries.js';
 
 type Row = Record<string, SQLOutputValue>;
@@ -197,4 +198,67 @@ function readSessionEntries(database: DatabaseSync, sessionId: string, limits: R
     if (!(error instanceof UnknownSessionEntry)) throw error;
     throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `session ${sessionId} holds ${error.message}, whose place in the conversation sessref does not know`, { cause: error });
   }
+}
+
+/** A session whose title is its first prompt: its id and the revert that may hide the start of it. */
+export interface PromptTitleRequest {
+  id: string;
+  revert?: OpencodeRevert;
+}
+
+/**
+ * Each session's first direct user prompt (`firstPrompt`'s rule), for many
+ * sessions in one open of the database, each read only as far as its first
+ * prompt: a listing of thousands of untitled sessions (every Kilo session)
+ * costs one open and a few rows per session, not every row. A session that
+ * cannot be read this way has no entry (its label falls back to its id).
+ */
+export function readFirstPrompts(path: string, sessions: readonly PromptTitleRequest[]): Promise<Map<string, string>> {
+  return withDatabase(path, (database) => {
+    requireTables(database, ['message', 'part']);
+    const messages = database.prepare('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id');
+    // The session's parts of one message, as a whole read takes them (opencode's indexes serve both columns).
+    const parts = database.prepare('SELECT id, data FROM part WHERE session_id = ? AND message_id = ? ORDER BY id');
+    const hasMessages = database.prepare('SELECT 1 AS found FROM message WHERE session_id = ? LIMIT 1');
+    // As for a whole read: the experimental API's rows count only for a session without message rows.
+    const entries = schemaKinds(database, ['session_message']).get('session_message') === 'table'
+      ? database.prepare("SELECT id, type, seq, data FROM session_message WHERE session_id = ? AND type = 'user' ORDER BY seq, id LIMIT 1")
+      : undefined;
+    const found = new Map<string, string>();
+    for (const session of sessions) {
+      try {
+        const prompt = hasMessages.get(session.id) === undefined ? firstEntryPrompt(session.id, entries) : firstMessagePrompt(session, messages, parts);
+        if (prompt !== undefined) found.set(session.id, prompt);
+      } catch {
+        // A damaged row: no title from it; reading the session says why.
+      }
+    }
+    return found;
+  });
+}
+
+type Statement = ReturnType<DatabaseSync['prepare']>;
+
+/** The first prompt among a session's message rows, in opencode's order, stopping where a pending revert cuts the session. */
+function firstMessagePrompt({ id, revert }: PromptTitleRequest, messages: Statement, parts: Statement): string | undefined {
+  for (const row of messages.iterate(id)) {
+    const message = messageRow(row, id);
+    const reverted = message.id === revert?.messageId;
+    if (reverted && revert.partId === undefined) return undefined;
+    if (message.role === 'user') {
+      const own = parts.all(id, message.id).flatMap((partRow) => partOf(rowData(partRow, id), String(partRow['id'])) ?? []);
+      const kept = reverted ? own.filter((part) => revert.partId === undefined || part.id < revert.partId) : own;
+      const prompt = firstPrompt([{ ...message, parts: kept }], undefined);
+      if (prompt !== undefined) return prompt;
+    }
+    if (reverted) return undefined;
+  }
+  return undefined;
+}
+
+/** The first `user` entry's text of a session the experimental API wrote. */
+function firstEntryPrompt(sessionId: string, entries: Statement | undefined): string | undefined {
+  const row = entries?.get(sessionId);
+  if (row === undefined) return undefined;
+  return firstPrompt([sessionEntryMessage({ id: String(row['id']), type: 'user', seq: 0, data: rowData(row, sessionId) })], undefined);
 }

@@ -214,6 +214,19 @@ describe('opencode 1.18 rows', () => {
     ]);
   });
 
+  it('a session listed before its first prompt is titled by it once the prompt is written, though its update time stays', async () => {
+    const { home, data, database } = storeHome('late-prompt');
+    addSession(database, 'ses_late', 'New session - 2026-12-06T05:47:30.257Z');
+    database.close();
+    const source = sampleSource(home);
+    expect(await source.readTitles(['opencode:ses_late'])).toEqual([{ sessionId: 'opencode:ses_late', status: 'fulfilled', title: 'opencode · ses_late' }]);
+    // The experimental API writes the prompt without touching the session row.
+    const writer = new DatabaseSync(join(data, 'opencode.db'));
+    addEntry(writer, 'ses_late', 'msg_1', 'user', 1, JSON.stringify({ time: { created: 1 }, text: 'a late first prompt' }));
+    writer.close();
+    expect(await source.readTitles(['opencode:ses_late'])).toEqual([{ sessionId: 'opencode:ses_late', status: 'fulfilled', title: 'opencode · a late first prompt' }]);
+  });
+
   it('message rows win over session_message rows of the same session; the v2 rows are read only when there are none', async () => {
     const { home, database } = storeHome('both-tables');
     addSession(database, 'ses_v1', 'v1');

@@ -74,8 +74,13 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
   const { name } = member;
   const displayName = AGENTS[name].displayName;
   const limits = options.limits ?? DEFAULT_LIMITS;
-  /** Titles taken from a first prompt, by session, with the update time they were read at. */
-  const promptTitles = new Map<string, { updatedAt: number; title: string | undefined }>();
+  /**
+   * Titles taken from a first prompt, by session, with the update time they
+   * were read at. Only prompts found are kept: a session listed before its
+   * first prompt is written is looked at again (the experimental API's
+   * sessions keep their update time as prompts arrive).
+   */
+  const promptTitles = new Map<string, { updatedAt: number; title: string }>();
   let listed = new Map<string, Listed>();
   let problems: SourceProblem[] = [];
 
@@ -125,21 +130,29 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
    * it says why).
    */
   const learnPromptTitles = async (entries: readonly (readonly [string, Listed])[]): Promise<void> => {
-    const pending = entries.filter(([sessionId, { info }]) => !isOwnTitle(info.title) && promptTitles.get(sessionId)?.updatedAt !== info.updatedAt);
+    const remember = (sessionId: string, { info }: Listed, title: string | undefined): void => {
+      if (title !== undefined) promptTitles.set(sessionId, { updatedAt: info.updatedAt, title });
+    };
     const byDatabase = new Map<string, (readonly [string, Listed])[]>();
-    for (const item of pending) {
+    for (const item of entries) {
       const [sessionId, entry] = item;
-      if (entry.location.kind === 'database') byDatabase.set(entry.location.path, [...(byDatabase.get(entry.location.path) ?? []), item]);
-      else promptTitles.set(sessionId, { updatedAt: entry.info.updatedAt, title: await readMessages(entry).then((messages) => firstPrompt(messages, entry.info.revert), () => undefined) });
+      if (isOwnTitle(entry.info.title) || promptTitles.get(sessionId)?.updatedAt === entry.info.updatedAt) continue;
+      if (entry.location.kind === 'tree') remember(sessionId, entry, await readMessages(entry).then((messages) => firstPrompt(messages, entry.info.revert), () => undefined));
+      else if (byDatabase.has(entry.location.path)) byDatabase.get(entry.location.path)?.push(item);
+      else byDatabase.set(entry.location.path, [item]);
     }
     for (const [path, group] of byDatabase) {
       const prompts = await readFirstPrompts(path, group.map(([, { info }]) => ({ id: info.id, ...(info.revert === undefined ? {} : { revert: info.revert }) }))).catch(() => new Map<string, string>());
-      for (const [sessionId, { info }] of group) promptTitles.set(sessionId, { updatedAt: info.updatedAt, title: prompts.get(info.id) });
+      for (const [sessionId, entry] of group) remember(sessionId, entry, prompts.get(entry.info.id));
     }
   };
 
-  /** The agent's own title, else the session's first direct user prompt, else none: the label shows the id. */
-  const titleOf = (sessionId: string, { info }: Listed): string | undefined => (isOwnTitle(info.title) ? info.title : promptTitles.get(sessionId)?.title);
+  /** The agent's own title, else the session's first direct user prompt (as of this update), else none: the label shows the id. */
+  const titleOf = (sessionId: string, { info }: Listed): string | undefined => {
+    if (isOwnTitle(info.title)) return info.title;
+    const known = promptTitles.get(sessionId);
+    return known?.updatedAt === info.updatedAt ? known.title : undefined;
+  };
 
   const readMessages = async ({ info, location }: Listed): Promise<OpencodeMessage[]> => {
     const data = member.dataDirectory(options.environment);
@@ -152,7 +165,7 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
   };
 
   return {
-    name: name,
+    name,
     owns: (sessionId) => sessionId.startsWith(`${name}:`),
 
     async changeStamps(signal) {

@@ -187,14 +187,14 @@ describe('prepare with an excerpt', () => {
 describe('excerpt suffixes after mentions', () => {
   const mention = formatSessionReferenceMention({ sessionId: 'long', label: 'Long [log]' });
 
-  it('reads {around: "…"} and {messages: N-M} right after a mention or bare URI as that excerpt, and leaves the text as written', () => {
-    const text = `see ${mention}{around: "retry budget"} and ${encodeSessionReferenceUri('short')}{messages: 3-9}, then ${mention} {around: "spaced"}`;
+  it('reads {around: "…"} and {messages: N-M} right after a mention or bare URI, or after one space, as that excerpt, and leaves the text as written', () => {
+    const text = `see ${mention}{around: "retry budget"} and ${encodeSessionReferenceUri('short')} {messages: 3-9}, then ${mention}  {around: "too far"}`;
     const parsed = parseExcerptMentions(text);
     expect(parsed.text).toBe(parseSessionReferenceText(text).text);
     expect(parsed.references).toEqual([
       { sessionId: 'long', label: 'Long [log]', excerpt: { around: 'retry budget' } },
       { sessionId: 'short', label: 'short', excerpt: { firstMessage: 3, lastMessage: 9 } },
-      // A suffix must follow the mention right away.
+      // A suffix must follow the mention right away or after one space.
       { sessionId: 'long', label: 'Long [log]' },
     ]);
   });

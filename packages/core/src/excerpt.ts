@@ -88,12 +88,13 @@ function notFound(message: string): SessionReferenceError {
 
 /**
  * How a message asks for an excerpt of a session it mentions: right after
- * the mention (or bare URI), `{around: "PHRASE"}` (the phrase a JSON
+ * the mention (or bare URI), or after one space (as an editor that keeps a
+ * space after a mention writes it), `{around: "PHRASE"}` (the phrase a JSON
  * string) or `{messages: FIRST-LAST}`. Plain text to any parser of
  * mentions that does not know it, the official plugin's included, so a log
  * holding one reads the same without sessref.
  */
-const EXCERPT_SUFFIX = /\{(?:around: ?("(?:[^"\\\r\n]|\\.)*")|messages: ?(\d{1,15})-(\d{1,15}))\}/y;
+const EXCERPT_SUFFIX = / ?\{(?:around: ?("(?:[^"\\\r\n]|\\.)*")|messages: ?(\d{1,15})-(\d{1,15}))\}/y;
 
 /**
  * The suffix that asks for `request` after a mention. A phrase is written
@@ -106,8 +107,8 @@ export function formatExcerptSuffix(request: ExcerptRequest): string {
 }
 
 /**
- * {@link parseSessionReferenceText}, each reference followed right away by
- * an excerpt suffix (see {@link formatExcerptSuffix}) carrying that
+ * {@link parseSessionReferenceText}, each reference followed (right away or
+ * after one space) by an excerpt suffix (see {@link formatExcerptSuffix}) carrying that
  * excerpt. The readable text is the same: the suffix stays in it, as the
  * user wrote it. A suffix that is not valid JSON asks for nothing.
  */

@@ -15,3 +15,4 @@ export { omissionNotice } from './retention.js';
 export { checkCandidateLimit, toCandidate } from './discovery.js';
 export { withMention } from './facade.js';
 export { prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay } from './prompt.js';
+export { renderReferenceExcerpts } from './omissions.js';

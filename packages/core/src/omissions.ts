@@ -5,7 +5,7 @@
  * module that knows both layouts.
  */
 import { stringifyTagSafeJson } from './serialization.js';
-import type { ReferencedSessionData } from './types.js';
+import type { ReferencedSessionData, SessionReferenceSourceEntry } from './types.js';
 
 export const REFERENCE_OMISSIONS_HEADING = '## Reference omissions';
 export const FULL_SNAPSHOT_HEADING = '## Referenced session — full projected snapshot';
@@ -71,11 +71,15 @@ const EXCERPTS_EXPLANATION = [
 
 /**
  * The text that follows the snapshots when any of them is an excerpt: a
- * blank line, the heading, the explanation, then the notices as one line of
- * tag-safe JSON. Empty when none is, so a whole-session reference reads
- * exactly as before.
+ * blank line, the heading, the explanation, then the notice of each source
+ * whose entry records an excerpt, in input order, as one line of tag-safe
+ * JSON. Empty when none is, so a whole-session reference reads exactly as
+ * before.
  */
-export function renderReferenceExcerpts(excerpts: readonly ReferenceExcerpt[]): string {
+export function renderReferenceExcerpts(entries: readonly SessionReferenceSourceEntry[]): string {
+  const excerpts = entries.flatMap(({ sessionId, excerpt, originalMessages }): ReferenceExcerpt[] =>
+    excerpt === undefined ? [] : [{ sessionId, ...excerpt, originalMessages }],
+  );
   if (excerpts.length === 0) return '';
   return `\n\n${REFERENCE_EXCERPTS_HEADING}\n\n${EXCERPTS_EXPLANATION}\n${stringifyTagSafeJson(excerpts)}`;
 }

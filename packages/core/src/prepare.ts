@@ -9,7 +9,6 @@ import {
   renderReferenceExcerpts,
   renderReferenceOmissions,
   type FullSnapshotOutcome,
-  type ReferenceExcerpt,
   type ReferenceOmission,
   type SavedSnapshot,
 } from './omissions.js';
@@ -121,18 +120,11 @@ export async function prepareReferences<Block extends ContentBlockLike>(
   return {
     content: detached,
     context: {
-      text: renderReferencedSessionsPrompt(fitted.map((entry) => entry.json)) + renderReferenceOmissions(omissions) + renderReferenceExcerpts(excerptsOf(sources)),
+      text: renderReferencedSessionsPrompt(fitted.map((entry) => entry.json)) + renderReferenceOmissions(omissions) + renderReferenceExcerpts(sources.map((source) => source.entry)),
       source: { kind: 'session-reference', form: 'recall', version: 1, references: sources.map((source) => source.entry) },
       sources,
     },
   };
-}
-
-/** The excerpt notice of every source carried as an excerpt, in input order. */
-function excerptsOf(sources: readonly PreparedSource[]): ReferenceExcerpt[] {
-  return sources.flatMap(({ entry }) =>
-    entry.excerpt === undefined ? [] : [{ sessionId: entry.sessionId, ...entry.excerpt, originalMessages: entry.originalMessages }],
-  );
 }
 
 /**

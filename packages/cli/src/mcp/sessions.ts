@@ -8,7 +8,7 @@ import { isSessionReferenceError, type PreparedContext, type ReferenceTarget, ty
 import { Engine, type EngineOptions, type SessionSummary } from '../engine/engine.js';
 import { explainMissing, sourceWarnings } from '../engine/listing.js';
 import { completionQuery, sessionOfArgument } from './arguments.js';
-import { phrasesOfHits } from './phrases.js';
+import { phrasesOfHits } from '../phrases.js';
 
 export class CitableSessions {
   /** Reasons already reported, so a failing search or an unreadable transcript is said once, not at every keystroke or listing. */

@@ -5,7 +5,7 @@
 import type { MessageSource } from '@deepseek-ai/dsh-llm';
 import type { SurfaceEvent } from '@deepseek-ai/dsh-session';
 import type { MessageOrigin } from '@sessref/core';
-import { messageText, prettyReferencedSessionsPrompt, renderReferencedSessionsDisplay } from '@sessref/core/internal';
+import { messageText, prettyReferencedSessionsPrompt, renderReferenceExcerpts, renderReferencedSessionsDisplay } from '@sessref/core/internal';
 import { toSurfaceMessage } from '@sessref/dsh';
 import { stepSources, type Engine, type SessionView, type StepMessage, type StepPreview } from '../engine/engine.js';
 import type { DisplayKind, DisplayMessage, MessagesResponse, ModelMessage, PreviewResponse, ReferenceMeta, ReferenceView } from './protocol.js';
@@ -14,11 +14,18 @@ function referencesOf(source: MessageSource): ReferenceMeta[] {
   return source.kind === 'session-reference' ? source.references.map((reference) => ({ ...reference })) : [];
 }
 
-/** A step's message; a context message is displayed from the data the plugin prepared, never from its text. */
+/**
+ * A step's message; a context message is displayed from the data the plugin
+ * prepared, never from its text: the snapshots pretty-printed, then the
+ * excerpts notice the model reads after them, when any source is one.
+ */
 function modelMessage({ message, prepared }: StepMessage): ModelMessage {
   const text = messageText(message.content);
   if (message.source.kind !== 'session-reference') return { kind: 'readable', text, display: text };
-  const display = prepared === undefined ? prettyReferencedSessionsPrompt(text) : renderReferencedSessionsDisplay(prepared.sources.map((source) => source.data));
+  const display =
+    prepared === undefined
+      ? prettyReferencedSessionsPrompt(text)
+      : renderReferencedSessionsDisplay(prepared.sources.map((source) => source.data)) + renderReferenceExcerpts(prepared.sources.map((source) => source.entry));
   return { kind: 'context', text, display };
 }
 

@@ -4,6 +4,7 @@
  * contains the typed text. Picking one replaces `@query` with a chip that
  * shows the title and stands for the canonical mention in the draft's text.
  */
+import { formatExcerptSuffix } from '@sessref/core';
 import type { Candidate, SearchHit, SessionItem } from '../../src/server/protocol.js';
 import { describeError } from './api.js';
 import { caretAfterChipGap, chip, citedSessions, draftNodes, insertChip, removeChipBesideCaret } from './chips.js';
@@ -49,7 +50,11 @@ export class Composer {
     menu: HTMLElement,
     private readonly hooks: ComposerHooks,
   ) {
-    this.menu = new MentionMenu(menu, { pick: (candidate) => this.pick(candidate), readError: (sessionId) => hooks.readError(sessionId) }, draft);
+    this.menu = new MentionMenu(
+      menu,
+      { pick: (candidate) => this.pick(candidate), pickPart: (candidate, phrase) => this.pick(candidate, phrase), readError: (sessionId) => hooks.readError(sessionId) },
+      draft,
+    );
     draft.addEventListener('input', () => this.onInput());
     draft.addEventListener('copy', (event) => this.onCopy(event));
     draft.addEventListener('paste', (event) => this.onPaste(event));
@@ -175,8 +180,10 @@ export class Composer {
         return true;
       case 'Enter':
       case 'Tab': {
+        // Shift+Enter on a content hit cites the part it found; anywhere else it picks as Enter does.
+        const part = event.key === 'Enter' && event.shiftKey ? this.menu.activePart : undefined;
         const active = this.menu.active;
-        if (active && !event.ctrlKey && !event.metaKey) this.pick(active);
+        if (active && !event.ctrlKey && !event.metaKey) this.pick(part?.candidate ?? active, part?.phrase);
         return active !== undefined;
       }
       case 'Escape':
@@ -249,15 +256,32 @@ export class Composer {
     return (candidate) => cited.has(candidate.sessionId);
   }
 
-  private pick(candidate: Candidate): void {
+  /**
+   * Put the picked session's chip where `@query` was; with `around`, the
+   * excerpt suffix after its space (`{around: "…"}`, as `sessref mention
+   * --around` writes it), plain text the user sees and can edit, which the
+   * step reads as a citation of the part of the session around the phrase.
+   */
+  private pick(candidate: Candidate, around?: string): void {
     const trigger = this.trigger;
     if (!trigger) return;
     const range = document.createRange();
     range.setStart(trigger.node, trigger.start);
     range.setEnd(trigger.node, trigger.end);
     insertChip(range, chip(candidate, this.hooks.copy));
+    if (around !== undefined) this.insertAfterCaret(`${formatExcerptSuffix({ around })} `);
     this.close();
     this.changed();
+  }
+
+  /** `text` typed at the caret (which a picked chip leaves after its space). */
+  private insertAfterCaret(text: string): void {
+    const selection = window.getSelection();
+    const node = selection?.anchorNode;
+    if (!(node instanceof Text) || selection === null) return;
+    const at = selection.anchorOffset;
+    node.insertData(at, text);
+    selection.collapse(node, at + text.length);
   }
 
   private close(): void {

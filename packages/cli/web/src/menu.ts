@@ -7,6 +7,7 @@
 import { excerptAround, type PlainExcerpt } from '@sessref/core';
 import type { Candidate, SearchHit, SessionItem } from '../../src/server/protocol.js';
 import { formatIndexProgress } from '../../src/format.js';
+import { phraseOfHit } from '../../src/phrases.js';
 import { api } from './api.js';
 import { h, highlighted } from './dom.js';
 import { formatAge } from './format.js';
@@ -15,6 +16,8 @@ import { unreadableBadge } from './views.js';
 export interface MenuHooks {
   /** The row picked (Enter, Tab or a click). */
   pick(candidate: Candidate): void;
+  /** A content hit's part picked ("Cite this part", or Shift+Enter): the session cited around `phrase`, not whole. */
+  pickPart(candidate: SearchHit, phrase: string): void;
   /** Why a session's log cannot be read, when it cannot: its row is marked, so Preview's failure is no surprise. */
   readError(sessionId: string): SessionItem['readError'];
 }
@@ -61,6 +64,12 @@ export class MentionMenu {
 
   get active(): Candidate | undefined {
     return this.entries[this.index]?.candidate;
+  }
+
+  /** The active row's hit and the phrase it would cite the part around, when it is a content hit. */
+  get activePart(): { candidate: SearchHit; phrase: string } | undefined {
+    const entry = this.entries[this.index];
+    return entry?.kind === 'content' ? partOf(entry.candidate) : undefined;
   }
 
   /** Horizontal position inside the composer, clamped to stay visible. */
@@ -173,7 +182,7 @@ export class MentionMenu {
       ...this.heading(),
       ...(titleRows.length === 0 && this.query ? [h('div', { class: 'menu-status menu-none' }, 'No title matches')] : titleRows),
       ...this.contentGroup(contentRows),
-      h('div', { class: 'menu-foot' }, '↑↓ choose · Enter or Tab insert · Esc close'),
+      h('div', { class: 'menu-foot' }, `↑↓ choose · Enter or Tab insert${hits.length > 0 ? ' · Shift+Enter cite the part found' : ''} · Esc close`),
     );
     this.activate(this.index);
   }
@@ -215,6 +224,24 @@ export class MentionMenu {
     void poll();
   }
 
+  /**
+   * "Cite this part" on a content hit: the session cited around the phrase
+   * the hit found instead of whole. Not a button, as the chip's copy mark
+   * is not: a focusable control inside an option would be nested
+   * interaction; keyboard users press Shift+Enter on the row.
+   */
+  private partControl(candidate: SearchHit): HTMLElement | null {
+    const part = partOf(candidate);
+    if (part === undefined) return null;
+    const control = h('span', { class: 'menu-cite-part', title: `Cite only the part of this session around “${part.phrase}”`, 'aria-hidden': 'true' }, 'Cite this part');
+    control.addEventListener('click', (event) => {
+      // The row's own click cites the whole session.
+      event.stopPropagation();
+      this.hooks.pickPart(part.candidate, part.phrase);
+    });
+    return control;
+  }
+
   private row(entry: MenuEntry, index: number): HTMLElement {
     const { candidate } = entry;
     const text =
@@ -236,6 +263,7 @@ export class MentionMenu {
               ...marked(excerptAround({ snippet: entry.candidate.snippet, ranges: entry.candidate.highlights }, MENU_SNIPPET)),
             ),
           );
+    const part = entry.kind === 'content' ? this.partControl(entry.candidate) : null;
     const readError = this.hooks.readError(candidate.sessionId);
     const row = h(
       'div',
@@ -249,6 +277,7 @@ export class MentionMenu {
       },
       h('span', { class: 'menu-avatar', 'aria-hidden': 'true' }, initial(candidate.label)),
       text,
+      part,
       readError === undefined ? null : unreadableBadge(readError),
     );
     row.addEventListener('mousemove', () => {
@@ -270,6 +299,12 @@ function sessionDescription(candidate: Candidate, query: string): (string | HTML
   const id = candidate.label === candidate.sessionId ? [] : [...highlighted(candidate.sessionId, query), ' · '];
   const created = new Date(candidate.createdAt).toISOString();
   return [...id, ...highlighted(candidate.cwd ?? '(no cwd)', query), ' · ', h('time', { datetime: created, title: created }, formatAge(candidate.createdAt))];
+}
+
+/** A hit and the phrase its part is cited around; none when its snippet gives no words. */
+function partOf(candidate: SearchHit): { candidate: SearchHit; phrase: string } | undefined {
+  const phrase = phraseOfHit({ snippet: candidate.snippet, ranges: candidate.highlights });
+  return phrase === '' ? undefined : { candidate, phrase };
 }
 
 function roleLabel(hit: SearchHit): string {

@@ -1,8 +1,9 @@
 /**
- * Phrases the `ref` prompt's `around` argument completes with: where a
- * content hit's snippet matched, a few words from there on, so the phrase
- * picked names the discussion the hit found and an excerpt can be centred
- * on it.
+ * The phrase a content hit suggests for an excerpt: where its snippet
+ * matched, a few words from there on, so the phrase names the discussion
+ * the hit found and an excerpt can be centred on it. What `sessref mcp`'s
+ * `around` argument completes with, and what the inspector's "Cite this
+ * part" cites. Browser-safe.
  */
 import type { SessionReferenceContentHit } from '@sessref/core';
 
@@ -15,7 +16,7 @@ const PHRASE_WORDS = 6;
  * Spaces in a phrase match any whitespace in the message (see the core's
  * `selectExcerpt`), so a snippet's one-line text finds the message again.
  */
-function phraseOfHit(hit: Pick<SessionReferenceContentHit, 'snippet' | 'ranges'>): string {
+export function phraseOfHit(hit: Pick<SessionReferenceContentHit, 'snippet' | 'ranges'>): string {
   const from = hit.ranges[0]?.[0] ?? 0;
   return hit.snippet.slice(from).replace(/…$/u, '').split(' ').filter((word) => word !== '').slice(0, PHRASE_WORDS).join(' ');
 }

@@ -2,7 +2,7 @@
  * A command that writes dsh sessions (`new`, `send`, `seed`) refuses a root
  * inside another agent's own folder (issue #37, item 4): Claude Code's
  * `~/.claude`, Codex's `$CODEX_HOME` or `~/.codex`, Gemini CLI's
- * `~/.gemini`, opencode's `~/.local/share/opencode`. Those are read in place
+ * `~/.gemini`, opencode's `~/.local/share/opencode`, Kilo's `~/.local/share/kilo`. Those are read in place
  * and never written; the refusal is `ROOT_IN_AGENT_HOME` (exit 1) with a
  * hint, before anything is read or written. So does the inspector's new
  * session and send. Reading commands still take such a root.
@@ -29,7 +29,7 @@ beforeAll(async () => {
   requireBuild();
   home = await tempDir('sessref-agent-folders-home-');
   codexHome = await tempDir('sessref-agent-folders-codex-');
-  for (const folder of ['.claude/projects', '.codex/sessions', '.gemini/tmp', '.local/share/opencode']) mkdirSync(join(home, folder), { recursive: true });
+  for (const folder of ['.claude/projects', '.codex/sessions', '.gemini/tmp', '.local/share/opencode', '.local/share/kilo']) mkdirSync(join(home, folder), { recursive: true });
   env = { HOME: home };
 });
 
@@ -44,6 +44,7 @@ describe('a root inside an agent folder', () => {
     ['.gemini', 'Gemini CLI'],
     ['.gemini/tmp', 'Gemini CLI'],
     ['.local/share/opencode', 'opencode'],
+    ['.local/share/kilo', 'Kilo'],
   ];
 
   it.each(FOLDERS)('is refused by new, send and seed: ~/%s', async (folder, agent) => {

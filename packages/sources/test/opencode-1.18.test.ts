@@ -15,7 +15,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SurfaceMessage } from '@sessref/core';
 import { opencodeSource } from '@sessref/sources';
-import { firstPrompt } from '../src/opencode/fold.js';
+import { firstPrompt, opencodeSurface } from '../src/opencode/fold.js';
+import { sessionEntryMessage } from '../src/opencode/session-entries.js';
 import { readDatabaseSession } from '../src/opencode/sqlite-store.js';
 import { carried as carriedBy, itReadsEverySample, samplesOf, scratchFolder, type Item } from './support.js';
 
@@ -361,6 +362,33 @@ describe('properties of 1.18 rows', () => {
         expect(title).toEqual({ sessionId: 'opencode:ses_t', status: 'fulfilled', title: `opencode · ${whole ?? 'ses_t'}` });
       }),
       { numRuns: 40 },
+    );
+  });
+
+  it('session_message rows fold to their users\' texts and finished replies\' text, never synthetic text, reasoning or tools', () => {
+    const word = fc.string({ minLength: 1, maxLength: 6 }).map((value) => `w${value}`);
+    const content = fc.array(fc.record({ type: fc.constantFrom('text', 'reasoning', 'tool'), text: word }), { maxLength: 3 });
+    const entry = fc.oneof(
+      fc.record({ type: fc.constant('user'), text: word }),
+      fc.record({ type: fc.constant('synthetic'), text: word }),
+      fc.record({ type: fc.constant('assistant'), content, completed: fc.boolean() }),
+    );
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 8 }), (entries) => {
+        const rows = entries.map((item, seq) => ({
+          id: `msg_${String(seq).padStart(3, '0')}`,
+          type: item.type,
+          seq,
+          data: 'content' in item ? { time: { created: seq, ...(item.completed ? { completed: seq + 1 } : {}) }, content: item.content } : { time: { created: seq }, text: item.text },
+        }));
+        const expected = entries.flatMap((item, index): Item[] => {
+          if (item.type === 'user') return [['user', item.text]];
+          if (!('content' in item) || !(item.completed || index < entries.length - 1)) return [];
+          const texts = item.content.filter((part) => part.type === 'text').map((part) => part.text);
+          return texts.length === 0 ? [] : [['assistant', texts.join('\n')]];
+        });
+        expect(carried(opencodeSurface(rows.map(sessionEntryMessage), undefined))).toEqual(expected);
+      }),
     );
   });
 });

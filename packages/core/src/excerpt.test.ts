@@ -62,6 +62,7 @@ describe('selectExcerpt', () => {
   it('says when the carried text does not hold the phrase, or the range starts past the end', () => {
     expectSessionReferenceError(() => selectExcerpt(items, { around: 'rollback' }), 'SESSION_REFERENCE_EXCERPT_NOT_FOUND');
     expectSessionReferenceError(() => selectExcerpt(items, { firstMessage: 4, lastMessage: 5 }), 'SESSION_REFERENCE_EXCERPT_NOT_FOUND');
+    expectSessionReferenceError(() => selectExcerpt(items.slice(0, 1), { firstMessage: 2, lastMessage: 2 }), 'SESSION_REFERENCE_EXCERPT_NOT_FOUND');
   });
 
   it('refuses a phrase with nothing to search and a malformed range', () => {
@@ -114,6 +115,17 @@ describe('fitSnapshot with an excerpt', () => {
     expect(fit.retained!.bytes).toBeLessThanOrEqual(600);
     expect(fit.excerpt).toEqual({ around: PHRASE, firstMessage: 2, lastMessage: 2 });
     expect(fit.retained!.stats.omittedBytes).toBe(utf8Length('before') + utf8Length('after') + utf8Length(long) - utf8Length(keptSlices(carried!.text).join('')));
+  });
+
+  it('cuts only the side that is cut: a phrase at either end of a long message keeps that end, with no notice there', () => {
+    const atEnd = fitSnapshot(SOURCE, snapshotOf([userMessage(`${'a'.repeat(5000)} ${PHRASE}`)]), 400, { excerpt: { around: PHRASE } });
+    expect(atEnd.retained!.data.conversation[0]!.text).toMatch(/^\[… omitted \d+ UTF-8 bytes …\]\na+ Zebra Quartz$/);
+    const atStart = fitSnapshot(SOURCE, snapshotOf([userMessage(`${PHRASE} ${'z'.repeat(5000)}`)]), 400, { excerpt: { around: PHRASE } });
+    expect(atStart.retained!.data.conversation[0]!.text).toMatch(/^Zebra Quartz z+\n\[… omitted \d+ UTF-8 bytes …\]$/);
+  });
+
+  it('refuses a malformed request as it is, before any window is chosen', () => {
+    expectSessionReferenceError(() => fitSnapshot(SOURCE, snapshotOf(numbered(3)), 4096, { excerpt: { around: '…' } }), 'SESSION_REFERENCE_INVALID_QUERY');
   });
 
   it('finds the phrase only in what is carried: a redacted credential is not there to be found', () => {
@@ -197,6 +209,11 @@ describe('excerpt suffixes after mentions', () => {
       // A suffix must follow the mention right away or after one space.
       { sessionId: 'long', label: 'Long [log]' },
     ]);
+  });
+
+  it('writes a range so that it reads back', () => {
+    const [reference] = parseExcerptMentions(`${mention}${formatExcerptSuffix({ firstMessage: 12, lastMessage: 40 })}`).references;
+    expect(reference!.excerpt).toEqual({ firstMessage: 12, lastMessage: 40 });
   });
 
   it('asks for nothing with a suffix that is not a JSON string', () => {

@@ -96,6 +96,17 @@ describe('applySessionReferences', () => {
     ]);
   });
 
+  it('reads an excerpt suffix after a mention only with the adapter\'s excerpts on, and keeps it in the readable text either way', async () => {
+    const asking = direct('u4', text(`see ${mention('alpha', 'Alpha')}{around: "retry budget"} now`));
+    for (const excerpts of [false, true]) {
+      const { adapter, prepare } = adapterWith();
+      const output = await applySessionReferences([asking], { ...adapter, excerpts });
+      expect(output[0]!.content).toEqual([text('see @Alpha{around: "retry budget"} now')]);
+      const reference = { sessionId: 'alpha', label: 'Alpha' };
+      expect(prepare.mock.calls[0]![1]).toEqual([excerpts ? { ...reference, excerpt: { around: 'retry budget' } } : reference]);
+    }
+  });
+
   it('leaves the input messages untouched', async () => {
     const { adapter } = adapterWith();
     const snapshot = structuredClone(messages);

@@ -119,6 +119,8 @@ describe('sessref mcp ref with around', () => {
 
   it('inserts the middle of the session the whole-session snapshot leaves out, within the budget, and says the rest was left out', async () => {
     const mcp = await connect();
+    const { prompts } = await mcp.listPrompts();
+    expect(prompts[0]!.arguments?.find((argument) => argument.name === 'around')).toMatchObject({ required: false });
     const whole = textOf(await mcp.getPrompt({ name: 'ref', arguments: { session: 'research-log' } }));
     const excerpt = await mcp.getPrompt({ name: 'ref', arguments: { session: 'research-log', around: 'Note 1000:' } });
     const text = textOf(excerpt);

@@ -86,7 +86,7 @@ describe('sessref mcp', () => {
       expect(client.getServerCapabilities()?.resources).toBeUndefined();
       const { prompts } = await client.listPrompts();
       expect(prompts.map((prompt) => [prompt.name, prompt.arguments?.map((argument) => [argument.name, argument.required])])).toEqual([
-        ['ref', [['session', true], ['session2', false], ['session3', false]]],
+        ['ref', [['session', true], ['session2', false], ['session3', false], ['around', false]]],
       ]);
       expect((await client.listTools()).tools).toEqual([]);
     }

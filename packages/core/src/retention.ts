@@ -140,14 +140,11 @@ export function retainReference(input: RetentionInput): RetainedReference | unde
   let total = fixedBytes + Math.max(0, keptCount - 1);
   for (const slot of slots) total += slot?.bytes ?? 0;
 
-  // Items a window leaves out are omitted whatever the budget.
-  let omittedMessages = 0;
+  // Items a window leaves out are omitted whatever the budget (none without a range).
+  let omittedMessages = plan.first + (items.length - 1 - plan.last);
   let omittedBytes = 0;
-  for (let index = 0; index < items.length; index++) {
-    if (index >= plan.first && index <= plan.last) continue;
-    omittedMessages++;
-    omittedBytes += utf8Length(items[index]!.text);
-  }
+  for (let index = 0; index < plan.first; index++) omittedBytes += utf8Length(items[index]!.text);
+  for (let index = plan.last + 1; index < items.length; index++) omittedBytes += utf8Length(items[index]!.text);
 
   // Step 1: each lane keeps the longest run from its start that still fits; lanes take turns.
   const overBudget = total > maxBytes;

@@ -6,6 +6,7 @@ import { assistantMessage, checkpointMessage, userMessage } from '../test/surfac
 import { MemoryStorage } from '../test/memory-storage.js';
 import { formatExcerptSuffix, parseExcerptMentions, selectExcerpt } from './excerpt.js';
 import { encodeSessionReferenceUri, formatSessionReferenceMention, parseSessionReferenceText } from './uri.js';
+import { plainExcerpt } from './content.js';
 import { createSessionReferenceCore } from './facade.js';
 import { REFERENCE_EXCERPTS_HEADING } from './omissions.js';
 import { fitSnapshot } from './fit.js';
@@ -47,6 +48,13 @@ describe('selectExcerpt', () => {
 
   it('finds the first message holding the phrase, case-insensitively, any whitespace run matching a space', () => {
     expect(selectExcerpt(items, { around: '  RETRY budget ' })).toEqual({ kind: 'around', index: 1, span: { start: 0, end: 14 } });
+  });
+
+  it('finds a phrase copied from a search snippet, which shows controls and format characters as a space', () => {
+    const [hidden] = projectConversation([userMessage('the parti\u00adtion\u0007leader moved')]);
+    const { snippet } = plainExcerpt(hidden!.text, [], { before: false, after: false });
+    expect(snippet).toBe('the parti tion leader moved');
+    expect(selectExcerpt([hidden!], { around: snippet })).toEqual({ kind: 'around', index: 0, span: { start: 0, end: hidden!.text.length } });
   });
 
   it('takes the phrase as literal text', () => {

@@ -62,12 +62,13 @@ function aroundPhrase(items: readonly ProjectedItem[], phrase: string): ExcerptW
 /**
  * The phrase as a case-insensitive pattern over the original text, so the
  * match's offsets are the text's own (lower-casing the text could move them):
- * its words literal, each space matching any run of whitespace, as a phrase
- * copied from a one-line search snippet spans the line breaks of the message.
+ * its words literal, each space matching any run of whitespace, control and
+ * format characters, the run a search snippet flattens to one space (see
+ * `plainExcerpt`), so a phrase copied from a snippet finds its message.
  */
 function phrasePattern(normalized: string): RegExp {
   const words = normalized.split(' ').map((word) => word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
-  return new RegExp(words.join('\\s+'), 'iu');
+  return new RegExp(words.join('[\\s\\p{Cc}\\p{Cf}]+'), 'iu');
 }
 
 function isPosition(value: unknown): value is number {

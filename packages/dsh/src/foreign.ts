@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { SessionReferenceError, combineSources, type CombinedStorage, type SessionReferenceStorage, type SourceFailure } from '@sessref/core';
+import { SessionReferenceError, combineSources, redactSecrets, type CombinedStorage, type SessionReferenceStorage, type SourceFailure, type TitleReadResult } from '@sessref/core';
 import { AGENT_NAMES, isAgentName, localSources, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
 
 /** The provenance name of the host's own sessions, beside the agents' names (`claude-code`, …). */
@@ -33,11 +33,19 @@ export interface AssembledStorage {
  * untouched, so a default install answers exactly as the official plugin.
  * An unknown agent name is an invalid configuration, refused before
  * anything is read.
+ *
+ * Another agent's titles come with their credentials redacted, as its
+ * snapshots do: its title is often its first prompt, and a title names the
+ * session in listings, the picker, labels and the `@label` a message is
+ * rewritten to. The host's own titles are redacted with `redactOwnTitles`
+ * (the `redactSecrets` key), never by default.
  */
-export function assembleStorage(own: SessionReferenceStorage, sources: unknown, env: NodeJS.ProcessEnv = process.env): AssembledStorage {
+export function assembleStorage(own: SessionReferenceStorage, sources: unknown, options: { redactOwnTitles?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): AssembledStorage {
   const environment = { home: env['HOME'] || homedir(), env };
   const agents = checkSources(sources);
-  const foreign = localSources(environment, agents);
+  const foreign = localSources(environment, agents).map((local) => ({ ...local, source: withRedactedTitles(local.source) }));
+  const readOwnTitles: SessionReferenceStorage['readTitles'] =
+    options.redactOwnTitles === true ? async (ids, signal) => (await own.readTitles(ids, signal)).map(redactedTitle) : (ids, signal) => own.readTitles(ids, signal);
   const skipped = unreadableHomes(environment, agents);
   let failures: SourceFailure[] = [];
   const combined = combineSources(
@@ -46,13 +54,13 @@ export function assembleStorage(own: SessionReferenceStorage, sources: unknown, 
         failures = [];
         return own.listSessions(signal);
       },
-      readTitles: (ids, signal) => own.readTitles(ids, signal),
+      readTitles: readOwnTitles,
       readSurface: (id, signal) => own.readSurface(id, signal),
     },
     foreign.map((local) => local.source),
     { primaryName: OWN_SOURCE, onFailure: (failure) => failures.push(failure) },
   );
-  if (foreign.length === 0) return { storage: { ...own, sourceOf: () => OWN_SOURCE }, foreign, skipped, failures: () => failures };
+  if (foreign.length === 0) return { storage: { ...own, readTitles: readOwnTitles, sourceOf: () => OWN_SOURCE }, foreign, skipped, failures: () => failures };
   const part = (ownSide: boolean): SessionReferenceStorage => ({
     listSessions: async (signal) => (await combined.listSessions(signal)).filter((header) => (combined.sourceOf(header.id) === OWN_SOURCE) === ownSide),
     readTitles: (ids, signal) => combined.readTitles(ids, signal),
@@ -71,4 +79,19 @@ function checkSources(sources: unknown): readonly AgentName[] {
     );
   }
   return sources.filter(isAgentName);
+}
+
+/** A source (a plain object, as `localSources` makes them) whose titles have their credentials replaced by `[redacted: <kind>]` (see `redactSecrets`). */
+function withRedactedTitles<Storage extends SessionReferenceStorage>(storage: Storage): Storage {
+  return { ...storage, readTitles: async (sessionIds, signal) => (await storage.readTitles(sessionIds, signal)).map(redactedTitle) };
+}
+
+function redactedTitle(result: TitleReadResult): TitleReadResult {
+  if (result.status !== 'fulfilled') return result;
+  const { title, displayTitle } = result;
+  return {
+    ...result,
+    title: title === undefined ? undefined : redactSecrets(title).text,
+    ...(displayTitle === undefined ? {} : { displayTitle: redactSecrets(displayTitle).text }),
+  };
 }

@@ -30,7 +30,7 @@ import {
   type TitleReadResult,
 } from '@sessref/core';
 import { checkCandidateLimit, toCandidate, withMention } from '@sessref/core/internal';
-import type { RefreshProgress, RefreshReport } from '@sessref/sources';
+import type { RefreshProgress, RefreshReport } from '@sessref/search-index';
 import type { SessionReferenceCatalog } from './catalog.js';
 import type { Config } from './config.js';
 import { ContentIndex } from './content-index.js';
@@ -72,7 +72,7 @@ export class ReferenceService {
   /** Checks the configuration first: an invalid one throws `SESSION_REFERENCE_INVALID_CONFIG` before anything is read. */
   constructor({ own, catalog, config, contract }: ServiceParts) {
     contract ??= resolveHostContract(config.hostContract);
-    const assembled = assembleStorage(own, config.sources);
+    const assembled = assembleStorage(own, config.sources, { redactOwnTitles: booleanOption(config, 'redactSecrets') });
     const coreOptions = { candidateShape: contract === '0.1.7' ? 'workspace' : 'rc.8' } as const;
     this.core = createSessionReferenceCore(assembled.storage, config, coreOptions);
     this.groups = assembled.groups && {
@@ -229,7 +229,7 @@ export class ReferenceService {
    * text, assistant text and compaction checkpoints of the current surface,
    * never tool traffic, reasoning, injected context or referenced snapshots;
    * the host's sessions and the other agents' alike, found in sessref's own
-   * index (see `@sessref/sources`, "Search index"). Each hit carries its
+   * index (see `@sessref/search-index`). Each hit carries its
    * canonical mention, label, cwd, the matching message, a bounded snippet
    * and the query's `ranges` in it. A session that cannot be read is left
    * out, never failing the search. A query with nothing searchable finds

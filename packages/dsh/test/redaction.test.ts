@@ -109,6 +109,25 @@ describe('redactSecrets', () => {
     expect(await resolver.service.searchContentFor(undefined, 'fR8gfR8g', 50)).toEqual([]);
   });
 
+  it("another agent's title is redacted wherever it names the session, whatever the option: candidates, and the label a pick carries into the message and the snapshot", async () => {
+    const home = await scratch.tempRoot();
+    const base = { isSidechain: false, userType: 'external', cwd: '/proj', sessionId: CLAUDE_ID, version: '2.1.332' };
+    const key = FOREIGN[0]!;
+    useClaudeTranscript(home, CLAUDE_ID, [
+      { type: 'custom-title', customTitle: `deploy with ${key.planted}`, sessionId: CLAUDE_ID },
+      { ...base, parentUuid: null, type: 'user', uuid: 'u-1', timestamp: '2026-01-02T10:00:00.000Z', message: { role: 'user', content: 'Deploy it.' } },
+    ]);
+    const host = await scratch.host();
+    const resolver = await loadOurs(host, { sources: ['claude-code'] });
+    const agent = makeAgent(host, createSession(host, { id: 'target', cwd: '/proj', createdAt: 2 }));
+    const [candidate] = (await resolver.listCandidates(agent)).filter((found) => found.sessionId === CLAUDE);
+    expect(candidate?.label).toBe(`Claude Code · deploy with ${key.expected}`);
+    // Cited as the picker offers it: the label it carries into the message and the snapshot is the redacted one.
+    const prepared = await resolver.prepare(agent, [{ type: 'text', text: `see @${candidate!.label}` }], [{ sessionId: CLAUDE, label: candidate!.label }]);
+    expect(JSON.stringify(prepared)).not.toContain(JSON.stringify(key.planted).slice(1, -1));
+    expect(entriesOf(prepared.additionalContext!)[0]?.label).toBe(candidate!.label);
+  });
+
   it('takes only a boolean', async () => {
     const host = await scratch.host();
     expect(() => new SessionReferenceResolver(host.ctx, { redactSecrets: 'yes' } as unknown as Config)).toThrow(

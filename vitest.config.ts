@@ -10,6 +10,8 @@ export default defineConfig({
       { find: /^@sessref\/core$/, replacement: source('./packages/core/src/index.ts') },
       { find: /^@sessref\/core\/defaults$/, replacement: source('./packages/core/src/defaults.ts') },
       { find: /^@sessref\/core\/internal$/, replacement: source('./packages/core/src/internal.ts') },
+      { find: /^@sessref\/platform$/, replacement: source('./packages/platform/src/index.ts') },
+      { find: /^@sessref\/search-index$/, replacement: source('./packages/search-index/src/index.ts') },
       { find: /^@sessref\/sources$/, replacement: source('./packages/sources/src/index.ts') },
       // The dsh plugin uses standard decorators, which Vite's transform does not
       // compile; its tests load the tsc build that `npm test` makes first (its

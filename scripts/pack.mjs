@@ -24,7 +24,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 /** Each package, the workspace packages its tarball carries, and what must be built before it is packed. */
 const TARBALLS = [
   { dir: 'packages/core', bundled: [], built: ['dist'] },
-  { dir: 'packages/dsh', bundled: ['packages/core', 'packages/sources'], built: ['dist'] },
+  { dir: 'packages/dsh', bundled: ['packages/core', 'packages/platform', 'packages/search-index', 'packages/sources'], built: ['dist'] },
   { dir: 'packages/cli', bundled: [], built: ['bundle/bin.js', 'web-dist/index.html'], manifest: standaloneCli },
 ];
 

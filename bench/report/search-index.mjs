@@ -127,7 +127,7 @@ Command (only this suite; it splices this section into docs/benchmarks.md and le
 npm run bench -- --only search-index
 \`\`\`
 
-**sessref**: \`openSearchIndex\` from \`@sessref/sources\` (packages/sources/README.md, "Search index") over a generated in-memory source
+**sessref**: \`openSearchIndex\` from \`@sessref/search-index\` (packages/search-index/README.md) over a generated in-memory source
 (\`suites/search-index.mjs\`): N sessions x 40 alternating ~200-char messages of the discovery corpus's vocabulary (\`lib/text.mjs\`), each session from its own seed,
 plus one Japanese sentence appended to every fourth message so that CJK queries have text to find. Every figure is one child process; the index file is new for the build.
 **dsh backend**: dsh's \`SqliteSessionQueryEngine\` (unicode61 FTS5) switched on and building its index over the discovery corpus (\`suites/corpus.mjs\`, the same shape, English only, JSONL on disk,

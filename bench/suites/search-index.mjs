@@ -1,6 +1,6 @@
 /**
  * Suite 5 child: sessref's own search index (`openSearchIndex` from
- * @sessref/sources, issue 23) over a generated source of `--count` sessions x
+ * @sessref/search-index, issue 23) over a generated source of `--count` sessions x
  * 40 messages, one measurement per process.
  *
  *   --mode build  a new index file: the full build (refresh from nothing), then
@@ -102,7 +102,7 @@ async function series(index, queries, limit) {
 }
 
 async function build() {
-  const { openSearchIndex } = await import('@sessref/sources');
+  const { openSearchIndex } = await import('@sessref/search-index');
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
   const versions = new Map();
   const index = await openSearchIndex({ location: { file }, sources: [benchSource(versions)] });
@@ -147,7 +147,7 @@ async function build() {
 
 /** A fresh process's first query: package load, open, catch-up refresh (nothing changed), one search. */
 async function first() {
-  const load = await timed(() => import('@sessref/sources'));
+  const load = await timed(() => import('@sessref/search-index'));
   const open = await timed(() => load.result.openSearchIndex({ location: { file }, sources: [benchSource(new Map())] }));
   const index = open.result;
   const catchUp = await timed(() => index.refresh());

@@ -15,7 +15,7 @@
  * {@link writeLine} turns markers into colour codes, after everything else
  * has been escaped. JSON output goes the same way; its escapes are valid JSON.
  */
-import { nodeCrypto } from '@sessref/sources';
+import { nodeCrypto } from '@sessref/platform';
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };

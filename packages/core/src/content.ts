@@ -1,7 +1,7 @@
 /**
  * Content discovery text handling: what a query is, and the snippet a hit
  * shows. Host-neutral: an index finds the matches (sessref's own, in
- * `@sessref/sources`, says where each is); these functions validate the
+ * `@sessref/search-index`, says where each is); these functions validate the
  * query and turn an excerpt into the bounded plain-text line a hit carries.
  *
  * A query is literal text: query syntax (quotes, `OR`, `NEAR`, `*`, `^`,

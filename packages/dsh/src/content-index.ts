@@ -10,7 +10,7 @@ import {
   type SessionReferenceStorage,
   type SessionSource,
 } from '@sessref/core';
-import type { RefreshProgress, RefreshReport, SearchHit, SearchIndex } from '@sessref/sources';
+import type { RefreshProgress, RefreshReport, SearchHit, SearchIndex } from '@sessref/search-index';
 import type { SessionReferenceCatalog } from './catalog.js';
 import { OWN_SOURCE } from './foreign.js';
 
@@ -39,7 +39,7 @@ export interface ContentQuery {
 
 /**
  * Content discovery over sessref's own search index (`openSearchIndex` of
- * `@sessref/sources`): the host's sessions and the other agents', indexed
+ * `@sessref/search-index`): the host's sessions and the other agents', indexed
  * from the projection a snapshot applies, so every hit is carried text and
  * none is read again. Opened at the first use, in the file the title index
  * names (sessref's cache directory), else in memory; every query first
@@ -82,7 +82,7 @@ export class ContentIndex {
     });
   }
 
-  /** Sessions whose carried text contains `query.query`, best first, as content hits; see `searchIndex` of `@sessref/sources`. */
+  /** Sessions whose carried text contains `query.query`, best first, as content hits; see `searchIndex` of `@sessref/search-index`. */
   async search({ query, limit, exclude, signal }: ContentQuery): Promise<SessionReferenceContentHit[]> {
     await this.refresh(signal);
     const index = await this.open();
@@ -134,7 +134,7 @@ export class ContentIndex {
     const file = catalog?.searchIndexFile;
     const wait = catalog?.searchIndexWaitMs;
     // Loaded here, with the first search or refresh: a process that only lists never loads the index's code.
-    this.opened = import('@sessref/sources/search-index')
+    this.opened = import('@sessref/search-index')
       .then(({ openSearchIndex }) =>
         openSearchIndex({
           location: file === undefined ? { memory: true } : { file },

@@ -28,7 +28,6 @@ import type { SessionReferenceCatalog } from './catalog.js';
 import type { PreparedReferencedMessage } from './types.js';
 
 export type * from './types.js';
-export type { RefreshProgress, RefreshReport } from '@sessref/sources';
 export { Config, configSchema } from './config.js';
 export { contractOfVersion, linkedContract, type HostContract } from './contract.js';
 export { sessionQueryStorage, surfaceThrough, toSurfaceMessage } from './storage.js';

@@ -1,7 +1,7 @@
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import { createUserMessage, type ContentBlock, type UserMessage } from '@deepseek-ai/dsh-llm';
 import { applySessionReferences, type PrepareOptions, type PreparedContext, type SessionReferenceCore } from '@sessref/core';
-import { deepFreeze } from '@sessref/sources';
+import { deepFreeze } from '@sessref/platform';
 
 /**
  * Rewrite an entered step's batch: each direct user message with canonical

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { childPath, currentLogOf, decodeSessionDirectory, encodeSessionDirectory, flatLogSessionId, lockFilesBeside, logFileName, parseLogFileName, sessionLogs, sessionLogsOf, type Compression } from '@sessref/dsh/jsonl-root';
-import { fileToken, readRevision, sameFile, sameRevision } from '@sessref/sources';
+import { childPath, fileToken, readRevision, sameFile, sameRevision } from '@sessref/platform';
+import { currentLogOf, decodeSessionDirectory, encodeSessionDirectory, flatLogSessionId, lockFilesBeside, logFileName, parseLogFileName, sessionLogs, sessionLogsOf, type Compression } from '@sessref/dsh/jsonl-root';
 
 const dir = mkdtempSync(join(tmpdir(), 'sessref-jsonl-root-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

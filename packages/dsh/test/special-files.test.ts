@@ -44,7 +44,7 @@ function child<T>(body: string, args: Record<string, unknown>): Promise<T> {
     import { createServer } from 'node:net';
     import { loadIndex, saveIndex } from ${JSON.stringify(join(DIST, 'title-index/index-file.js'))};
     import { LogFileTracker } from ${JSON.stringify(join(DIST, 'jsonl-root/log-files.js'))};
-    import { readRegularFile } from ${JSON.stringify(join(DIST, '../../sources/dist/regular-file.js'))};
+    import { readRegularFile } from ${JSON.stringify(join(DIST, '../../platform/dist/regular-file.js'))};
     const servers = [];
     async function make(kind, path) {
       if (kind === 'FIFO') execFileSync('mkfifo', [path]);

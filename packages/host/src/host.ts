@@ -1,6 +1,6 @@
 import type { Context } from '@deepseek-ai/cordis';
 import { SessionReferenceResolver, type Config as ResolverConfig, type ReferenceService } from '@sessref/dsh';
-import { quietSqliteWarning } from '@sessref/sources';
+import { quietSqliteWarning } from '@sessref/platform';
 import type { KeptHeaders } from './kept-headers.js';
 import { bootLayers, checkedPersistence, contentIndexRefresh, queryEngine, referencePlugin, sessionServices, titleIndex } from './layers.js';
 
@@ -11,7 +11,7 @@ export interface HostOptions {
   /** Where the title index persists; `undefined` keeps it in memory. */
   indexFile?: string;
   /**
-   * Where sessref's content index persists (see `@sessref/sources`, "Search
+   * Where sessref's content index persists (see `@sessref/search-index`, "Search
    * index"); `undefined` keeps it in memory. Processes share one file.
    */
   searchIndexFile?: string;

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync } from 'node:fs';
-import { nodeCrypto, openRegularFile, readFully, type FileRevision } from '@sessref/sources';
+import { nodeCrypto, openRegularFile, readFully, type FileRevision } from '@sessref/platform';
 import { HEADER_BUDGET_BYTES, scanFirstFrame } from './log-probe.js';
 
 /**

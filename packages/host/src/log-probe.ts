@@ -21,7 +21,7 @@
 import { closeSync } from 'node:fs';
 import { zstdDecompressSync } from 'node:zlib';
 import { errorCode } from '@sessref/core';
-import { NotRegularFileError, ZSTD_MAGIC, openRegularFile, readFully, scanFrame, type FrameScan } from '@sessref/sources';
+import { NotRegularFileError, ZSTD_MAGIC, openRegularFile, readFully, scanFrame, type FrameScan } from '@sessref/platform';
 
 /**
  * The header frame must end, and its plaintext fit, within this many bytes.
@@ -151,7 +151,7 @@ function checkHeaderFrame(read: Read, size: number, { end, plaintextBound }: { e
 
 /**
  * The structure of the first Zstandard frame in `bytes` (see
- * `@sessref/sources`' zstd-frame.ts), with the most its plaintext can be.
+ * `@sessref/platform`'s zstd-frame.ts), with the most its plaintext can be.
  */
 export function scanFirstFrame(bytes: Buffer): FrameScan {
   return scanFrame(bytes, 0);

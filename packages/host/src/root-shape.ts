@@ -18,16 +18,8 @@
  */
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
-import {
-  DEFAULT_LOG_FILE_NAME,
-  childPath,
-  decodeSessionDirectory,
-  flatLogSessionId,
-  logFileName,
-  parseLogFileName,
-  readEntries,
-  type ListDirectory,
-} from '@sessref/dsh/jsonl-root';
+import { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, flatLogSessionId, logFileName, parseLogFileName, readEntries, type ListDirectory } from '@sessref/dsh/jsonl-root';
+import { childPath } from '@sessref/platform';
 
 /** What sessref reads, as the refusals say it. */
 const SUPPORTED_FORMAT = `dsh logs, <project>/<session>/${DEFAULT_LOG_FILE_NAME} to ${logFileName('zstd', 4)} (zstd, log formats v0-v4)`;

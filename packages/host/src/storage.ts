@@ -1,7 +1,8 @@
 import { SessionPersistenceRevision, type SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
 import type { SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
-import { PROCESS_LISTINGS, type Compression, type DirectoryListings } from '@sessref/dsh/jsonl-root';
+import { PROCESS_LISTINGS, type DirectoryListings } from '@sessref/platform';
+import { type Compression } from '@sessref/dsh/jsonl-root';
 import { RootLogs, SessionLogError, type ListedLog, type StoredLog } from './root-logs.js';
 
 export { SessionLogError } from './root-logs.js';

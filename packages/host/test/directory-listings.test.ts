@@ -14,7 +14,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sessionLogs, type SessionLog } from '@sessref/dsh/jsonl-root';
 import { CheckedJsonlPersistence, bootLayers, pluginLayer, sessionServices } from '@sessref/host';
-import { DirectoryListings } from '@sessref/dsh/jsonl-root';
+import { DirectoryListings } from '@sessref/platform';
 import { appendExchange, createHost, createSession } from '@sessref/test-support';
 
 const temps: string[] = [];

@@ -11,30 +11,7 @@ export { codexFormat } from './codex/index.js';
 export { SourceReadError, type SourceReadCode } from './errors.js';
 export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
-export { sessrefCacheDirectory, sessrefCacheFile } from './cache-directory.js';
 export { AGENT_NAMES, agentFolders, isAgentName, localSources, unreadableHomes, type AgentFolder, type AgentName, type LocalSource, type UnreadableHome } from './local.js';
-export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
-export { deepFreeze } from './deep-freeze.js';
-export { FileTooLargeError, NotRegularFileError, describeFileType, openRegularFile, readFully, readRegularFile } from './regular-file.js';
-export { deliverPendingEvents } from './pending-events.js';
-export { quietSqliteWarning } from './node-sqlite.js';
-export { nodeCrypto } from './node-crypto.js';
-export { ZSTD_MAGIC, scanFrame, type FrameScan, type FrameSpan } from './zstd-frame.js';
 export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';
-export { fileToken, lookAt, readRevision, revisionToken, sameFile, sameRevision, type FileRevision, type Look } from './revision.js';
 export type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './transcripts/format.js';
 export { transcriptSource, type SourceProblem, type TranscriptSource, type TranscriptSourceOptions } from './transcripts/transcript-source.js';
-export {
-  openSearchIndex,
-  type IndexLocation,
-  type MatchKind,
-  type RefreshProgress,
-  type RefreshReport,
-  type SearchHit,
-  type SearchIndex,
-  type SearchIndexOptions,
-  type SearchRequest,
-  type SearchResult,
-  type SkippedSession,
-  type Snippet,
-} from './search-index/index.js';

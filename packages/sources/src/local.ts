@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errorCode } from '@sessref/core';
-import { sessrefCacheFile } from './cache-directory.js';
+import { sessrefCacheFile } from '@sessref/platform';
 import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
 import { claudeProjectsDir } from './claude-code/locate.js';
 import { clineSessionsDir } from './cline/locate.js';

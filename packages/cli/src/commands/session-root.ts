@@ -1,6 +1,6 @@
 /** The session root a command works on, and the engine over it: what every command but `uri` starts with. */
 import { assertSupportedRoot } from '@sessref/host/reading';
-import { PROCESS_LISTINGS } from '@sessref/dsh/jsonl-root';
+import { PROCESS_LISTINGS } from '@sessref/platform';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import { explainMissing } from '../engine/listing.js';
 import { progress, styleFor, terminalSafe, writeLine, type Io } from '../output.js';

@@ -16,7 +16,7 @@ import {
 import { utf8Length } from '@sessref/core/internal';
 import { OWN_SOURCE, type Config as ResolverConfig } from '@sessref/dsh/service';
 import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-catalog';
-import type { RefreshProgress, RefreshReport } from '@sessref/sources';
+import type { RefreshProgress, RefreshReport } from '@sessref/search-index';
 import type { HostOptions } from '@sessref/host';
 import type { SessionLogError } from '@sessref/host/reading';
 import { checkMessageText } from '../session-input.js';

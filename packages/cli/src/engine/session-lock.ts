@@ -3,7 +3,7 @@ import { existsSync, linkSync, lstatSync, readdirSync, readlinkSync, unlinkSync,
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FileTooLargeError, NotRegularFileError, describeFileType, readRegularFile } from '@sessref/sources';
+import { FileTooLargeError, NotRegularFileError, describeFileType, readRegularFile } from '@sessref/platform';
 import { errorCode } from '@sessref/core';
 
 /** Who holds a lock: enough to tell, on the same host, whether that process still runs. */

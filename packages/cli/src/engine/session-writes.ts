@@ -5,7 +5,7 @@ import type { UserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, adoptSessionEvent, interruptedTurnClosers, type SessionHeader } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { currentLogOf, listNames, lockFilesBeside } from '@sessref/dsh/jsonl-root';
-import { readRevision, sameRevision, type FileRevision } from '@sessref/sources';
+import { readRevision, sameRevision, type FileRevision } from '@sessref/platform';
 import { appendEnteredMessages, endTurn } from '@sessref/host';
 import { findForeignWriters } from './open-writers.js';
 import { FileLock, LockBusyError, LockInvalidError } from './session-lock.js';

@@ -1,7 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { childPath } from './child-path.js';
-import { PROCESS_LISTINGS } from './directory-listings.js';
+import { childPath, PROCESS_LISTINGS } from '@sessref/platform';
 
 /**
  * The on-disk layout of a dsh JSONL session root, and the only module that

@@ -1,9 +1,9 @@
 /**
  * A dsh JSONL session root on disk: its layout and log names (format.ts)
  * and a tracker that follows every session's log revision (log-files.ts).
- * The revision record and the bounded reads that never wait on a special
- * file are the Node file toolkit's (`@sessref/sources`): import them from
- * there. Node only.
+ * The revision record, the bounded reads that never wait on a special file
+ * and the directory listings a process shares are the Node platform's
+ * (`@sessref/platform`): import them from there. Node only.
  * @module @sessref/dsh/jsonl-root
  */
 export {
@@ -29,5 +29,3 @@ export {
   type SessionLog,
 } from './format.js';
 export { LogFileTracker } from './log-files.js';
-export { childPath } from './child-path.js';
-export { DirectoryListings, PROCESS_LISTINGS } from './directory-listings.js';

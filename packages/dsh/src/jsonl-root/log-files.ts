@@ -1,8 +1,6 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
-import { childPath } from './child-path.js';
-import { PROCESS_LISTINGS } from './directory-listings.js';
+import { childPath, PROCESS_LISTINGS, deliverPendingEvents, fileToken, readRevision, type FileRevision } from '@sessref/platform';
 import { listSubdirectories, sessionLogAt, type Compression } from './format.js';
-import { deliverPendingEvents, fileToken, readRevision, type FileRevision } from '@sessref/sources';
 
 /** What a walk knows of one session directory. */
 interface LogFile {

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
-import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefCacheFile } from '@sessref/sources';
+import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefCacheFile } from '@sessref/platform';
 import { isJsonObject } from '@sessref/core/internal';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
@@ -31,7 +31,7 @@ const MAX_INDEX_BYTES = 512 * 1024 * 1024;
 /**
  * The per-root index file, outside any dsh root: under `$SESSREF_CACHE_DIR`,
  * else `$XDG_CACHE_HOME/sessref` (an absolute one), else `~/.cache/sessref`
- * (`sessrefCacheDirectory` of `@sessref/sources`).
+ * (`sessrefCacheDirectory` of `@sessref/platform`).
  */
 export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.env): string {
   return sessrefCacheFile(env, 'titles', root, 'json');
@@ -39,7 +39,7 @@ export function defaultIndexFile(root: string, env: NodeJS.ProcessEnv = process.
 
 /**
  * The per-root content index (sessref's own, `openSearchIndex` of
- * `@sessref/sources`) kept beside the title index, in the same cache
+ * `@sessref/search-index`) kept beside the title index, in the same cache
  * directory. Its name is not the one dsh's FTS5 backend used there
  * (`search-<key>.sqlite`), so that file is never opened as this index.
  */

@@ -12,7 +12,7 @@ export { defaultIndexFile, defaultSearchIndexFile } from './index-file.js';
 export type { SessionReferenceCatalog } from '../catalog.js';
 import type { Compression } from '../jsonl-root/format.js';
 import { LogFileTracker } from '../jsonl-root/log-files.js';
-import { revisionToken, type FileRevision } from '@sessref/sources';
+import { revisionToken, type FileRevision } from '@sessref/platform';
 
 /** A session this process holds live: it answers ahead of its log. */
 export interface LiveSession {

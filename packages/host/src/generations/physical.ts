@@ -8,7 +8,7 @@
 import { zstdDecompressSync } from 'node:zlib';
 import { errorCode } from '@sessref/core';
 import { SessionLogReadError, corrupt } from './errors.js';
-import { ZSTD_MAGIC, scanFrame, type FrameSpan } from '@sessref/sources';
+import { ZSTD_MAGIC, scanFrame, type FrameSpan } from '@sessref/platform';
 
 /** How much a read may take; every bound is a coded refusal, never an allocation. */
 export interface ReadLimits {

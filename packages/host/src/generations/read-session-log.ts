@@ -9,7 +9,7 @@
  */
 import { closeSync } from 'node:fs';
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
-import { FileTooLargeError, NotRegularFileError, openRegularFile, readFully, readRegularFile } from '@sessref/sources';
+import { FileTooLargeError, NotRegularFileError, openRegularFile, readFully, readRegularFile } from '@sessref/platform';
 import { HEADER_BUDGET_BYTES, MAX_LOG_BYTES } from '../log-probe.js';
 import { SessionLogReadError } from './errors.js';
 import { knownGeneration, type Generation } from './generation.js';

@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorCode } from '@sessref/core';
-import { listDirectory, type WalkTrail } from '../directory.js';
+import { listDirectory, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /**

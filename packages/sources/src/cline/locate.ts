@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { sessionFolders, type WalkTrail } from '../directory.js';
+import { sessionFolders, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** Session folders one listing looks at: far above a real home, a bound on a hostile one. */

@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { errorCode } from '@sessref/core';
-import { listDirectory, type DirectoryBudget, type WalkTrail } from '../directory.js';
+import { listDirectory, type DirectoryBudget, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** The folders under the Codex home that hold rollouts, in the order their copies win (codex-rs/rollout/src/lib.rs). */

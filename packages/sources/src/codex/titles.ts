@@ -1,8 +1,8 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson, asObject, asString } from '../json-lines.js';
-import { readRegularFile } from '../regular-file.js';
-import type { WalkTrail } from '../directory.js';
+import { readRegularFile } from '@sessref/platform';
+import type { WalkTrail } from '@sessref/platform';
 import type { SourceEnvironment } from '../transcripts/format.js';
 import { codexHome } from './home.js';
 import { linesOf } from './lines.js';

@@ -1,7 +1,7 @@
 import * as zlib from 'node:zlib';
 import { errorCode } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
-import { scanFrame } from '../zstd-frame.js';
+import { scanFrame } from '@sessref/platform';
 
 /** The most a compressed rollout may expand to: what sessref reads of a plain one, so a zstd bomb stops here. */
 const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;

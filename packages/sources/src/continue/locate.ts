@@ -1,8 +1,7 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { listDirectory, type WalkTrail } from '../directory.js';
+import { listDirectory, type WalkTrail, readRegularFile } from '@sessref/platform';
 import { asObject, asString, parseJson } from '../json-lines.js';
-import { readRegularFile } from '../regular-file.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** Names one listing looks at in `sessions/`: far above a real home, a bound on a hostile one. */

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { configuredFolder } from '../configured-folder.js';
-import { sessionFolders, type WalkTrail } from '../directory.js';
-import { readRegularFile } from '../regular-file.js';
+import { sessionFolders, type WalkTrail, readRegularFile } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 import { workspaceName } from './workspace-name.js';
 

@@ -1,9 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, sep } from 'node:path';
-import { listDirectory, type DirectoryEntry } from '../directory.js';
+import { listDirectory, type DirectoryEntry, readRegularFile } from '@sessref/platform';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
-import { readRegularFile } from '../regular-file.js';
 import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodePart } from './model.js';
 import type { RowLimits, SessionRow } from './sqlite-store.js';
 

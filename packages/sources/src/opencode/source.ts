@@ -1,10 +1,9 @@
 import { join, relative, resolve } from 'node:path';
 import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
 import { AGENTS, type AgentName } from '../agents.js';
-import { listDirectory } from '../directory.js';
+import { listDirectory, fileToken, readRevision, revisionToken } from '@sessref/platform';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
-import { fileToken, readRevision, revisionToken } from '../revision.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';

@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { SourceReadError } from '../errors.js';
-import { loadNodeSqlite, type NodeSqliteModule } from '../node-sqlite.js';
+import { loadNodeSqlite, type NodeSqliteModule } from '@sessref/platform';
 import { asObject, parseJson } from '../json-lines.js';
 import { firstPrompt } from './fold.js';
 import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodeRevert, type OpencodeSessionInfo } from './model.js';

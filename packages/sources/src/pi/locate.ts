@@ -1,6 +1,6 @@
 import { basename, join } from 'node:path';
 import { configuredFolder } from '../configured-folder.js';
-import { filesInFolders, type WalkTrail } from '../directory.js';
+import { filesInFolders, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { configuredFolder } from '../configured-folder.js';
-import { listDirectory, listSessionFolder, type WalkTrail } from '../directory.js';
+import { listDirectory, listSessionFolder, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
 
 /** Names one listing looks at, across `projects/` and every project's `chats/`: far above a real home, a bound on a hostile one. */

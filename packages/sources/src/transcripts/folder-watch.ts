@@ -1,8 +1,8 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errorCode } from '@sessref/core';
-import type { WalkTrail } from '../directory.js';
-import { deliverPendingEvents } from '../pending-events.js';
+import type { WalkTrail } from '@sessref/platform';
+import { deliverPendingEvents } from '@sessref/platform';
 
 /** What changed since the last discovery: anything that may alter it (discover again), or only these transcripts' contents. */
 export type FolderChanges = { rediscover: true } | { rediscover: false; transcripts: ReadonlySet<string> };

@@ -1,5 +1,5 @@
 import type { SurfaceMessage } from '@sessref/core';
-import type { WalkTrail } from '../directory.js';
+import type { WalkTrail } from '@sessref/platform';
 
 /** Where a source looks: the user's home and the environment that may move an agent's folders. */
 export interface SourceEnvironment {

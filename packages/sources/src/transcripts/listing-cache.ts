@@ -2,11 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core/internal';
-import { directoryProblem, replaceFileAtomically } from '../atomic-file.js';
-import { nodeCrypto } from '../node-crypto.js';
+import { directoryProblem, replaceFileAtomically, nodeCrypto, readRegularFile } from '@sessref/platform';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
-import { readRegularFile } from '../regular-file.js';
-import type { FileRevision } from '../revision.js';
+import type { FileRevision } from '@sessref/platform';
 import type { Transcript } from './format.js';
 
 /** What listing needs of one transcript: its facts, or why it cannot be listed. */

@@ -17,7 +17,8 @@ import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionSource, SurfaceMessage } from '@sessref/core';
-import { directoryProblem, openSearchIndex, replaceFileAtomically, type SearchIndex } from '@sessref/sources';
+import { directoryProblem, replaceFileAtomically } from '@sessref/platform';
+import { openSearchIndex, type SearchIndex } from '@sessref/search-index';
 
 /** A source of sessions whose stamp is the version of their text. */
 function source(sessions: Record<string, { text: string; version: number }>, reads: string[] = []): SessionSource {

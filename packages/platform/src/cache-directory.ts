@@ -1,6 +1,5 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import type { SourceEnvironment } from './transcripts/format.js';
 
 /**
  * sessref's cache directory, where its title and content indexes and the
@@ -10,7 +9,7 @@ import type { SourceEnvironment } from './transcripts/format.js';
  * ignored, as the XDG Base Directory specification requires: a relative one
  * would scatter derived files under whatever folder a command runs in.
  */
-export function sessrefCacheDirectory(env: SourceEnvironment['env'], home: string = homedir()): string {
+export function sessrefCacheDirectory(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
   const xdg = env['XDG_CACHE_HOME'];
   return env['SESSREF_CACHE_DIR'] || join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(home, '.cache'), 'sessref');
 }
@@ -22,7 +21,7 @@ export function sessrefCacheDirectory(env: SourceEnvironment['env'], home: strin
  * the subject it was written for and is not used for another, so two
  * subjects that share a key cost a rebuild, never a wrong answer.
  */
-export function sessrefCacheFile(env: SourceEnvironment['env'], prefix: string, subject: string, suffix: string, home?: string): string {
+export function sessrefCacheFile(env: Readonly<Record<string, string | undefined>>, prefix: string, subject: string, suffix: string, home?: string): string {
   return join(sessrefCacheDirectory(env, home), `${prefix}-${fnv1a64(subject)}.${suffix}`);
 }
 

@@ -8,8 +8,8 @@ import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { errorCode, redactSecrets, type ContentBlockLike, type SessionSource, type SurfaceMessage } from '@sessref/core';
-import { openSearchIndex, type SearchIndex } from '@sessref/sources';
-import { mappedForm, searchForm } from '../src/search-index/form.js';
+import { openSearchIndex, type SearchIndex } from '@sessref/search-index';
+import { mappedForm, searchForm } from '../src/form.js';
 
 // Fake sources: the interface under test's input, built with the core's types.
 
@@ -383,7 +383,7 @@ describe('the index file', () => {
     const source = await populated(file);
     const index = await fileIndex(file, source);
     // Every rebuilt file gets the trigger again, as an attacker racing the rebuild would plant it.
-    const { IndexTables } = await import('../src/search-index/tables.js');
+    const { IndexTables } = await import('../src/tables.js');
     const put = IndexTables.prototype.put;
     const spy = vi.spyOn(IndexTables.prototype, 'put').mockImplementation(function (this: InstanceType<typeof IndexTables>, ...args: Parameters<typeof put>) {
       if ((this as unknown as { db: DatabaseSync }).db.location() !== null) throw Object.assign(new Error('planted'), { code: 'ERR_SQLITE_ERROR', errcode: 1811 });
@@ -456,7 +456,7 @@ it('refuses with a coded error where node:sqlite is missing (Node 20)', async ()
     throw new Error('No such built-in module: node:sqlite');
   });
   try {
-    const { openSearchIndex: openFresh } = await import('../src/search-index/index.js');
+    const { openSearchIndex: openFresh } = await import('../src/index.js');
     const refusal: unknown = await openFresh({ location: { memory: true }, sources: [] }).catch((error: unknown) => error);
     expect(errorCode(refusal)).toBe('SESSION_REFERENCE_SEARCH_DISABLED');
   } finally {

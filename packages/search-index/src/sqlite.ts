@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { SessionReferenceError, errorCode } from '@sessref/core';
-import { directoryProblem } from '../atomic-file.js';
-import { loadNodeSqlite, type NodeSqliteModule } from '../node-sqlite.js';
+import { directoryProblem, loadNodeSqlite, type NodeSqliteModule } from '@sessref/platform';
 
 type Sqlite = NodeSqliteModule;
 

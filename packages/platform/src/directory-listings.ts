@@ -1,6 +1,6 @@
 import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { lookAt, sameRevision, type FileRevision, type Look } from '@sessref/sources';
+import { lookAt, sameRevision, type FileRevision, type Look } from './revision.js';
 import { childPath } from './child-path.js';
 
 const NS_PER_MS = 1_000_000n;

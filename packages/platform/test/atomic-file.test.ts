@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { Worker, threadId } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { replaceFileAtomically } from '@sessref/sources';
+import { replaceFileAtomically } from '../src/atomic-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sessref-atomic-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

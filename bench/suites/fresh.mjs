@@ -2,7 +2,9 @@
  * Suite 7: `sessref` as its users run it, one whole process per command,
  * each paired with `node -e 0` on the same Node (A B A B …), so the ratio of
  * each pair holds while the machine's speed drifts. A process's CPU time and
- * peak memory come from the kernel's accounting of the finished child, read
+ * peak memory come from the kernel's accounting of the finished child: its
+ * CPU time through bash's `times` (to the millisecond; GNU time prints
+ * hundredths, a sixth of Node's own start), its wall time and peak memory
  * through GNU time (`/usr/bin/time`, Debian's `time` package).
  *
  * Args: --cases FILE (JSON: [{ name, args, env? }]) --runs N
@@ -20,13 +22,25 @@ const TIME = '/usr/bin/time';
 const { cases: casesFile, mcp: mcpRoot, runs: runsArg = '5' } = parseArgs();
 const runs = Number(runsArg);
 
+/** Runs `argv` with its output dropped, then prints its exit status and the CPU times of the shell's children (`times`' second line). */
+const RUN_AND_TIME = '"$0" "$@" >/dev/null; status=$?; times >&2; exit $status';
+
 /** One whole process: user + system CPU seconds, wall seconds and peak resident KiB, as the kernel counted them. */
 function measure(argv, env) {
-  const result = spawnSync(TIME, ['-f', 'sessref-bench %U %S %e %M', ...argv], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  const line = result.stderr.split('\n').findLast((text) => text.startsWith('sessref-bench '));
-  if (line === undefined) throw new Error(`${argv.join(' ')}: no timing (${result.error?.message ?? result.stderr.slice(-300)})`);
-  const [user, system, wall, peakKiB] = line.split(' ').slice(1).map(Number);
+  const result = spawnSync(TIME, ['-f', 'sessref-bench %e %M', 'bash', '-c', RUN_AND_TIME, ...argv], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const lines = result.stderr.split('\n');
+  const timing = lines.findLast((text) => text.startsWith('sessref-bench '));
+  const children = lines.findLast((text) => /^\d+m[\d.]+s \d+m[\d.]+s$/.test(text));
+  if (timing === undefined || children === undefined) throw new Error(`${argv.join(' ')}: no timing (${result.error?.message ?? result.stderr.slice(-300)})`);
+  const [wall, peakKiB] = timing.split(' ').slice(1).map(Number);
+  const [user, system] = children.split(' ').map(seconds);
   return { cpu: user + system, wall, peakKiB, status: result.status };
+}
+
+/** `1m2.345s`, as bash's `times` prints a time, in seconds. */
+function seconds(text) {
+  const [, minutes, rest] = /^(\d+)m([\d.]+)s$/.exec(text);
+  return Number(minutes) * 60 + Number(rest);
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

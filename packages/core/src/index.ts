@@ -26,9 +26,9 @@ export {
 export { stringifyTagSafeJson } from './serialization.js';
 export { labelOf } from './label.js';
 export { projectConversation, projectMessage, type ProjectedItem } from './projection.js';
-export { retainReference, cutText, type RetainedReference, type RetentionInput } from './retention.js';
+export type { RetainedReference, RetentionInput } from './retention.js';
 export { fitSnapshot, type FitOptions, type SnapshotFit } from './fit.js';
-export { checkExcerptRequest, formatExcerptSuffix, parseExcerptMentions, selectExcerpt } from './excerpt.js';
+export { checkExcerptRequest, formatExcerptSuffix, selectExcerpt } from './excerpt.js';
 export type { ExcerptWindow, TextSpan } from './retention.js';
 export { redactSecrets, type Redacted } from './redaction.js';
 export {
@@ -59,7 +59,6 @@ export {
   MAX_SNIPPET_LENGTH,
   normalizeContentQuery,
   excerptAround,
-  phraseTokens,
   plainExcerpt,
   type PlainExcerpt,
   type TextRange,

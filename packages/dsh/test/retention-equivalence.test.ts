@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TextRetainer } from '@deepseek-ai/dsh-output-retention';
-import { cutText } from '@sessref/core';
+import { cutText } from '@sessref/core/internal';
 import { omissionNotice, utf8Length } from '@sessref/core/internal';
 import { hostileChar } from './arbitraries';
 

@@ -5,7 +5,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SessionReferenceError, phraseTokens } from '@sessref/core';
+import { SessionReferenceError } from '@sessref/core';
+import { phraseTokens } from '@sessref/core/internal';
 import { MARKERS, UNCARRIED_MARKERS, appendCompactedTurns, appendExchange, appendInjectedNote, appendToolTurn, createHost, createSession } from '@sessref/test-support';
 import { Engine } from '../../src/engine/engine.js';
 import type { ApiError, SearchResponse } from '../../src/server/protocol.js';

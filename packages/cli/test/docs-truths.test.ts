@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { truncate } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as core from '@sessref/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/commands/table.js';
 import { Engine } from '../src/engine/engine.js';
@@ -62,6 +63,15 @@ describe('the pages', () => {
   it('name only files that are there', () => {
     const missing = pages().flatMap(([path, text]) => namedFiles(path, text).filter((file) => !existsSync(join(REPO, file))).map((file) => `${path}: ${file}`));
     expect(missing).toEqual([]);
+  });
+});
+
+describe("the core's public surface", () => {
+  it('is at most 45 values, each named in the core README', () => {
+    const names = Object.keys(core);
+    expect(names.length).toBeLessThanOrEqual(45);
+    const readme = read('packages/core/README.md');
+    expect(names.filter((name) => !readme.includes(`\`${name}`))).toEqual([]);
   });
 });
 

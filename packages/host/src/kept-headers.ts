@@ -2,12 +2,12 @@
  * A dsh root's listing from headers kept between listings and processes:
  * what every listing of a root costs once its logs were read, a stat walk.
  */
-import { lstatSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type { SessionHeader } from '@deepseek-ai/dsh-session';
 import { isJsonObject } from '@sessref/core/internal';
 import { LogFileTracker, listSubdirectories, sessionLogs } from '@sessref/dsh/jsonl-root';
-import { childPath, deepFreeze, directoryProblem, readRegularFile, replaceFileAtomically, revisionToken, sameRevision, type FileRevision } from '@sessref/platform';
+import { childPath, deepFreeze, readDerivedFile, revisionToken, sameRevision, writeDerivedFile, type DerivedFileKind, type FileRevision } from '@sessref/platform';
 import { HEADER_BUDGET_BYTES } from './log-probe.js';
 import { readLogHead, type LogHead } from './log-head.js';
 import { assertSupportedRoot } from './root-shape.js';
@@ -212,33 +212,20 @@ export class KeptHeaders {
     if (this.loaded || file === undefined) return;
     this.loaded = true;
     const root = this.logs.root;
+    const saved = readDerivedFile(file, keptHeadersKind(root));
     const unused = (why: string): void => void this.logs.notices.push(`kept headers ${file} not used, read again from the session logs: ${why}`);
-    // In a directory another user owns or may write into, anyone could plant headers: read the logs instead.
-    const problem = directoryProblem(dirname(file));
-    if (problem !== undefined) {
-      if (entryAt(file)) unused(`its directory ${problem}`);
-      return;
+    if (saved.state === 'absent') return;
+    if (saved.state === 'refused') return unused(saved.why);
+    const { headers, leftOut, refusals } = saved.document;
+    if (!isJsonObject(headers)) return unused('it is not a saved kept headers file');
+    // A kept header of another shape is left out: that log's header is read again.
+    for (const [id, known] of Object.entries(headers)) {
+      if (isKnownHeader(id, known)) this.headers.set(id, { revision: known.revision, head: { bytes: known.head.bytes, sha256: known.head.sha256 }, header: deepFreeze(known.header) });
     }
-    try {
-      // A regular file of at most 512 MiB: a FIFO or a device at the name is never waited on.
-      const bytes = readRegularFile(file, 512 * 1024 * 1024);
-      if (bytes === undefined) return;
-      const saved: unknown = JSON.parse(bytes.toString('utf8'));
-      if (!isJsonObject(saved) || saved['version'] !== HEADERS_VERSION || saved['root'] !== root || !isJsonObject(saved['headers'])) {
-        unused(`not kept headers of version ${HEADERS_VERSION} for this root`);
-        return;
-      }
-      // A kept header of another shape is left out: that log's header is read again.
-      for (const [id, known] of Object.entries(saved['headers'])) {
-        if (isKnownHeader(id, known)) this.headers.set(id, { revision: known.revision, head: { bytes: known.head.bytes, sha256: known.head.sha256 }, header: deepFreeze(known.header) });
-      }
-      if (isJsonObject(saved['leftOut'])) for (const [id, revision] of Object.entries(saved['leftOut'])) if (typeof revision === 'string') this.leftOut.set(id, revision);
-      // Why sessref's reader refused a left-out log (see `RootLogs.refusals`), by its path under the root; one of another shape is read again.
-      if (isJsonObject(saved['refusals'])) {
-        for (const [path, refusal] of Object.entries(saved['refusals'])) if (isKeptRefusal(path, refusal)) this.logs.refusals.set(join(root, path), refusal);
-      }
-    } catch (error) {
-      unused(error instanceof Error ? error.message : String(error));
+    if (isJsonObject(leftOut)) for (const [id, revision] of Object.entries(leftOut)) if (typeof revision === 'string') this.leftOut.set(id, revision);
+    // Why sessref's reader refused a left-out log (see `RootLogs.refusals`), by its path under the root; one of another shape is read again.
+    if (isJsonObject(refusals)) {
+      for (const [path, refusal] of Object.entries(refusals)) if (isKeptRefusal(path, refusal)) this.logs.refusals.set(join(root, path), refusal);
     }
   }
 
@@ -251,13 +238,11 @@ export class KeptHeaders {
     const atRevision = (refusal: KeptRefusal) => this.leftOut.get(refusal.sessionId) === refusal.revision || this.headers.get(refusal.sessionId)?.revision === refusal.revision;
     const refusals = [...this.logs.refusals].filter(([, refusal]) => atRevision(refusal));
     const saved: SavedHeaders = {
-      version: HEADERS_VERSION,
-      root,
       headers: Object.fromEntries(this.headers),
       leftOut: Object.fromEntries(this.leftOut),
       refusals: Object.fromEntries(refusals.map(([path, refusal]) => [relative(root, path), refusal])),
     };
-    if (replaceFileAtomically(file, Buffer.from(JSON.stringify(saved))) || this.unsaved) return;
+    if (writeDerivedFile(file, keptHeadersKind(root), { ...saved }) || this.unsaved) return;
     this.unsaved = true;
     this.logs.notices.push(`kept headers ${file} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);
   }
@@ -290,9 +275,8 @@ function sameRevisions(a: ReadonlyMap<string, FileRevision>, b: ReadonlyMap<stri
   return true;
 }
 
+/** What a kept headers file holds besides its version and root. */
 interface SavedHeaders {
-  version: typeof HEADERS_VERSION;
-  root: string;
   headers: Record<string, KnownHeader>;
   /** The logs a listing left out, by revision token. */
   leftOut: Record<string, string>;
@@ -302,6 +286,11 @@ interface SavedHeaders {
 
 /** 4: with the logs a listing left out (and, in an optional field, why sessref's reader refused them); 3: a header carries its log's revision and first bytes' digest (2 named the file by device and inode alone, 1 by inode). */
 const HEADERS_VERSION = 4;
+
+/** The kept headers of `root` as a derived file (see `readDerivedFile`): at most 512 MiB. */
+function keptHeadersKind(root: string): DerivedFileKind {
+  return { name: 'kept headers file', identity: { version: HEADERS_VERSION, root }, maxBytes: 512 * 1024 * 1024 };
+}
 
 
 /** The optional header fields dsh 0.1.0-rc.8 writes, by the type their value must have. */
@@ -337,13 +326,4 @@ function isKeptRefusal(path: string, value: unknown): value is KeptRefusal {
   if (!isJsonObject(value) || path.split('/').some((segment) => segment === '..' || segment === '') || path.startsWith('/')) return false;
   const { sessionId, revision, code, message } = value;
   return typeof sessionId === 'string' && typeof revision === 'string' && isReaderRefusalCode(code) && typeof message === 'string' && message.length <= 4096;
-}
-
-/** Whether anything is at `path`; a path that cannot hold anything (a regular file on the way: `ENOTDIR`) holds nothing. */
-function entryAt(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
 }

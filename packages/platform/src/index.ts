@@ -8,6 +8,7 @@
  * @module @sessref/platform
  */
 export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
+export { readDerivedFile, writeDerivedFile, type DerivedFileKind, type DerivedRead } from './derived-file.js';
 export { sessrefCacheDirectory, sessrefCacheFile } from './cache-directory.js';
 export { childPath } from './child-path.js';
 export { deepFreeze } from './deep-freeze.js';

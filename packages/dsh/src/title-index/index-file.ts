@@ -1,6 +1,5 @@
-import { dirname } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
-import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefCacheFile } from '@sessref/platform';
+import { readDerivedFile, sessrefCacheFile, writeDerivedFile, type DerivedFileKind } from '@sessref/platform';
 import { isJsonObject } from '@sessref/core/internal';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
@@ -11,12 +10,6 @@ export interface IndexEntry {
   title?: string;
   /** The title could not be read at this revision: the label falls back to the id. */
   unreadable?: true;
-}
-
-interface IndexFile {
-  version: typeof INDEX_VERSION;
-  root: string;
-  entries: Record<string, IndexEntry>;
 }
 
 const INDEX_VERSION = 1;
@@ -47,33 +40,30 @@ export function defaultSearchIndexFile(root: string, env: NodeJS.ProcessEnv = pr
   return sessrefCacheFile(env, 'content', root, 'v1.sqlite');
 }
 
+/** The title index of `root` as a derived file (see `readDerivedFile`). */
+function titleIndexKind(root: string): DerivedFileKind {
+  return { name: 'title index', identity: { version: INDEX_VERSION, root }, maxBytes: MAX_INDEX_BYTES };
+}
+
 /**
- * The entries saved for `root`; none when the file is absent, unreadable, of
- * another version or another root, over {@link MAX_INDEX_BYTES}, not a
- * regular file (a FIFO, a socket or a device there is never opened in a way
- * that waits), or in a directory another user owns or may write into (anyone
- * could plant titles there). Why a file that is there was not used goes to
+ * The entries saved for `root`; none when the file is absent or cannot be
+ * believed as it is (see `readDerivedFile`: not a regular file, over
+ * {@link MAX_INDEX_BYTES}, in a directory others may write into, of another
+ * version or root). Why a file that is there was not used goes to
  * `notices`, naming the file: the index is rebuilt from the logs.
  */
 export function loadIndex(file: string, root: string, notices: string[] = []): Map<string, IndexEntry> {
+  const saved = readDerivedFile(file, titleIndexKind(root));
   const refuse = (why: string): Map<string, IndexEntry> => {
     notices.push(`title index ${file} not used, rebuilt from the session logs: ${why}`);
     return new Map();
   };
-  try {
-    const bytes = readRegularFile(file, MAX_INDEX_BYTES);
-    if (bytes === undefined) return new Map();
-    const directory = directoryProblem(dirname(file));
-    if (directory !== undefined) return refuse(`its directory ${directory}`);
-    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    if (!isJsonObject(parsed) || !isJsonObject(parsed['entries'])) return refuse('it is not a saved title index');
-    if (parsed['version'] !== INDEX_VERSION) return refuse(`it is of version ${JSON.stringify(parsed['version'])}, not ${INDEX_VERSION}`);
-    if (parsed['root'] !== root) return refuse('it is the index of another root');
-    // An entry of another shape is left out: that session is read again from its log.
-    return new Map(Object.entries(parsed['entries']).filter((entry): entry is [string, IndexEntry] => isIndexEntry(entry[0], entry[1])));
-  } catch (error) {
-    return refuse(error instanceof Error ? error.message : String(error));
-  }
+  if (saved.state === 'absent') return new Map();
+  if (saved.state === 'refused') return refuse(saved.why);
+  const entries = saved.document['entries'];
+  if (!isJsonObject(entries)) return refuse('it is not a saved title index');
+  // An entry of another shape is left out: that session is read again from its log.
+  return new Map(Object.entries(entries).filter((entry): entry is [string, IndexEntry] => isIndexEntry(entry[0], entry[1])));
 }
 
 /** An entry as {@link saveIndex} writes it, for session `id`. */
@@ -96,6 +86,5 @@ function isIndexEntry(id: string, value: unknown): value is IndexEntry {
  * next process a re-read; false then.
  */
 export function saveIndex(file: string, root: string, entries: ReadonlyMap<string, IndexEntry>): boolean {
-  const index: IndexFile = { version: INDEX_VERSION, root, entries: Object.fromEntries(entries) };
-  return replaceFileAtomically(file, Buffer.from(JSON.stringify(index)));
+  return writeDerivedFile(file, titleIndexKind(root), { entries: Object.fromEntries(entries) });
 }

@@ -1,10 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core/internal';
-import { directoryProblem, replaceFileAtomically, nodeCrypto, readRegularFile } from '@sessref/platform';
+import { nodeCrypto, readDerivedFile, writeDerivedFile, type DerivedFileKind, type FileRevision } from '@sessref/platform';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
-import type { FileRevision } from '@sessref/platform';
 import type { Transcript } from './format.js';
 
 /** What listing needs of one transcript: its facts, or why it cannot be listed. */
@@ -66,34 +65,30 @@ export function listingCache(file: string, identity: CacheIdentity): ListingCach
   return {
     load() {
       const entries = new Map<string, ListingEntry>();
-      // A directory others may write into could hold a planted file: nothing there is believed.
-      if (directoryProblem(dirname(file)) !== undefined) return { entries, current: false };
-      try {
-        const bytes = readRegularFile(file, MAX_CACHE_BYTES);
-        return bytes === undefined ? { entries, current: false } : parseCache(bytes.toString('utf8'), identity);
-      } catch {
-        return { entries, current: false };
-      }
+      // No stamp of these readers (modules that cannot be read): no cache is trusted.
+      const kind = listingCacheKind(identity);
+      if (kind === undefined) return { entries, current: false };
+      const saved = readDerivedFile(file, kind);
+      return saved.state === 'read' ? savedEntries(saved.document['entries']) : { entries, current: false };
     },
     save(entries) {
+      const kind = listingCacheKind(identity);
+      if (kind === undefined) return;
       const saved: Record<string, SavedEntry> = {};
       for (const [path, entry] of entries) {
         const stored = storedEntry(entry);
         if (stored !== undefined) saved[path] = stored;
       }
-      const document: CacheDocument = { version: CACHE_VERSION, reader: readerStamp(), source: identity.source, home: identity.home, entries: saved };
-      // replaceFileAtomically writes only where the next load would trust the file (a private directory of this user's).
-      if (document.reader !== undefined) replaceFileAtomically(file, Buffer.from(JSON.stringify(document)));
+      // Written only where the next load would trust the file (a private directory of this user's).
+      writeDerivedFile(file, kind, { entries: saved });
     },
   };
 }
 
-interface CacheDocument {
-  version: typeof CACHE_VERSION;
-  reader: string | undefined;
-  source: string;
-  home: string;
-  entries: Record<string, SavedEntry>;
+/** The listing cache of one agent's folder as a derived file (see `readDerivedFile`), written by this build of the readers; none without their stamp. */
+function listingCacheKind({ source, home }: CacheIdentity): DerivedFileKind | undefined {
+  const reader = readerStamp();
+  return reader === undefined ? undefined : { name: 'listing cache', identity: { version: CACHE_VERSION, reader, source, home }, maxBytes: MAX_CACHE_BYTES };
 }
 
 /** One entry on disk: the revision's fields as decimal strings, and the facts or the lasting refusal. */
@@ -120,14 +115,12 @@ function storedEntry({ revision, fileCwd, fileCreatedAt, companions, facts }: Li
   return saved;
 }
 
-function parseCache(text: string, identity: CacheIdentity): ReturnType<ListingCache['load']> {
-  const parsed: unknown = JSON.parse(text);
+/** The entries of a saved cache; `current: false` when any was of another shape (it is left out, and its file read again). */
+function savedEntries(saved: unknown): ReturnType<ListingCache['load']> {
   const entries = new Map<string, ListingEntry>();
-  if (!isJsonObject(parsed) || parsed['version'] !== CACHE_VERSION || parsed['source'] !== identity.source || parsed['home'] !== identity.home) return { entries, current: false };
-  const reader = readerStamp();
-  if (reader === undefined || parsed['reader'] !== reader || !isJsonObject(parsed['entries'])) return { entries, current: false };
+  if (!isJsonObject(saved)) return { entries, current: false };
   let current = true;
-  for (const [path, value] of Object.entries(parsed['entries'])) {
+  for (const [path, value] of Object.entries(saved)) {
     const entry = listingEntry(value);
     if (entry === undefined) current = false;
     else entries.set(path, entry);

@@ -29,13 +29,14 @@ import { join } from 'node:path';
 const SHELL_LANGS = new Set(['sh', 'bash', 'shell']);
 const MARKER = /^<!--\s*docs-test:\s*(skip|before):\s*(.*?)\s*-->$/;
 
-/** The READMEs whose command blocks are executed: the root one and each package's, relative to the repository root. */
+/** The pages whose command blocks are executed: the root README, each package's, and the CLI's reference (docs/cli.md), relative to the repository root. */
 export function readmes(root) {
   const packages = readdirSync(join(root, 'packages'), { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(root, 'packages', entry.name, 'README.md')))
     .map((entry) => `packages/${entry.name}/README.md`)
     .sort();
-  return ['README.md', ...packages];
+  // The CLI's full reference moved out of its README keeps every transcript tested.
+  return ['README.md', ...packages, 'docs/cli.md'];
 }
 
 /**

@@ -34,7 +34,7 @@ export type FailureClass =
   | 'unexpected';
 
 /** sessref's own refusals, made before or around the host. */
-export type CliCode = 'USAGE' | 'NO_ROOT' | 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREADABLE' | 'ROOT_IN_AGENT_HOME' | 'ROOT_NOT_EMPTY' | 'SEED_EXISTS' | 'PORT_IN_USE' | 'STDIN_TOO_LARGE';
+type CliCode = 'USAGE' | 'NO_ROOT' | 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREADABLE' | 'ROOT_IN_AGENT_HOME' | 'ROOT_NOT_EMPTY' | 'SEED_EXISTS' | 'PORT_IN_USE' | 'STDIN_TOO_LARGE';
 
 export type SessionLogCode = SessionLogError['code'];
 
@@ -159,7 +159,7 @@ export class CliError extends Error {
   readonly exitCode: ExitCode;
 
   constructor(
-    readonly code: CliCode,
+    readonly code: FailureCode,
     message: string,
     readonly hint?: string,
     options?: ErrorOptions,

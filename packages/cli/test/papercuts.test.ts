@@ -145,6 +145,24 @@ describe('an unknown command', () => {
   });
 });
 
+describe('an unknown session id', () => {
+  it.each([
+    ['show', 'oauth-migratoin', 'oauth-migration'],
+    ['show', 'OAUTH-MIGRATION', 'oauth-migration'],
+    ['list --target', 'scrachpad', 'scratchpad'],
+  ])('%s %s suggests the listed id %s, still exit 1 not found', async (command, typed, meant) => {
+    const result = await run([...command.split(' '), typed, '--root', root]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error SESSION_QUERY_SESSION_NOT_FOUND: session "${typed}" not found; did you mean "${meant}"? (fix: list sessions with \`sessref list\`)`);
+  });
+
+  it('suggests nothing for an id far from every listed one', async () => {
+    const result = await run(['show', 'nope', '--root', root]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain('did you mean');
+  });
+});
+
 describe('MESSAGE "-" reads the message from stdin', () => {
   it('prepare takes the text on stdin, its trailing line breaks dropped', async () => {
     const { code, stdout } = await run(['prepare', '--root', root, '--target', 'scratchpad', '-', '--json'], 'line one\nline two — 長い 🚀\n\n');

@@ -1,5 +1,6 @@
 /** The command line, read against the command table: a flag the command does not take, or a malformed number, is a usage error. */
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { didYouMean } from '../did-you-mean.js';
 import { usageError } from '../failure.js';
 import type { Command, ParsedFlags } from './command.js';
 import { GLOBAL_OPTIONS, OPTIONS, isOptionName, parseInteger } from './options.js';
@@ -22,7 +23,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const { values, positionals, tokens } = read(argv);
   const [name, ...operands] = positionals;
   const command = name === undefined ? undefined : COMMANDS.find((candidate) => candidate.name === name);
-  if (name !== undefined && command === undefined) throw usageError(`unknown command "${name}"${suggestion(name, COMMANDS.map((known) => known.name), (known) => `"${known}"`)}`);
+  if (name !== undefined && command === undefined) throw usageError(`unknown command "${name}"${didYouMean(name, COMMANDS.map((known) => known.name), (known) => `"${known}"`)}`);
   if (command !== undefined && values.help !== true) {
     for (const token of tokens) if (token.kind === 'option') checkTaken(command, token.name);
   }
@@ -43,7 +44,7 @@ function read(argv: readonly string[]) {
 function flagSuggestion(error: unknown): string {
   const code = (error as { code?: unknown } | undefined)?.code;
   const typed = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && error instanceof Error ? /^Unknown option '--([^'=]+)'/.exec(error.message)?.[1] : undefined;
-  return typed === undefined ? '' : suggestion(typed, Object.keys(OPTIONS), (name) => `--${name}`);
+  return typed === undefined ? '' : didYouMean(typed, Object.keys(OPTIONS), (name) => `--${name}`);
 }
 
 /** Every way a flag can be spelled alone: `--json`, `-h`. */
@@ -69,34 +70,6 @@ function withDashValues(argv: readonly string[]): string[] {
     } else args.push(word);
   }
   return args;
-}
-
-/** `; did you mean "list"?` for a mistyped command or flag: the `names` within two edits of `typed`, the closest, each as `spell` writes it. */
-function suggestion(typed: string, names: readonly string[], spell: (name: string) => string): string {
-  // Every command and flag is shorter than this, so a longer word is more than two edits from each (and is not measured).
-  if (typed.length > 16) return '';
-  const scored = names.map((name) => ({ name, distance: editDistance(typed.toLowerCase(), name) }));
-  const best = Math.min(...scored.map(({ distance }) => distance));
-  // Two edits turn any short word into another; a suggestion must keep at least half of what was typed.
-  if (best > 2 || best * 2 > typed.length) return '';
-  return `; did you mean ${scored.filter(({ distance }) => distance === best).map(({ name }) => spell(name)).join(' or ')}?`;
-}
-
-/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours each cost one. */
-function editDistance(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  // rows[i][j]: the distance between the first i characters of x and the first j of y.
-  const rows = Array.from({ length: x.length + 1 }, (_, i) => Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= x.length; i++) {
-    for (let j = 1; j <= y.length; j++) {
-      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
-      let distance = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) distance = Math.min(distance, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = distance;
-    }
-  }
-  return rows[x.length]![y.length]!;
 }
 
 /** A flag some other command takes is still no flag of this one. */

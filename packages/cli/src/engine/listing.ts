@@ -2,7 +2,8 @@ import type { Engine, SessionSummary } from './engine.js';
 import { OWN_SOURCE } from '@sessref/dsh/service';
 import { assertSupportedRoot } from '@sessref/host/reading';
 import { describeFailure } from '../errors.js';
-import { asQueryError } from '../failure.js';
+import { didYouMean } from '../did-you-mean.js';
+import { CliError, asQueryError } from '../failure.js';
 
 /** A listed session; one whose log header cannot be read has only its id (from its directory) and why. */
 export type ListedSession = Omit<SessionSummary, 'createdAt'> & { createdAt?: number };
@@ -62,7 +63,20 @@ export function sourceWarnings(engine: Engine, options: { homes?: boolean } = {}
 export async function explainMissing(engine: Engine, error: unknown): Promise<unknown> {
   const sessionId = missingSessionId(error);
   if (sessionId === undefined) return error;
-  return (await engine.damageOf(sessionId)) ?? error;
+  return (await engine.damageOf(sessionId)) ?? (await withSuggestion(engine, sessionId, error));
+}
+
+/**
+ * A missing session's error naming the listed ids closest to it (`did you
+ * mean "oauth-migration"?`), when one is close: for a session the command
+ * was given (`show`, `--target`); a cited one's failed read keeps its own code.
+ */
+async function withSuggestion(engine: Engine, sessionId: string, error: unknown): Promise<unknown> {
+  if (asQueryError(error) === undefined) return error;
+  const listed = await engine.sessions().catch(() => []);
+  const suggestion = didYouMean(sessionId, listed.map((session) => session.sessionId), (id) => JSON.stringify(id));
+  if (suggestion === '') return error;
+  return new CliError('SESSION_QUERY_SESSION_NOT_FOUND', `session ${JSON.stringify(sessionId)} not found${suggestion}`, describeFailure(error).hint, { cause: error });
 }
 
 /** The id in a host "session not found", as thrown or as the cause of a failed reference read. */

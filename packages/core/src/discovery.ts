@@ -37,6 +37,15 @@ export function checkCandidateLimit(limit: unknown): number {
 }
 
 /**
+ * The directory a session is in now: where it moved to when its log records
+ * a change (dsh 0.2.1+), else the one it started in. Candidates rank, compare
+ * and show this one; a log with no change answers exactly as before.
+ */
+function effectiveCwd(session: { readonly cwd?: string; readonly workingDirectory?: string }): string | undefined {
+  return session.workingDirectory ?? session.cwd;
+}
+
+/**
  * Sessions other than the target, ranked same cwd, no cwd, other cwd (storage
  * order inside a group). An empty query cuts before reading any title; a
  * non-empty one reads every title, filters on id, cwd or title
@@ -47,26 +56,27 @@ export async function listCandidates(storage: SessionReferenceStorage, request: 
   throwIfCancelled(signal);
   const headers = (await guardedRead(storage.listSessions(signal), signal, 'list sessions')).filter((header) => header.id !== target.id);
   if (query.length === 0) {
-    const selected = rankByCwd(headers, target.cwd).slice(0, limit);
+    const selected = rankByCwd(headers, effectiveCwd(target)).slice(0, limit);
     const titles = await readTitles(storage, selected, signal);
     return selected.map((header) => toCandidate(header, titles.get(header.id), target, request.shape));
   }
   const titles = await readTitles(storage, headers, signal);
   const needle = query.toLocaleLowerCase();
   const matching = headers.filter((header) => matches(header, titles.get(header.id), needle));
-  return rankByCwd(matching, target.cwd)
+  return rankByCwd(matching, effectiveCwd(target))
     .slice(0, limit)
     .map((header) => toCandidate(header, titles.get(header.id), target, request.shape));
 }
 
-/** Stable three-group ranking by working-directory affinity. */
-export function rankByCwd<T extends { readonly cwd?: string }>(sessions: readonly T[], cwd: string | undefined): T[] {
+/** Stable three-group ranking by working-directory affinity, each session by the directory it is in now. */
+export function rankByCwd<T extends { readonly cwd?: string; readonly workingDirectory?: string }>(sessions: readonly T[], cwd: string | undefined): T[] {
   const same: T[] = [];
   const none: T[] = [];
   const other: T[] = [];
   for (const session of sessions) {
-    if (session.cwd === undefined) none.push(session);
-    else if (session.cwd === cwd) same.push(session);
+    const current = effectiveCwd(session);
+    if (current === undefined) none.push(session);
+    else if (current === cwd) same.push(session);
     else other.push(session);
   }
   return [...same, ...none, ...other];
@@ -77,14 +87,15 @@ export function rankByCwd<T extends { readonly cwd?: string }>(sessions: readonl
  * like the official resolver), so a Turkish host folds `I` the Turkish way.
  */
 function matches(header: SessionHeaderLike, titles: CandidateTitles | undefined, needle: string): boolean {
-  return [header.id, header.cwd, titles?.title, titles?.displayTitle].some((field) => field?.toLocaleLowerCase().includes(needle) ?? false);
+  return [header.id, header.cwd, header.workingDirectory, titles?.title, titles?.displayTitle].some((field) => field?.toLocaleLowerCase().includes(needle) ?? false);
 }
 
 /**
  * One candidate, keys in the order of the contract's own plugin (hosts log
  * and send these as JSON): rc.8 `sessionId`, `label`, `cwd?`, `createdAt`;
  * workspace `sessionId`, `label`, `displayTitle`, `cwd?`, `sameWorkspace`,
- * `createdAt`. Labels fall back to the id, display titles to the label.
+ * `createdAt`. Labels fall back to the id, display titles to the label. The
+ * `cwd` shown and compared is the one the session is in now ({@link effectiveCwd}).
  */
 export function toCandidate(
   header: SessionHeaderLike,
@@ -92,12 +103,13 @@ export function toCandidate(
   target: ReferenceTarget,
   shape: CandidateShape = 'rc.8',
 ): SessionReferenceCandidate {
-  const { id: sessionId, cwd, createdAt } = header;
+  const { id: sessionId, createdAt } = header;
+  const cwd = effectiveCwd(header);
   const label = labelOf(sessionId, titles?.title);
   const located = cwd === undefined ? {} : { cwd };
   if (shape === 'rc.8') return { sessionId, label, ...located, createdAt };
   const displayTitle = titles?.displayTitle ?? label;
-  return { sessionId, label, displayTitle, ...located, sameWorkspace: cwd !== undefined && cwd === target.cwd, createdAt };
+  return { sessionId, label, displayTitle, ...located, sameWorkspace: cwd !== undefined && cwd === effectiveCwd(target), createdAt };
 }
 
 /** Titles by id; an id whose read failed is simply absent, so its label falls back to the id. */

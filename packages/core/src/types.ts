@@ -53,7 +53,14 @@ export interface SurfaceMessage {
 export interface SessionHeaderLike {
   readonly id: string;
   readonly createdAt: number;
+  /** The directory the session started in (the log header's). */
   readonly cwd?: string;
+  /**
+   * The directory the session moved to, when its log records a change (dsh
+   * 0.2.1+ `working-directory/change`); absent: it is still in `cwd`.
+   * Discovery ranks, compares and shows this one where it is set.
+   */
+  readonly workingDirectory?: string;
   /** The log generation the host read the session from; absent means 0 (rc.8's only one). */
   readonly version?: number;
 }
@@ -91,6 +98,8 @@ export interface SessionReferenceStorage {
 export interface ReferenceTarget {
   readonly id: string;
   readonly cwd?: string;
+  /** As {@link SessionHeaderLike.workingDirectory}. */
+  readonly workingDirectory?: string;
 }
 
 /**

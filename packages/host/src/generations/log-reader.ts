@@ -15,11 +15,14 @@ import { isRecord } from './json.js';
 import { parseJsonLine } from './json-line.js';
 import { createSurfaceTranslator } from './surface.js';
 import { upcastEvent, type UpcastGeneration } from './upcast.js';
+import { WORKING_DIRECTORY_CHANGE, changedDirectory } from './working-directory.js';
 
 /** What one log holds, in rc.8's shapes. */
 interface LogContent {
   header: SessionHeader;
   events: SessionEvent[];
+  /** The directory of the last `working-directory/change` (working-directory.ts); absent when the log has none. */
+  workingDirectory?: string;
 }
 
 export interface LogReader {
@@ -32,6 +35,8 @@ interface EventStage {
   event(raw: RawEvent): SessionEvent;
   seedLength(fields: HeaderFields): number | undefined;
   check(events: readonly SessionEvent[]): void;
+  /** The last working-directory change read so far, if any. */
+  workingDirectory(): string | undefined;
 }
 
 export function createLogReader(generation: Generation): LogReader {
@@ -55,7 +60,8 @@ export function createLogReader(generation: Generation): LogReader {
     finish() {
       if (fields === undefined) throw new SessionLogReadError('SESSION_LOG_NO_HEADER', 'the log has no complete header line');
       stage.check(events);
-      return { header: sessionHeaderOf(fields, stage.seedLength(fields)), events };
+      const workingDirectory = stage.workingDirectory();
+      return { header: sessionHeaderOf(fields, stage.seedLength(fields)), events, ...(workingDirectory === undefined ? {} : { workingDirectory }) };
     },
   };
 }
@@ -66,15 +72,20 @@ function nativeStage(): EventStage {
     event: (raw) => raw as SessionEvent,
     seedLength: (fields) => fields.seedLength,
     check: () => undefined,
+    // dsh wrote working-directory changes only from 0.2.1, in v4 logs.
+    workingDirectory: () => undefined,
   };
 }
 
 function upcastStage(generation: UpcastGeneration): EventStage {
   const surface = createSurfaceTranslator(generation);
   let inheritedCut: number | undefined;
+  let workingDirectory: string | undefined;
   return {
     event(raw) {
       if (raw.type === 'session/end-seed' && isRecord(raw.data) && raw.data['inherited'] === true) inheritedCut = raw.seq;
+      // Only v4 has the event (dsh 0.2.1+); in an older generation it is an unknown event like any other.
+      if (generation === 4 && raw.type === WORKING_DIRECTORY_CHANGE) workingDirectory = changedDirectory(raw);
       return withSurface(upcastEvent(raw, generation), raw, surface.place(raw.seq, raw.surfaceOp, isSurfaceEligibleType(raw.type)));
     },
     seedLength(fields) {
@@ -90,6 +101,7 @@ function upcastStage(generation: UpcastGeneration): EventStage {
         throw corrupt(`its surface does not fold: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
     },
+    workingDirectory: () => workingDirectory,
   };
 }
 

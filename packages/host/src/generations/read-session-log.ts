@@ -35,6 +35,13 @@ export interface SessionLogRead {
   header: SessionHeader;
   /** rc.8's events; seqs are the file's, contiguous from 0. */
   events: SessionEvent[];
+  /**
+   * The directory the session last moved to (a v4 `working-directory/change`,
+   * dsh 0.2.1+), which `header.cwd`, the directory it started in, does not
+   * show; absent when the log records no change, and then the session is still
+   * in `header.cwd` (see {@link effectiveCwd}).
+   */
+  workingDirectory?: string;
   /** What a crash left incomplete at the end, not part of `events`. */
   torn?: TornTail;
 }
@@ -78,6 +85,11 @@ const PLAINTEXT_CAP_BYTES = 256 * 1024 * 1024;
  */
 function plaintextBudget(fileBytes: number): number {
   return Math.min(PLAINTEXT_CAP_BYTES, Math.max(PLAINTEXT_FLOOR_BYTES, PLAINTEXT_RATIO * fileBytes));
+}
+
+/** The working directory in effect at the end of `read`: its last change, else the header's (dsh's `workingDirectory` fold). */
+export function effectiveCwd(read: Pick<SessionLogRead, 'header' | 'workingDirectory'>): string | undefined {
+  return read.workingDirectory ?? read.header.cwd;
 }
 
 /** Read the log at `path`, whose file name says generation `version`. */

@@ -28,13 +28,20 @@ export async function launchBrowser() {
 }
 
 /**
+ * How long one action on the app's page may wait: long enough that a busy
+ * 2-core machine (it once took over 20 s to show the first-run notice while
+ * npm was unpacking the agents' CLIs) never decides the verdict.
+ */
+const ACTION_TIMEOUT_MS = 60_000;
+
+/**
  * Open the app on a fresh home: dismiss the first-run notice, connect the
  * workspace folder, wait for the live composer of the new blank session.
  */
 export async function openApp(browser, { url, workspace }) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
   const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(ACTION_TIMEOUT_MS);
   const problems = { pageErrors: [], consoleErrors: [] };
   page.on('pageerror', (error) => problems.pageErrors.push(error.message));
   page.on('console', (message) => { if (message.type() === 'error') problems.consoleErrors.push(message.text()); });
@@ -157,7 +164,7 @@ export async function sendAndWaitForReply(page, { text, reply, timeoutMs = 60_00
 export async function openListedSession(browser, { url, labels, title, failureShot, timeoutMs = 45_000 }) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
   const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(ACTION_TIMEOUT_MS);
   const problems = { pageErrors: [], consoleErrors: [] };
   page.on('pageerror', (error) => problems.pageErrors.push(error.message));
   page.on('console', (message) => { if (message.type() === 'error') problems.consoleErrors.push(message.text()); });

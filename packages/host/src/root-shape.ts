@@ -19,7 +19,7 @@
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, flatLogSessionId, logFileName, parseLogFileName, readEntries, type ListDirectory } from '@sessref/dsh/jsonl-root';
-import { childPath } from '@sessref/platform';
+import { PROCESS_LISTINGS, childPath } from '@sessref/platform';
 
 /** What sessref reads, as the refusals say it. */
 const SUPPORTED_FORMAT = `dsh logs, <project>/<session>/${DEFAULT_LOG_FILE_NAME} to ${logFileName('zstd', 4)} (zstd, log formats v0-v4)`;
@@ -50,6 +50,10 @@ interface Findings {
  * `list` lists a directory (a reader that checks often passes a cached one).
  */
 export function assertSupportedRoot(root: string, list: ListDirectory = readEntries): void {
+  // Under one hold every listing is the first look, so a root found supported stays so until the hold ends.
+  const held = PROCESS_LISTINGS.heldEpoch;
+  const shared = list === readEntries || list === PROCESS_LISTINGS.list;
+  if (shared && held !== undefined && checkedUnder?.root === root && checkedUnder.epoch === held) return;
   const findings: Findings = {};
   for (const project of list(root)) {
     if (isLogFile(project)) findings.flat ??= project.name;
@@ -62,7 +66,11 @@ export function assertSupportedRoot(root: string, list: ListDirectory = readEntr
   }
   const error = refusal(findings);
   if (error !== undefined) throw error;
+  if (shared && held !== undefined) checkedUnder = { root, epoch: held };
 }
+
+/** The root last found supported under a hold of the process's listings, and that hold's epoch. */
+let checkedUnder: { root: string; epoch: number } | undefined;
 
 /**
  * The same check for one session: cheap enough for every read (reading every

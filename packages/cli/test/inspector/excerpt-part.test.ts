@@ -20,7 +20,9 @@ async function hitFor(): Promise<{ page: Page; problems: string[] }> {
   await expect.poll(() => page.locator('#target .target-title').textContent()).toBe('Checkout page redesign');
   await page.click('#draft');
   await page.keyboard.type('Ask @partition');
-  await expect.poll(() => page.locator('#menu .menu-hit[data-session-id="payments-incident"]').count()).toBe(1);
+  // The query's own answer, settled and shown, before a key acts on it.
+  await expect.poll(() => page.locator('#menu').getAttribute('aria-busy')).toBeNull();
+  await expect.poll(() => page.locator('#menu:not([hidden]) .menu-hit.active[data-session-id="payments-incident"]').count()).toBe(1);
   return opened;
 }
 

@@ -123,6 +123,8 @@ export class MentionMenu {
 
   hide(): void {
     this.element.hidden = true;
+    // A hidden menu keeps no rows: nothing stale can be found in it, by a screen reader or a test.
+    this.element.replaceChildren();
     this.combobox?.setAttribute('aria-expanded', 'false');
     this.combobox?.removeAttribute('aria-activedescendant');
     this.titles = undefined;

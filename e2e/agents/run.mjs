@@ -1,6 +1,6 @@
 /**
- * `npm run test:agents`: the real Claude Code, Codex, Gemini CLI, opencode
- * and Kilo CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
+ * `npm run test:agents`: the real Claude Code, Codex, Gemini CLI, opencode,
+ * Kilo and pi CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
  * with a compaction, offline, against our fake model on 127.0.0.1; then the
  * built sessref CLI must list each session with its source, and `show` must
  * give exactly the conversation the agent itself keeps after the compaction:
@@ -19,7 +19,7 @@
  * on the env vars and flags alone.
  *
  * Flags: --no-build (use the existing packages/cli/dist), --install-only,
- * --only=claude-code,codex,gemini-cli,opencode,kilo, --no-mcp (skip the MCP clients), --no-netns,
+ * --only=<agents> (the names of lib/agents.mjs's DRIVERS, comma-separated), --no-mcp (skip the MCP clients), --no-netns,
  * --keep (keep the temp homes).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -146,6 +146,8 @@ function expectedConversation(name) {
   // Claude Code 2.1.332's /compact records compactMetadata.preservedSegment (head = tail = the last
   // reply, anchor = the summary) and sends that reply to the model after the summary.
   if (name === 'claude-code') return [checkpoint, { role: 'assistant', text: turns[1].reply }, ...later];
+  // pi sends the summary, then the entries from the compaction's firstKeptEntryId: turn 2 here (keepRecentTokens 12).
+  if (name === 'pi') return [checkpoint, { role: 'user', text: turns[1].prompt }, { role: 'assistant', text: turns[1].reply }, ...later];
   return [checkpoint, ...later];
 }
 

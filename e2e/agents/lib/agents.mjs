@@ -301,10 +301,100 @@ async function driveOpencodeFamily(ctx) {
   return { nativeId: id, transcript: join(ctx.home, ...member.database) };
 }
 
+// ── pi ───────────────────────────────────────────────────────────────────────
+/**
+ * pi 0.73.1 (../shared/formats/pi.md): the fake model as a `models.json`
+ * provider speaking OpenAI Chat Completions at its own base URL prefix, and
+ * PI_OFFLINE against version checks, package updates and install telemetry.
+ * `keepRecentTokens: 12` makes the compaction keep turn 2 (prompt and reply,
+ * about 17 estimated tokens) and summarize turn 1, as in the sample.
+ */
+function piEnv(ctx) {
+  const agentDir = join(ctx.home, '.pi', 'agent');
+  mkdirSync(agentDir, { recursive: true });
+  const provider = {
+    baseUrl: `${ctx.modelUrl}/pi/v1`, api: 'openai-completions', apiKey: 'x',
+    compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+    models: [{ id: 'gpt-fake', name: 'Fake', contextWindow: 128000, maxTokens: 4096 }],
+  };
+  writeFileSync(join(agentDir, 'models.json'), JSON.stringify({ providers: { fake: provider } }, null, 2));
+  writeFileSync(join(agentDir, 'settings.json'), JSON.stringify({ compaction: { keepRecentTokens: 12 } }, null, 2));
+  return { ...baseEnv(ctx.home), PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1' };
+}
+
+/**
+ * A child driven over JSON lines (pi's `--mode rpc`): `send` writes one
+ * command, `waitFor` polls the parsed stdout lines for one that matches,
+ * bounded like a step.
+ */
+function jsonLinesChild(ctx, command, args, env, label) {
+  const child = spawnTracked(command, args, { cwd: ctx.work, env, label, stdin: 'pipe' });
+  ctx.onCleanup(() => child.stop());
+  const lines = [];
+  let partial = '';
+  child.child.stdout.on('data', (chunk) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop();
+    for (const part of parts) {
+      try { lines.push(JSON.parse(part)); } catch { /* not a protocol line */ }
+    }
+  });
+  return {
+    send: (message) => child.child.stdin.write(`${JSON.stringify(message)}\n`),
+    waitFor: async (what, predicate) => {
+      const found = await poll(() => lines.find(predicate), STEP_TIMEOUT_MS);
+      if (found === undefined) throw new Error(`${label}: no ${what} within ${STEP_TIMEOUT_MS / 1000} s: ${lastLines(child.stderr)}`);
+      return found;
+    },
+    stop: () => child.stop(),
+  };
+}
+
+/**
+ * `pi -p` and `pi -c -p` for turns 1 and 2 (`/compact` in `-p` is only a
+ * prompt), then `pi -c --mode rpc`: `compact`, and after its response turn 3
+ * (a prompt sent while the compaction runs is answered but never recorded).
+ */
+async function drivePi(ctx) {
+  const { turns } = script(ctx.name);
+  const env = piEnv(ctx);
+  const node = process.execPath;
+  const pi = [binPath('pi'), '--offline', '--provider', 'fake', '--model', 'gpt-fake'];
+  expectStdout(await step(ctx, 'pi -p (turn 1)', node, [...pi, '-p', turns[0].prompt], env), turns[0].reply, 'turn 1');
+  expectStdout(await step(ctx, 'pi -c -p (turn 2)', node, [...pi, '-c', '-p', turns[1].prompt], env), turns[1].reply, 'turn 2');
+
+  ctx.log(`${ctx.name}: pi -c --mode rpc: compact, turn 3`);
+  const started = Date.now();
+  const rpc = jsonLinesChild(ctx, node, [...pi, '-c', '--mode', 'rpc'], env, 'pi --mode rpc');
+  ctx.compacting(true);
+  let compacted;
+  try {
+    rpc.send({ id: 'compact-1', type: 'compact' });
+    compacted = await rpc.waitFor('compact response', (line) => line.type === 'response' && line.command === 'compact');
+  } finally {
+    ctx.compacting(false);
+  }
+  if (compacted.success !== true) throw new Error(`pi rpc compact failed: ${JSON.stringify(compacted).slice(0, 300)}`);
+  rpc.send({ id: 'prompt-3', type: 'prompt', message: turns[2].prompt });
+  const ended = await rpc.waitFor('agent_end after turn 3', (line) => line.type === 'agent_end');
+  if (!JSON.stringify(ended).includes(turns[2].reply)) throw new Error(`turn 3: pi rpc ended with ${JSON.stringify(ended).slice(0, 300)}, not the fake's reply`);
+  await rpc.stop();
+  ctx.steps.push({ label: 'pi -c --mode rpc: compact, turn 3', ms: Date.now() - started, code: 0 });
+
+  const sessions = join(ctx.home, '.pi', 'agent', 'sessions');
+  const files = list(sessions).filter((path) => /^--[^/]*--\/[^/]+_[0-9a-f-]{36}\.jsonl$/.test(path));
+  if (files.length !== 1) throw new Error(`expected one session file under ${sessions}, found ${files.length}: ${files.join(', ')}`);
+  const transcript = join(sessions, files[0]);
+  const entries = rolloutLines(transcript);
+  if (!entries.some((entry) => entry.type === 'compaction')) throw new Error(`${transcript} has no compaction entry`);
+  return { nativeId: entries[0].id, transcript };
+}
+
 export const DRIVERS = {
   'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
   codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
   'gemini-cli': { drive: driveGemini, api: 'gemini', label: `Gemini CLI ${AGENTS['gemini-cli'].version}` },
   opencode: { drive: driveOpencodeFamily, api: 'chat@opencode', label: `opencode ${AGENTS.opencode.version}` },
   kilo: { drive: driveOpencodeFamily, api: 'chat@kilo', label: `Kilo ${AGENTS.kilo.version}` },
+  pi: { drive: drivePi, api: 'chat@pi', label: `pi ${AGENTS.pi.version}` },
 };

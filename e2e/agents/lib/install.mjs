@@ -19,6 +19,8 @@ export const AGENTS = {
   // opencode and Kilo (an opencode fork): ../shared/formats/opencode-1.18.md, kilo.md.
   opencode: { pkg: 'opencode-ai', version: '1.18.33', bin: 'bin/opencode.exe' },
   kilo: { pkg: '@kilocode/cli', version: '7.7.7', bin: 'bin/kilo' },
+  // The rest at the versions their samples in ../shared/cross-harness-samples came from (their format pages).
+  pi: { pkg: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'dist/cli.js' },
 };
 
 export const binPath = (name) => join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, AGENTS[name].bin);

@@ -29,13 +29,14 @@ function tailCollector() {
  * Spawn a long-lived child in its own process group.
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, label: string }} options
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, label: string, stdin?: 'ignore' | 'pipe' }} options
+ *   `stdin: 'pipe'` for a child driven over its standard input (a JSON-lines RPC).
  */
 export function spawnTracked(command, args, options) {
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
     detached: true,
   });
   const out = tailCollector();

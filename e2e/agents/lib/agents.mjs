@@ -390,6 +390,42 @@ async function drivePi(ctx) {
   return { nativeId: entries[0].id, transcript };
 }
 
+// ── Copilot CLI ──────────────────────────────────────────────────────────────
+/**
+ * Copilot CLI 1.0.102 (../shared/formats/copilot.md): its own offline BYOK
+ * mode (COPILOT_OFFLINE, no GitHub account) with the fake model as the
+ * OpenAI Chat Completions provider at /copilot/v1, no auto-update and no
+ * client telemetry. `/compact` works in prompt mode and is not recorded as a
+ * user message.
+ */
+async function driveCopilot(ctx) {
+  const { turns } = script(ctx.name);
+  const env = {
+    ...baseEnv(ctx.home),
+    COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: `${ctx.modelUrl}/copilot/v1`, COPILOT_PROVIDER_API_KEY: 'x',
+    COPILOT_MODEL: 'gpt-fake', COPILOT_AUTO_UPDATE: 'false',
+  };
+  const copilot = [binPath('copilot'), '--allow-all-tools', '--no-auto-update', '--disable-client-telemetry'];
+  const node = process.execPath;
+  expectStdout(await step(ctx, 'copilot -p (turn 1)', node, [...copilot, '-p', turns[0].prompt], env), turns[0].reply, 'turn 1');
+  expectStdout(await step(ctx, 'copilot --continue -p (turn 2)', node, [...copilot, '--continue', '-p', turns[1].prompt], env), turns[1].reply, 'turn 2');
+  ctx.compacting(true);
+  try {
+    await step(ctx, 'copilot --continue -p "/compact"', node, [...copilot, '--continue', '-p', '/compact'], env);
+  } finally {
+    ctx.compacting(false);
+  }
+  expectStdout(await step(ctx, 'copilot --continue -p (turn 3)', node, [...copilot, '--continue', '-p', turns[2].prompt], env), turns[2].reply, 'turn 3');
+  const state = join(ctx.home, '.copilot', 'session-state');
+  const files = list(state).filter((path) => /^[0-9a-f-]{36}\/events\.jsonl$/.test(path));
+  if (files.length !== 1) throw new Error(`expected one events.jsonl under ${state}, found ${files.length}: ${files.join(', ')}`);
+  const transcript = join(state, files[0]);
+  if (!rolloutLines(transcript).some((event) => event.type === 'session.compaction_complete' && event.data?.success === true)) {
+    throw new Error(`${transcript} has no successful session.compaction_complete: /compact did not compact`);
+  }
+  return { nativeId: files[0].split('/')[0], transcript };
+}
+
 export const DRIVERS = {
   'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
   codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
@@ -397,4 +433,5 @@ export const DRIVERS = {
   opencode: { drive: driveOpencodeFamily, api: 'chat@opencode', label: `opencode ${AGENTS.opencode.version}` },
   kilo: { drive: driveOpencodeFamily, api: 'chat@kilo', label: `Kilo ${AGENTS.kilo.version}` },
   pi: { drive: drivePi, api: 'chat@pi', label: `pi ${AGENTS.pi.version}` },
+  copilot: { drive: driveCopilot, api: 'chat@copilot', label: `Copilot CLI ${AGENTS.copilot.version}` },
 };

@@ -21,6 +21,7 @@ export const AGENTS = {
   kilo: { pkg: '@kilocode/cli', version: '7.7.7', bin: 'bin/kilo' },
   // The rest at the versions their samples in ../shared/cross-harness-samples came from (their format pages).
   pi: { pkg: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'dist/cli.js' },
+  copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'npm-loader.js' },
 };
 
 export const binPath = (name) => join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, AGENTS[name].bin);

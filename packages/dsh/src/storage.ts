@@ -1,9 +1,8 @@
-import { isCompactCheckpointSource } from '@deepseek-ai/dsh-compaction';
-import type { MessageSource } from '@deepseek-ai/dsh-llm';
-import { SessionId, type SurfaceEvent } from '@deepseek-ai/dsh-session';
+import { SessionId } from '@deepseek-ai/dsh-session';
 import type { SessionQueryEngine } from '@deepseek-ai/dsh-session-query';
-import type { CandidateTitles, MessageOrigin, SessionHeaderLike, SessionReferenceStorage, SurfaceMessage, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
+import type { CandidateTitles, SessionHeaderLike, SessionReferenceStorage, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
 import type { SessionReferenceCatalog } from './catalog.js';
+import { toSurfaceMessage } from './surface-message.js';
 
 /** Titles a host answers without reading a log, `undefined` when it has none for that session (see `projectedTitles`). */
 export type ProjectedTitles = (header: SessionHeaderLike) => CandidateTitles | undefined;
@@ -95,21 +94,4 @@ async function readTitles(
         ? { sessionId: result.sessionId, status: 'fulfilled', title: result.value.title?.title }
         : { sessionId: result.sessionId, status: 'rejected', reason: result.reason },
   );
-}
-
-/** One folded surface event in the core's host-neutral shape, with its raw-log seq (what a content hit reports). */
-export function toSurfaceMessage(event: SurfaceEvent): SurfaceMessage {
-  switch (event.type) {
-    case 'user/message':
-      return { role: 'user', origin: originOf(event.data.source), content: event.data.content, seq: event.seq };
-    case 'assistant/message':
-      return { role: 'assistant', origin: 'other', content: event.data.message.content, seq: event.seq };
-    default:
-      return { role: 'tool', origin: 'other', content: event.data.message.content, seq: event.seq };
-  }
-}
-
-function originOf(source: MessageSource): MessageOrigin {
-  if (source.kind === 'user') return 'direct-user';
-  return isCompactCheckpointSource(source) ? 'compact-checkpoint' : 'other';
 }

@@ -5,7 +5,7 @@
  * the root with sessref's own reads, so listing, discovery and search over
  * unchanged logs load none of dsh's runtime.
  */
-import type { SessionHeaderLike, SessionReferenceStorage } from '@sessref/core';
+import type { SessionHeaderLike, SessionReferenceStorage, SurfaceSnapshot } from '@sessref/core';
 import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
 import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
 import { TitleCatalog, type LiveSession, type TitleReads } from '@sessref/dsh/title-catalog';
@@ -49,8 +49,9 @@ export interface OwnPartsOptions {
 /**
  * An engine's parts over sessref's own reads of `root`: the kept-header
  * listing and the title index answer from their files and a stat walk; a
- * log that changed, a surface and every step or write go to the dsh host,
- * booted then, sharing the same listing.
+ * log that changed and every step or write go to the dsh host, booted
+ * then, sharing the same listing; a surface is read from its log without
+ * the host where that answers as the host would.
  */
 export function ownParts(options: OwnPartsOptions): EngineParts {
   // One tracker of the root's logs for the listing and the title index: one walk, or one set of watches, answers both.
@@ -72,7 +73,8 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
   const own: SessionReferenceStorage = {
     listSessions: (signal) => catalog.listSessions(signal),
     readTitles: (sessionIds, signal) => catalog.readTitles(sessionIds, signal),
-    readSurface: async (sessionId) => (await host()).surface(sessionId),
+    // A session this process's host holds is read live; any other from its log, unless only the host can say.
+    readSurface: async (sessionId) => (side?.live(sessionId) === undefined ? await ownSurface(kept.logs, sessionId) : undefined) ?? (await host()).surface(sessionId),
   };
   const service = new ReferenceService({ own, catalog: () => catalog, config: options.resolver });
   return {
@@ -94,6 +96,19 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
       await (await booted?.catch(() => undefined))?.dispose();
     },
   };
+}
+
+/**
+ * A session's surface from sessref's own read of its log, where that is
+ * exactly what the host's read would give (see `@sessref/host/surface`):
+ * `undefined` for a log it cannot read or leaves to the host, whose answer
+ * or refusal is then the one given.
+ */
+async function ownSurface(logs: RootLogs, sessionId: string): Promise<SurfaceSnapshot | undefined> {
+  const stored = await logs.load(sessionId).catch(() => undefined);
+  if (stored === undefined) return undefined;
+  const { surfaceOfStored } = await import('@sessref/host/surface');
+  return surfaceOfStored(sessionId, stored);
 }
 
 /**

@@ -3,46 +3,28 @@ import { dirname } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { sessrefCacheFile } from '@sessref/platform';
 import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
-import { claudeProjectsDir } from './claude-code/locate.js';
-import { clineSessionsDir } from './cline/locate.js';
-import { codexHome } from './codex/home.js';
-import { continueSessionsDir } from './continue/locate.js';
-import { copilotSessionStateDir } from './copilot/locate.js';
+import type { AgentRow } from './agent-row.js';
 import { SourceReadError } from './errors.js';
-import { factoryDroidSessionsDir } from './factory-droid/locate.js';
-import { geminiDirectory } from './gemini-cli/locate.js';
-import { kiloDataDirectory } from './kilo/locate.js';
-import { opencodeDataDirectory } from './opencode/locate.js';
-import { piSessionsDir } from './pi/locate.js';
-import { qwenProjectsDir } from './qwen-code/locate.js';
-import type { SourceEnvironment, TranscriptFormat } from './transcripts/format.js';
+import type { SourceEnvironment } from './transcripts/format.js';
 import type { TranscriptSource } from './transcripts/transcript-source.js';
 
 export { AGENT_NAMES, isAgentName, type AgentName } from './agents.js';
 
-/** How sessref reads one agent of the table (`agents.ts`): where its sessions are, and the source over them. */
-interface AgentReader {
-  /** The folder read (`~/.claude/projects`, `~/.codex`, …), from the environment, whether or not it exists. */
-  home(environment: SourceEnvironment): string;
-  /** The folder the agent owns, around its home: the home itself, or (`parent`) the folder that holds it beside the agent's other files. */
-  readonly owns?: 'parent';
-  open(environment: SourceEnvironment): TranscriptSource;
-}
-
 /**
- * The reader of an agent whose sessions are transcript files, with its
- * listing cache in sessref's cache directory. Its format (the fold and
- * everything it reads with) is loaded with the source's first read.
+ * The source over an agent's sessions, as its row's reader says: transcript
+ * files through the generic transcript source, with the listing cache in
+ * sessref's cache directory, or the agent's own store. Nothing is loaded
+ * until its first read.
  */
-const transcriptReader = (name: AgentName, home: AgentReader['home'], format: () => Promise<TranscriptFormat>, owns?: 'parent'): AgentReader => ({
-  home,
-  ...(owns === undefined ? {} : { owns }),
-  open: (environment) =>
-    lazySource(name, async () => {
-      const [{ transcriptSource }, loaded] = await Promise.all([import('./transcripts/transcript-source.js'), format()]);
-      return transcriptSource(loaded, { environment, listingCacheFile: listingCacheFile(environment, name, home(environment)) });
-    }),
-});
+function openSource(name: AgentName, environment: SourceEnvironment): TranscriptSource {
+  const agent = AGENTS[name];
+  const { reader } = agent;
+  if ('store' in reader) return lazySource(name, () => reader.store(environment));
+  return lazySource(name, async () => {
+    const [{ transcriptSource }, format] = await Promise.all([import('./transcripts/transcript-source.js'), reader.transcripts()]);
+    return transcriptSource(format, { environment, listingCacheFile: listingCacheFile(environment, name, agent.home(environment)) });
+  });
+}
 
 /**
  * A source whose code is loaded with its first read: a command never loads
@@ -80,29 +62,6 @@ function listingCacheFile(environment: SourceEnvironment, agent: string, home: s
   return sessrefCacheFile(environment.env, `listing-${agent}`, home, 'v1.json', environment.home);
 }
 
-/** Each agent's reader: a row of `agents.ts` without one here does not compile. */
-const READERS: { readonly [Name in AgentName]: AgentReader } = {
-  'claude-code': transcriptReader('claude-code', claudeProjectsDir, async () => (await import('./claude-code/index.js')).claudeCodeFormat, 'parent'),
-  codex: transcriptReader('codex', codexHome, async () => (await import('./codex/index.js')).codexFormat),
-  'gemini-cli': transcriptReader('gemini-cli', geminiDirectory, async () => (await import('./gemini-cli/format.js')).geminiCliFormat),
-  opencode: {
-    home: opencodeDataDirectory,
-    open: (environment) => lazySource('opencode', async () => (await import('./opencode/source.js')).opencodeSource({ environment })),
-  },
-  // Kilo keeps opencode's store under its own names: the same reader (src/kilo/).
-  kilo: {
-    home: kiloDataDirectory,
-    open: (environment) => lazySource('kilo', async () => (await import('./kilo/source.js')).kiloSource({ environment })),
-  },
-  pi: transcriptReader('pi', piSessionsDir, async () => (await import('./pi/index.js')).piFormat, 'parent'),
-  'qwen-code': transcriptReader('qwen-code', qwenProjectsDir, async () => (await import('./qwen-code/index.js')).qwenCodeFormat, 'parent'),
-  copilot: transcriptReader('copilot', copilotSessionStateDir, async () => (await import('./copilot/index.js')).copilotFormat, 'parent'),
-  // Not 'parent': $CLINE_SESSION_DATA_DIR names the sessions folder itself, whose parent may be anyone's.
-  cline: transcriptReader('cline', clineSessionsDir, async () => (await import('./cline/index.js')).clineFormat),
-  'factory-droid': transcriptReader('factory-droid', factoryDroidSessionsDir, async () => (await import('./factory-droid/index.js')).factoryDroidFormat, 'parent'),
-  continue: transcriptReader('continue', continueSessionsDir, async () => (await import('./continue/index.js')).continueFormat, 'parent'),
-};
-
 /** A folder an agent owns: sessref reads sessions there in place and never writes into it. */
 export interface AgentFolder {
   name: AgentName;
@@ -125,11 +84,11 @@ export function agentFolders(environment: SourceEnvironment): AgentFolder[] {
   });
 }
 
-/** An agent's own folder, as its reader's `owns` says: its home, or the folder around it. */
+/** An agent's own folder, as its row's `owns` says: its home, or the folder around it. */
 function ownFolder(name: AgentName, environment: SourceEnvironment): string {
-  const reader = READERS[name];
-  const home = reader.home(environment);
-  return reader.owns === 'parent' ? dirname(home) : home;
+  const agent = AGENTS[name];
+  const home = agent.home(environment);
+  return agent.owns === 'parent' ? dirname(home) : home;
 }
 
 /** An agent's home that exists on this machine, and the source over it. */
@@ -160,7 +119,7 @@ export interface UnreadableHome {
  */
 export function localSources(environment: SourceEnvironment, names: readonly AgentName[] = AGENT_NAMES): LocalSource[] {
   return homes(environment, names).flatMap(({ name, agent, home, state }): LocalSource[] =>
-    state === 'directory' ? [{ name, displayName: agent.displayName, home, source: agent.open(environment) }] : [],
+    state === 'directory' ? [{ name, displayName: agent.displayName, home, source: openSource(name, environment) }] : [],
   );
 }
 
@@ -172,9 +131,9 @@ export function unreadableHomes(environment: SourceEnvironment, names: readonly 
 }
 
 /** The agents among `names`, in table order, each with its home and whether that is a folder. */
-function homes(environment: SourceEnvironment, names: readonly AgentName[]): { name: AgentName; agent: AgentReader & { displayName: string }; home: string; state: HomeState }[] {
+function homes(environment: SourceEnvironment, names: readonly AgentName[]): { name: AgentName; agent: AgentRow; home: string; state: HomeState }[] {
   return AGENT_NAMES.filter((name) => names.includes(name)).map((name) => {
-    const agent = { ...READERS[name], displayName: AGENTS[name].displayName };
+    const agent = AGENTS[name];
     const home = agent.home(environment);
     return { name, agent, home, state: homeState(home, agent.displayName) };
   });

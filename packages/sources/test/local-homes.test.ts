@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AGENT_NAMES, localSources, unreadableHomes, type AgentName } from '@sessref/sources';
+import { AGENT_NAMES, agentFolders, localSources, unreadableHomes, type AgentName } from '@sessref/sources';
+import { AGENTS } from '../src/agents.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/', import.meta.url));
 const CODEX_ID = '019b2ea4-aaaa-bbbb-cccc-58208e1f0000';
@@ -26,34 +27,19 @@ function loopAt(path: string): void {
 
 /**
  * A home with every agent's folder at the place the environment gives (each
- * moved by its variable, so each can be replaced alone), and one Codex
+ * variable that moves an agent names a folder of its own, so each agent's
+ * folder can be replaced alone), every home in it made, and one Codex
  * session so a listing has something to find.
  */
 function everyHome(name: string): { home: string; env: Record<string, string>; folders: Record<AgentName, string> } {
   const home = join(scratch, name);
-  const env = { CODEX_HOME: join(home, 'codex'), GEMINI_CLI_HOME: join(home, 'gemini'), XDG_DATA_HOME: join(home, 'data'), PI_CODING_AGENT_DIR: join(home, 'pi'), QWEN_HOME: join(home, 'qwen'), COPILOT_HOME: join(home, 'copilot'), CLINE_DATA_DIR: join(home, 'cline'), FACTORY_HOME_OVERRIDE: join(home, 'factory'), CONTINUE_GLOBAL_DIR: join(home, 'continue'), SESSREF_CACHE_DIR: join(home, 'cache') };
-  const folders: Record<AgentName, string> = {
-    'claude-code': join(home, '.claude'),
-    codex: env.CODEX_HOME,
-    'gemini-cli': join(env.GEMINI_CLI_HOME, '.gemini'),
-    opencode: join(env.XDG_DATA_HOME, 'opencode'),
-    kilo: join(env.XDG_DATA_HOME, 'kilo'),
-    pi: env.PI_CODING_AGENT_DIR,
-    'qwen-code': env.QWEN_HOME,
-    copilot: env.COPILOT_HOME,
-    cline: env.CLINE_DATA_DIR,
-    'factory-droid': join(env.FACTORY_HOME_OVERRIDE, '.factory'),
-    continue: env.CONTINUE_GLOBAL_DIR,
-  };
-  mkdirSync(join(folders['claude-code'], 'projects'), { recursive: true });
-  mkdirSync(join(folders.pi, 'sessions'), { recursive: true });
-  mkdirSync(join(folders['qwen-code'], 'projects'), { recursive: true });
-  mkdirSync(join(folders.copilot, 'session-state'), { recursive: true });
-  mkdirSync(join(folders.cline, 'sessions'), { recursive: true });
-  mkdirSync(join(folders['factory-droid'], 'sessions'), { recursive: true });
-  mkdirSync(join(folders.continue, 'sessions'), { recursive: true });
-  for (const name of ['gemini-cli', 'opencode', 'kilo'] as const) mkdirSync(folders[name], { recursive: true });
-  const day = join(folders.codex, 'sessions', '2025', '12', '18');
+  const moved = join(home, 'moved');
+  const variables = AGENT_NAMES.flatMap((agent) => AGENTS[agent].movedBy);
+  const env = { ...Object.fromEntries(variables.map((variable) => [variable, join(moved, variable)])), SESSREF_CACHE_DIR: join(home, 'cache') };
+  for (const agent of AGENT_NAMES) mkdirSync(AGENTS[agent].home({ home, env }), { recursive: true });
+  // Each agent's own folder where the environment moved it (its default, under the home, is not there).
+  const folders = Object.fromEntries(agentFolders({ home, env }).flatMap(({ name: agent, folder }) => (folder.startsWith(moved) ? [[agent, folder]] : []))) as Record<AgentName, string>;
+  const day = join(AGENTS.codex.home({ home, env }), 'sessions', '2025', '12', '18');
   mkdirSync(day, { recursive: true });
   copyFileSync(join(SAMPLES, 'codex/agent-sessions/large.jsonl'), join(day, `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`));
   return { home, env, folders };
@@ -61,7 +47,9 @@ function everyHome(name: string): { home: string; env: Record<string, string>; f
 
 describe("agents' homes that cannot be checked", () => {
   it('every home present: every agent found, none unreadable', () => {
-    const { home, env } = everyHome('all');
+    const { home, env, folders } = everyHome('all');
+    // Every agent's folder moved by the variables its row names.
+    expect(Object.keys(folders).sort()).toEqual([...AGENT_NAMES].sort());
     expect(localSources({ home, env }).map((local) => local.name)).toEqual(AGENT_NAMES);
     expect(unreadableHomes({ home, env })).toEqual([]);
   });

@@ -1,7 +1,7 @@
-import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
+import { claudeCodeAgent } from './agent.js';
 import { foldClaudeCode } from './fold.js';
-import { claudeCodeTranscripts, claudeProjectsDir } from './locate.js';
+import { claudeCodeTranscripts } from './locate.js';
 
 /**
  * Claude Code's sessions: `<uuid>.jsonl` transcripts under
@@ -9,9 +9,9 @@ import { claudeCodeTranscripts, claudeProjectsDir } from './locate.js';
  * current conversation (see this package's README, "Claude Code").
  */
 export const claudeCodeFormat: TranscriptFormat = {
-  name: 'claude-code',
-  displayName: AGENTS['claude-code'].displayName,
-  home: claudeProjectsDir,
+  name: claudeCodeAgent.name,
+  displayName: claudeCodeAgent.displayName,
+  home: claudeCodeAgent.home,
   transcripts: claudeCodeTranscripts,
   fold: foldClaudeCode,
 };

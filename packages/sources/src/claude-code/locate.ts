@@ -1,8 +1,8 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { listDirectory, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import { claudeCodeAgent } from './agent.js';
 
 /**
  * Directory entries one listing looks at, across the projects folder and
@@ -16,17 +16,6 @@ const MAX_DIRECTORY_ENTRIES = 200_000;
 const SESSION_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
 /**
- * Where Claude Code keeps its transcripts: `projects/` under
- * `$CLAUDE_CONFIG_DIR` when it is set and not empty, else under
- * `~/.claude`. Claude Code writes the NFC form of the variable's path.
- */
-export function claudeProjectsDir(environment: SourceEnvironment): string {
-  const configured = environment.env['CLAUDE_CONFIG_DIR'];
-  const root = configured === undefined || configured === '' ? join(environment.home, '.claude') : configured.normalize('NFC');
-  return join(root, 'projects');
-}
-
-/**
  * The session transcripts in the projects folder: `<project>/<uuid>.jsonl`,
  * two levels and no deeper (subagents live in `<project>/<uuid>/subagents/`).
  * A symbolic link is followed only when it stays inside the projects folder
@@ -37,7 +26,7 @@ export function claudeProjectsDir(environment: SourceEnvironment): string {
  * `onSkipped`: every other project is listed.
  */
 export function claudeCodeTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = claudeProjectsDir(environment);
+  const home = claudeCodeAgent.home(environment);
   const budget = { entries: MAX_DIRECTORY_ENTRIES, trail };
   const byId = new Map<string, TranscriptFile>();
   for (const project of listDirectory(home, home, budget, onSkipped)) {

@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
-import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
+import { clineAgent } from './agent.js';
 import { foldCline } from './fold.js';
-import { clineSessionsDir, clineTranscripts } from './locate.js';
+import { clineTranscripts } from './locate.js';
 
 /**
  * The Cline CLI's sessions (`cline` 3, the SDK's session store): one folder
@@ -11,9 +11,9 @@ import { clineSessionsDir, clineTranscripts } from './locate.js';
  * conversation (see this package's README, "Cline").
  */
 export const clineFormat: TranscriptFormat = {
-  name: 'cline',
-  displayName: AGENTS.cline.displayName,
-  home: clineSessionsDir,
+  name: clineAgent.name,
+  displayName: clineAgent.displayName,
+  home: clineAgent.home,
   transcripts: clineTranscripts,
   fold: (text, file, companions) => {
     const [messages, compaction] = (file.companions ?? []).map((path) => companions?.get(path));

@@ -1,8 +1,9 @@
 import { accessSync, constants } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { listDirectory, type DirectoryBudget, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import { codexAgent } from './agent.js';
 
 /** The folders under the Codex home that hold rollouts, in the order their copies win (codex-rs/rollout/src/lib.rs). */
 const ROLLOUT_FOLDERS = ['sessions', 'archived_sessions'] as const;
@@ -16,12 +17,6 @@ const MAX_WALK_ENTRIES = 500_000;
 const ROLLOUT_NAME = /^rollout-(.+)\.jsonl(\.zst)?$/;
 const TRAILING_UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_PART = /^\d{1,4}$/;
-
-/** Codex's home: `$CODEX_HOME` when set, else `~/.codex`. */
-export function codexHome(environment: SourceEnvironment): string {
-  const configured = environment.env['CODEX_HOME'];
-  return configured === undefined || configured === '' ? join(environment.home, '.codex') : resolve(configured);
-}
 
 /** A rollout found on disk, with how strongly it claims its thread id (lower wins). */
 interface Found {
@@ -39,7 +34,7 @@ interface Found {
  * and named to `onSkipped`: the rollouts of every other folder are listed.
  */
 export function findRollouts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = codexHome(environment);
+  const home = codexAgent.home(environment);
   const budget = { entries: MAX_WALK_ENTRIES, trail };
   const byId = new Map<string, Found>();
   ROLLOUT_FOLDERS.forEach((folder, folderIndex) => {

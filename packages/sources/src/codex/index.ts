@@ -5,17 +5,17 @@
  * keeps in `session_index.jsonl`. The rules, with the Codex source each
  * comes from, are in this package's README ("Codex").
  */
-import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
+import { codexAgent } from './agent.js';
 import { foldRollout } from './fold.js';
-import { codexHome, findRollouts, rolloutName } from './home.js';
+import { findRollouts, rolloutName } from './home.js';
 import { readCodexTitles } from './titles.js';
 import { decompressZstd } from './zstd.js';
 
 export const codexFormat: TranscriptFormat = {
-  name: 'codex',
-  displayName: AGENTS.codex.displayName,
-  home: codexHome,
+  name: codexAgent.name,
+  displayName: codexAgent.displayName,
+  home: codexAgent.home,
   transcripts: findRollouts,
   decode: (bytes, file) => (rolloutName(file.path)?.compressed === true ? decompressZstd(bytes) : bytes).toString('utf8'),
   fold: foldRollout,

@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
-import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
+import { continueAgent } from './agent.js';
 import { foldContinue } from './fold.js';
-import { continueSessionsDir, continueTranscripts } from './locate.js';
+import { continueTranscripts } from './locate.js';
 
 /**
  * Continue's sessions (the `cn` CLI, `@continuedev/cli`): one JSON document
@@ -11,9 +11,9 @@ import { continueSessionsDir, continueTranscripts } from './locate.js';
  * "Continue").
  */
 export const continueFormat: TranscriptFormat = {
-  name: 'continue',
-  displayName: AGENTS.continue.displayName,
-  home: continueSessionsDir,
+  name: continueAgent.name,
+  displayName: continueAgent.displayName,
+  home: continueAgent.home,
   transcripts: continueTranscripts,
   fold: (text, file) => foldContinue(text, relative(file.home, file.path), file.createdAt),
 };

@@ -1,8 +1,9 @@
 import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { listDirectory, type WalkTrail, readRegularFile } from '@sessref/platform';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import { continueAgent } from './agent.js';
 
 /** Names one listing looks at in `sessions/`: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
@@ -10,17 +11,6 @@ const MAX_WALK_ENTRIES = 500_000;
 const INDEX_FILE = 'sessions.json';
 /** The largest index read: an entry is a couple of hundred bytes, so this is far above any real one. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
-
-/**
- * Where Continue keeps its sessions: `sessions/` in its global folder,
- * `$CONTINUE_GLOBAL_DIR` when set and not empty (read as given: Continue
- * expands no `~`), else `~/.continue` (`getSessionDir`,
- * `extensions/cli/src/session.ts`).
- */
-export function continueSessionsDir(environment: SourceEnvironment): string {
-  const global = environment.env['CONTINUE_GLOBAL_DIR'];
-  return join(global === undefined || global === '' ? join(environment.home, '.continue') : resolve(global), 'sessions');
-}
 
 /**
  * Every `<id>.json` in `sessions/` but the index, as `cn --resume` looks for
@@ -33,7 +23,7 @@ export function continueSessionsDir(environment: SourceEnvironment): string {
  * gives no times.
  */
 export function continueTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = continueSessionsDir(environment);
+  const home = continueAgent.home(environment);
   const entries = listDirectory(home, home, { entries: MAX_WALK_ENTRIES, trail }, onSkipped).filter((entry) => entry.kind === 'file');
   // Watched whether or not it is there: a session's start time can come with it.
   trail?.files.add(join(home, INDEX_FILE));

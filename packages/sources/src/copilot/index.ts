@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
-import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
+import { copilotAgent } from './agent.js';
 import { foldCopilot } from './fold.js';
-import { copilotSessionStateDir, copilotTitles, copilotTranscripts } from './locate.js';
+import { copilotTitles, copilotTranscripts } from './locate.js';
 
 /**
  * GitHub Copilot CLI's sessions (`@github/copilot`): one
@@ -11,9 +11,9 @@ import { copilotSessionStateDir, copilotTitles, copilotTranscripts } from './loc
  * titled by its `workspace.yaml` (see this package's README, "GitHub Copilot CLI").
  */
 export const copilotFormat: TranscriptFormat = {
-  name: 'copilot',
-  displayName: AGENTS.copilot.displayName,
-  home: copilotSessionStateDir,
+  name: copilotAgent.name,
+  displayName: copilotAgent.displayName,
+  home: copilotAgent.home,
   transcripts: copilotTranscripts,
   titles: copilotTitles,
   fold: (text, file) => foldCopilot(text, relative(file.home, file.path)),

@@ -1,7 +1,6 @@
-import { join } from 'node:path';
-import { configuredFolder } from '../configured-folder.js';
 import { sessionFolders, type WalkTrail, readRegularFile } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import { copilotAgent } from './agent.js';
 import { workspaceName } from './workspace-name.js';
 
 /** Session folders one listing looks at in `session-state/`: far above a real home, a bound on a hostile one. */
@@ -10,22 +9,13 @@ const MAX_WALK_ENTRIES = 500_000;
 const MAX_WORKSPACE_BYTES = 64 * 1024;
 
 /**
- * Where Copilot CLI keeps its sessions: `session-state/` in its folder,
- * which is `$COPILOT_HOME` when set and not empty, else `~/.copilot`
- * (`copilot help environment`).
- */
-export function copilotSessionStateDir(environment: SourceEnvironment): string {
-  return join(configuredFolder(environment.env['COPILOT_HOME'], environment.home) ?? join(environment.home, '.copilot'), 'session-state');
-}
-
-/**
  * One session per folder of `session-state/`, named by the session id and
  * holding `events.jsonl`; dot folders (`.session-operation-locks`) are not
  * sessions. A folder whose `events.jsonl` cannot be looked at is skipped and
  * named to `onSkipped`. A folder without one yet is watched for it.
  */
 export function copilotTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = copilotSessionStateDir(environment);
+  const home = copilotAgent.home(environment);
   return sessionFolders(home, () => 'events.jsonl', MAX_WALK_ENTRIES, trail, onSkipped).map(({ name, path }) => ({ nativeId: name, path, home }));
 }
 
@@ -36,7 +26,7 @@ export function copilotTranscripts(environment: SourceEnvironment, trail?: WalkT
  */
 export function copilotTitles(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string> {
   const titles = new Map<string, string>();
-  const home = copilotSessionStateDir(environment);
+  const home = copilotAgent.home(environment);
   // Only regular files are named (never a link); a name that changes asks the watch for a discovery.
   for (const { name: id, path } of sessionFolders(home, () => 'workspace.yaml', MAX_WALK_ENTRIES, trail, undefined)) {
     trail?.files.add(path);

@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
-import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
+import { factoryDroidAgent } from './agent.js';
 import { foldFactoryDroid } from './fold.js';
-import { factoryDroidSessionsDir, factoryDroidTranscripts } from './locate.js';
+import { factoryDroidTranscripts } from './locate.js';
 
 /**
  * Factory Droid's sessions (`droid`, `@factory/cli`): one JSONL file per
@@ -10,9 +10,9 @@ import { factoryDroidSessionsDir, factoryDroidTranscripts } from './locate.js';
  * conversation (see this package's README, "Factory Droid").
  */
 export const factoryDroidFormat: TranscriptFormat = {
-  name: 'factory-droid',
-  displayName: AGENTS['factory-droid'].displayName,
-  home: factoryDroidSessionsDir,
+  name: factoryDroidAgent.name,
+  displayName: factoryDroidAgent.displayName,
+  home: factoryDroidAgent.home,
   transcripts: factoryDroidTranscripts,
   fold: (text, file) => foldFactoryDroid(text, relative(file.home, file.path)),
 };

@@ -1,25 +1,12 @@
-import { join } from 'node:path';
-import { configuredFolder } from '../configured-folder.js';
 import { filesInFolders, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import { factoryDroidAgent } from './agent.js';
 
 /** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
 
 /** A session file: `<session uuid>.jsonl`; its `<uuid>.settings.json` beside it is not one. */
 const SESSION_FILE = /^(.+)\.jsonl$/;
-
-/**
- * Where Factory Droid keeps its sessions: `.factory/sessions` under the
- * folder `$FACTORY_HOME_OVERRIDE` names when set and not empty (a leading
- * `~` read as the home), else under the home. The variable is a string of
- * droid's binary; that it stands for the home `.factory` is appended to
- * (rather than for `.factory` itself) is how Factory's own SDK and desktop
- * app set it, not something run here (format page, "Where sessions live").
- */
-export function factoryDroidSessionsDir(environment: SourceEnvironment): string {
-  return join(configuredFolder(environment.env['FACTORY_HOME_OVERRIDE'], environment.home) ?? environment.home, '.factory', 'sessions');
-}
 
 /**
  * Every `<uuid>.jsonl` in each working directory's folder of `sessions/`
@@ -30,7 +17,7 @@ export function factoryDroidSessionsDir(environment: SourceEnvironment): string 
  * alone and named to `onSkipped`.
  */
 export function factoryDroidTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = factoryDroidSessionsDir(environment);
+  const home = factoryDroidAgent.home(environment);
   const byId = new Map<string, TranscriptFile>();
   // Folders in name order: the first one holding an id keeps it.
   for (const { name, path } of filesInFolders(home, MAX_WALK_ENTRIES, trail, onSkipped)) {

@@ -11,7 +11,3 @@ export function xdgDataFolder(environment: SourceEnvironment, name: string): str
   return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(environment.home, '.local', 'share'), name);
 }
 
-/** opencode's data folder: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode` (`Global.Path.data`). */
-export function opencodeDataDirectory(environment: SourceEnvironment): string {
-  return xdgDataFolder(environment, 'opencode');
-}

@@ -1,13 +1,13 @@
 import { join, relative, resolve } from 'node:path';
 import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
-import { AGENTS, type AgentName } from '../agents.js';
+import type { AgentRow } from '../agent-row.js';
 import { listDirectory, fileToken, readRevision, revisionToken } from '@sessref/platform';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
+import { opencodeAgent } from './agent.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
-import { opencodeDataDirectory } from './locate.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
 import { listDatabaseSessions, readDatabaseSession, readFirstPrompts, type RowLimits, type SessionRow } from './sqlite-store.js';
@@ -27,10 +27,8 @@ export interface OpencodeSourceOptions {
  * that renamed its folder, its database files and the variable naming one.
  */
 export interface OpencodeFamilyMember {
-  /** Its row in the agent table: the id prefix and the display name. */
-  readonly name: AgentName;
-  /** Its data folder (`$XDG_DATA_HOME/<name>`). */
-  dataDirectory(environment: SourceEnvironment): string;
+  /** Its row in the agent table: the id prefix, the display name and its data folder (`$XDG_DATA_HOME/<name>`), its home. */
+  readonly agent: AgentRow;
   /** Its channel databases' base name: `<base>.db`, `<base>-<channel>.db` (storage/db.ts `path()`). */
   readonly databaseBase: string;
   /** The variable naming one more database file, relative to the data folder. */
@@ -38,7 +36,7 @@ export interface OpencodeFamilyMember {
 }
 
 /** opencode: `opencode.db` in `$XDG_DATA_HOME/opencode`, moved by `OPENCODE_DB`. */
-const OPENCODE: OpencodeFamilyMember = { name: 'opencode', dataDirectory: opencodeDataDirectory, databaseBase: 'opencode', databaseVariable: 'OPENCODE_DB' };
+const OPENCODE: OpencodeFamilyMember = { agent: opencodeAgent, databaseBase: 'opencode', databaseVariable: 'OPENCODE_DB' };
 
 /**
  * The databases to read: every channel's in the data folder, and the one
@@ -70,8 +68,7 @@ export function opencodeSource(options: OpencodeSourceOptions): TranscriptSource
 
 /** A source over the store of opencode or a fork of it, read in place and never written. */
 export function opencodeFamilySource(member: OpencodeFamilyMember, options: OpencodeSourceOptions): TranscriptSource {
-  const { name } = member;
-  const displayName = AGENTS[name].displayName;
+  const { name, displayName } = member.agent;
   const limits = options.limits ?? DEFAULT_LIMITS;
   /**
    * Titles taken from a first prompt, by session, with the update time they
@@ -84,7 +81,7 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
   let problems: SourceProblem[] = [];
 
   const discover = async (signal?: AbortSignal): Promise<Map<string, Listed>> => {
-    const data = member.dataDirectory(options.environment);
+    const data = member.agent.home(options.environment);
     const found = new Map<string, Listed>();
     const seen: SourceProblem[] = [];
     const take = (row: SessionRow, location: Location): void => {
@@ -154,7 +151,7 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
   };
 
   const readMessages = async ({ info, location }: Listed): Promise<OpencodeMessage[]> => {
-    const data = member.dataDirectory(options.environment);
+    const data = member.agent.home(options.environment);
     const path = location.kind === 'database' ? location.path : location.file;
     try {
       return location.kind === 'database' ? await readDatabaseSession(location.path, info.id, limits) : readTreeSession(location.storage, info.id, limits);

@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
-import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
+import { piAgent } from './agent.js';
 import { foldPi } from './fold.js';
-import { piSessionsDir, piTranscripts } from './locate.js';
+import { piTranscripts } from './locate.js';
 
 /**
  * pi's sessions (`@mariozechner/pi-coding-agent`): one JSONL tree per
@@ -10,9 +10,9 @@ import { piSessionsDir, piTranscripts } from './locate.js';
  * folded to its current conversation (see this package's README, "pi").
  */
 export const piFormat: TranscriptFormat = {
-  name: 'pi',
-  displayName: AGENTS.pi.displayName,
-  home: piSessionsDir,
+  name: piAgent.name,
+  displayName: piAgent.displayName,
+  home: piAgent.home,
   transcripts: piTranscripts,
   fold: (text, file) => foldPi(text, relative(file.home, file.path)),
 };

@@ -1,23 +1,13 @@
-import { basename, join } from 'node:path';
-import { configuredFolder } from '../configured-folder.js';
+import { basename } from 'node:path';
 import { filesInFolders, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import { piAgent } from './agent.js';
 
 /** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
 
 /** A session file: `<start time>_<session id>.jsonl` (`SessionManager`'s `newSession`); the id is what follows the last `_`. */
 const SESSION_FILE = /^(?:.*_)?([^_]+)\.jsonl$/;
-
-/**
- * Where pi keeps its sessions: `sessions/` in its agent folder, which is
- * `$PI_CODING_AGENT_DIR` when that is set and not empty (a leading `~`
- * meaning the home, as pi's `expandTildePath` reads it), else `~/.pi/agent`
- * (`getAgentDir`, `getSessionsDir` in `config.js`).
- */
-export function piSessionsDir(environment: SourceEnvironment): string {
-  return join(configuredFolder(environment.env['PI_CODING_AGENT_DIR'], environment.home) ?? join(environment.home, '.pi', 'agent'), 'sessions');
-}
 
 /**
  * The session files pi's own list reads (`SessionManager.listAll`): every
@@ -28,7 +18,7 @@ export function piSessionsDir(environment: SourceEnvironment): string {
  * loop in a folder's place, is skipped alone and named to `onSkipped`.
  */
 export function piTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = piSessionsDir(environment);
+  const home = piAgent.home(environment);
   const byId = new Map<string, TranscriptFile>();
   for (const entry of filesInFolders(home, MAX_WALK_ENTRIES, trail, onSkipped)) {
     const nativeId = SESSION_FILE.exec(entry.name)?.[1];

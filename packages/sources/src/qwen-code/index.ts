@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
-import { AGENTS } from '../agents.js';
 import type { TranscriptFormat } from '../transcripts/format.js';
+import { qwenCodeAgent } from './agent.js';
 import { foldQwen } from './fold.js';
-import { qwenProjectsDir, qwenTranscripts } from './locate.js';
+import { qwenTranscripts } from './locate.js';
 
 /**
  * Qwen Code's sessions (`@qwen-code/qwen-code`): one JSONL chat recording
@@ -10,9 +10,9 @@ import { qwenProjectsDir, qwenTranscripts } from './locate.js';
  * each folded to its current conversation (see this package's README, "Qwen Code").
  */
 export const qwenCodeFormat: TranscriptFormat = {
-  name: 'qwen-code',
-  displayName: AGENTS['qwen-code'].displayName,
-  home: qwenProjectsDir,
+  name: qwenCodeAgent.name,
+  displayName: qwenCodeAgent.displayName,
+  home: qwenCodeAgent.home,
   transcripts: qwenTranscripts,
   fold: (text, file) => foldQwen(text, relative(file.home, file.path)),
 };

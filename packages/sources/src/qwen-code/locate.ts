@@ -1,25 +1,13 @@
 import { join } from 'node:path';
-import { configuredFolder } from '../configured-folder.js';
 import { listDirectory, listSessionFolder, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
+import { qwenCodeAgent } from './agent.js';
 
 /** Names one listing looks at, across `projects/` and every project's `chats/`: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
 
 /** A session file, as Qwen Code's `SESSION_FILE_PATTERN` (`sessionService.ts`) admits it: `<session id>.jsonl`, so never a `.ledger.jsonl`, a `.runtime.json` or `archive/`. */
 const SESSION_FILE = /^([0-9a-fA-F-]{32,36})\.jsonl$/;
-
-/**
- * Where Qwen Code keeps its sessions: `projects/` in its runtime folder,
- * which is `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`, each
- * variable counting when set and not empty, a leading `~` meaning the home
- * (`Storage.getRuntimeBaseDir`, `getGlobalQwenDir`, `resolvePath`).
- */
-export function qwenProjectsDir(environment: SourceEnvironment): string {
-  const { env, home } = environment;
-  const base = configuredFolder(env['QWEN_RUNTIME_DIR'], home) ?? configuredFolder(env['QWEN_HOME'], home) ?? join(home, '.qwen');
-  return join(base, 'projects');
-}
 
 /**
  * The sessions Qwen Code resumes: `<project>/chats/<session id>.jsonl` in
@@ -29,7 +17,7 @@ export function qwenProjectsDir(environment: SourceEnvironment): string {
  * cannot be listed or searched is skipped alone and named to `onSkipped`.
  */
 export function qwenTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = qwenProjectsDir(environment);
+  const home = qwenCodeAgent.home(environment);
   const budget = { entries: MAX_WALK_ENTRIES, trail };
   return listDirectory(home, home, budget, onSkipped).flatMap((project) =>
     project.kind !== 'directory'

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { defineAgent } from '../agent-row.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
 
 /**
@@ -6,7 +7,17 @@ import type { SourceEnvironment } from '../transcripts/format.js';
  * empty, else `~/.gemini` (`homedir()` in packages/core/src/utils/paths.ts,
  * `Storage.getGlobalGeminiDir`).
  */
-export function geminiDirectory(environment: SourceEnvironment): string {
+function geminiDirectory(environment: SourceEnvironment): string {
   const override = environment.env['GEMINI_CLI_HOME'];
   return join(override !== undefined && override !== '' ? resolve(override) : environment.home, '.gemini');
 }
+
+/** Gemini CLI's row in the agent table. */
+export const geminiCliAgent = defineAgent({
+  name: 'gemini-cli',
+  displayName: 'Gemini CLI',
+  movedBy: ['GEMINI_CLI_HOME'],
+  home: geminiDirectory,
+  owns: 'home',
+  reader: { transcripts: async () => (await import('./format.js')).geminiCliFormat },
+});

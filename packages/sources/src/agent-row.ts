@@ -1,0 +1,40 @@
+import type { SourceEnvironment, TranscriptFormat } from './transcripts/format.js';
+import type { TranscriptSource } from './transcripts/transcript-source.js';
+
+/**
+ * One agent as the table (`agents.ts`) knows it, before reading any of its
+ * sessions: how it is named, where its folder is, and how its reader is
+ * loaded. Each agent's folder exports its row from `agent.ts`. Help texts
+ * load every row, so a row imports nothing but path helpers and names its
+ * reader by a dynamic import: the reader is loaded with its source's first
+ * read, never for an agent a command does not read.
+ */
+export interface AgentRow<Name extends string = string> {
+  /** The provenance name: the `--sources` word, and the prefix of the agent's session ids (`codex:<id>`). */
+  readonly name: Name;
+  /** How labels and notes name it (`Claude Code · <title>`). */
+  readonly displayName: string;
+  /**
+   * The environment variables that move its folder, as the agent reads them;
+   * without them it lives at its default under the home. A root inside
+   * either place is refused to commands that write (`agentFolders`).
+   */
+  readonly movedBy: readonly string[];
+  /** The folder read (`~/.claude/projects`, `~/.codex`, …), from the environment (never `process.env`), whether or not it exists. */
+  home(environment: SourceEnvironment): string;
+  /** The folder the agent owns: its home, or (`parent`) the folder that holds the home beside the agent's other files. */
+  readonly owns: 'home' | 'parent';
+  readonly reader: AgentReader;
+}
+
+/**
+ * How an agent's sessions are read, loaded when first needed: transcript
+ * files, through the format the generic transcript source lists, caches and
+ * folds with; or a store of the agent's own, through a source over it.
+ */
+type AgentReader = { readonly transcripts: () => Promise<TranscriptFormat> } | { readonly store: (environment: SourceEnvironment) => Promise<TranscriptSource> };
+
+/** An agent's row, its name kept as a literal so the table's names form a precise union. */
+export function defineAgent<const Name extends string>(row: AgentRow<Name>): AgentRow<Name> {
+  return row;
+}

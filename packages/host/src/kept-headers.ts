@@ -3,7 +3,7 @@
  * what every listing of a root costs once its logs were read, a stat walk.
  */
 import { statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { SessionHeader } from '@deepseek-ai/dsh-session';
 import { isJsonObject } from '@sessref/core/internal';
 import { LogFileTracker, listSubdirectories, sessionLogs } from '@sessref/dsh/jsonl-root';
@@ -20,7 +20,10 @@ import { isReaderRefusalCode, type KeptRefusal, type ListedLog, type RootLogs } 
  * inode, the size, even the times), only while the log's first bytes, which
  * hold its header frame, are still those it was read from ({@link LogHead}).
  * dsh's logs are append-only, so an append costs one read of those bytes,
- * never a listing; a log rewritten with another header is read again.
+ * never a listing; a log rewritten with another header is read again. A log
+ * of a generation whose appends can move its session
+ * ({@link appendsCanMove}) is read again on every change instead: the
+ * directory it is in now is in what was appended, not in its head.
  */
 interface KnownHeader {
   /** The log's revision ({@link revisionToken}) when the header was read or last confirmed. */
@@ -28,6 +31,18 @@ interface KnownHeader {
   /** The log's first bytes, taken before the header was read. */
   head: LogHead;
   header: SessionHeader;
+  /** The directory the session last moved to at that revision (see {@link ListedLog.workingDirectory}); absent: none. */
+  workingDirectory?: string;
+}
+
+/**
+ * Whether an append to a log of `generation` can move its session to
+ * another working directory: dsh 0.2.1+ records each move as a v4
+ * `working-directory/change` (generations/working-directory.ts); no older
+ * generation has the event, so their heads still answer for them.
+ */
+function appendsCanMove(generation: number): boolean {
+  return generation === 4;
 }
 
 /**
@@ -112,7 +127,7 @@ export class KeptHeaders {
     const entries: ListedLog[] = [];
     for (const [id, revision] of revisions) {
       const known = this.headers.get(id);
-      if (known !== undefined) entries.push(Object.freeze({ header: known.header, revision: revisionToken(revision) }));
+      if (known !== undefined) entries.push(Object.freeze(listedEntry(known, revisionToken(revision))));
     }
     for (const kept of [this.headers, this.leftOut]) if (kept.size > 0) for (const id of kept.keys()) if (!revisions.has(id)) kept.delete(id);
     this.last = { revisions, entries, directories, writes };
@@ -153,7 +168,9 @@ export class KeptHeaders {
     const token = revisionToken(revision);
     if (known.revision === token) return true;
     const logs = this.logs.candidateLogs(id);
-    if (logs.length !== 1 || readLogHead(logs[0]!.path, revision, known.head.bytes)?.sha256 !== known.head.sha256) return false;
+    const log = logs[0];
+    if (logs.length !== 1 || log === undefined || appendsCanMove(log.generation)) return false;
+    if (readLogHead(log.path, revision, known.head.bytes)?.sha256 !== known.head.sha256) return false;
     known.revision = token;
     return true;
   }
@@ -170,10 +187,10 @@ export class KeptHeaders {
     const listed = await this.logs.list(signal);
     this.headers.clear();
     this.leftOut.clear();
-    for (const { header } of listed) {
-      const revision = revisions.get(header.id);
-      const head = heads.get(header.id);
-      if (revision !== undefined && head !== undefined) this.headers.set(header.id, { revision: revisionToken(revision), head, header: deepFreeze(structuredClone(header)) });
+    for (const entry of listed) {
+      const revision = revisions.get(entry.header.id);
+      const head = heads.get(entry.header.id);
+      if (revision !== undefined && head !== undefined) this.headers.set(entry.header.id, knownHeader(entry, revisionToken(revision), head));
     }
     const ids = new Set<string>(listed.map((entry) => entry.header.id));
     for (const [id, revision] of revisions) if (!ids.has(id)) this.leftOut.set(id, revisionToken(revision));
@@ -196,7 +213,7 @@ export class KeptHeaders {
       this.headers.delete(id);
       this.leftOut.delete(id);
       if (entry === null) this.leftOut.set(id, revisionToken(revision));
-      else if (head !== undefined) this.headers.set(id, { revision: revisionToken(revision), head, header: deepFreeze(structuredClone(entry.header)) });
+      else if (head !== undefined) this.headers.set(id, knownHeader(entry, revisionToken(revision), head));
     }
     this.saveHeaders();
   }
@@ -220,7 +237,10 @@ export class KeptHeaders {
     if (!isJsonObject(headers)) return unused('it is not a saved kept headers file');
     // A kept header of another shape is left out: that log's header is read again.
     for (const [id, known] of Object.entries(headers)) {
-      if (isKnownHeader(id, known)) this.headers.set(id, { revision: known.revision, head: { bytes: known.head.bytes, sha256: known.head.sha256 }, header: deepFreeze(known.header) });
+      if (isKnownHeader(id, known)) {
+        const { revision, head, header, workingDirectory } = known;
+        this.headers.set(id, { revision, head: { bytes: head.bytes, sha256: head.sha256 }, header: deepFreeze(header), ...(workingDirectory === undefined ? {} : { workingDirectory }) });
+      }
     }
     if (isJsonObject(leftOut)) for (const [id, revision] of Object.entries(leftOut)) if (typeof revision === 'string') this.leftOut.set(id, revision);
     // Why sessref's reader refused a left-out log (see `RootLogs.refusals`), by its path under the root; one of another shape is read again.
@@ -268,6 +288,18 @@ function sameTimes(a: ReadonlyMap<string, bigint>, b: ReadonlyMap<string, bigint
   return true;
 }
 
+/** What a listing read of one log keeps, at `revision`: a frozen copy, shared by the listings that follow. */
+function knownHeader(entry: ListedLog, revision: string, head: LogHead): KnownHeader {
+  const { workingDirectory } = entry;
+  return { revision, head, header: deepFreeze(structuredClone(entry.header)), ...(workingDirectory === undefined ? {} : { workingDirectory }) };
+}
+
+/** A kept header's listing entry at `revision`. */
+function listedEntry(known: KnownHeader, revision: string): ListedLog {
+  const { header, workingDirectory } = known;
+  return { header, revision, ...(workingDirectory === undefined ? {} : { workingDirectory }) };
+}
+
 function sameRevisions(a: ReadonlyMap<string, FileRevision>, b: ReadonlyMap<string, FileRevision>): boolean {
   if (a === b) return true;
   if (a.size !== b.size) return false;
@@ -284,8 +316,14 @@ interface SavedHeaders {
   refusals?: Record<string, KeptRefusal>;
 }
 
-/** 4: with the logs a listing left out (and, in an optional field, why sessref's reader refused them); 3: a header carries its log's revision and first bytes' digest (2 named the file by device and inode alone, 1 by inode). */
-const HEADERS_VERSION = 4;
+/**
+ * 5: a header carries the directory its session last moved to (a file of 4
+ * would list a moved session where it started, so it is read again); 4: with
+ * the logs a listing left out (and, in an optional field, why sessref's
+ * reader refused them); 3: a header carries its log's revision and first
+ * bytes' digest (2 named the file by device and inode alone, 1 by inode).
+ */
+const HEADERS_VERSION = 5;
 
 /** The kept headers of `root` as a derived file (see `readDerivedFile`): at most 512 MiB. */
 function keptHeadersKind(root: string): DerivedFileKind {
@@ -309,9 +347,11 @@ function isLogHead(value: unknown): value is LogHead {
   return Number.isSafeInteger(bytes) && (bytes as number) >= 0 && (bytes as number) <= HEADER_BUDGET_BYTES && typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256);
 }
 
-/** A kept header as {@link KeptHeaders} saves it, for session `id`: dsh's header fields and no others. */
+/** A kept header as {@link KeptHeaders} saves it, for session `id`: dsh's header fields and no others, and an absolute directory it moved to, if any. */
 function isKnownHeader(id: string, value: unknown): value is KnownHeader {
   if (!isJsonObject(value) || typeof value['revision'] !== 'string' || !isLogHead(value['head']) || !isJsonObject(value['header'])) return false;
+  const moved = value['workingDirectory'];
+  if (moved !== undefined && (typeof moved !== 'string' || !isAbsolute(moved))) return false;
   const { version, id: headerId, createdAt, ...optional } = value['header'];
   return (
     typeof version === 'number' &&

@@ -48,6 +48,12 @@ export interface StoredLog {
 export interface ListedLog {
   header: SessionHeader;
   revision: string;
+  /**
+   * The directory the session last moved to, when its log records a move
+   * (a v4 `working-directory/change`, dsh 0.2.1+); absent: it is still in
+   * `header.cwd`. A listing places the session by this one.
+   */
+  workingDirectory?: string;
 }
 
 type LogFile = Pick<SessionLog, 'sessionId' | 'path' | 'generation'>;
@@ -224,8 +230,8 @@ export class RootLogs {
       signal?.throwIfAborted();
       if (file.generation <= 1) entry = await this.readListedHeader(file, revision);
       else {
-        const { meta, revision: read } = (await this.readGeneration(file)).stored;
-        entry = { header: meta, revision: read };
+        const { stored, workingDirectory } = await this.readGeneration(file);
+        entry = { header: stored.meta, revision: stored.revision, ...(workingDirectory === undefined ? {} : { workingDirectory }) };
       }
     } catch (readError) {
       if (signal?.aborted || !isUnreadableLog(readError, file.path)) throw readError;
@@ -255,9 +261,10 @@ export class RootLogs {
   /**
    * A log of any generation, read whole by sessref's own reader into
    * the header and events the backend would have given (their seqs the
-   * file's), with the tail a crash left incomplete, which is not part of it.
+   * file's), with the tail a crash left incomplete, which is not part of it,
+   * and the directory the session last moved to, when the log records one.
    */
-  private async readGeneration(file: LogFile): Promise<{ stored: StoredLog; torn: { after: number } | undefined }> {
+  private async readGeneration(file: LogFile): Promise<{ stored: StoredLog; torn: { after: number } | undefined; workingDirectory: string | undefined }> {
     const revision = this.revision(file.path);
     const token = revision === undefined ? 'gone' : revisionToken(revision);
     const kept = this.refusals.get(file.path);
@@ -278,7 +285,7 @@ export class RootLogs {
     this.assertPlaced(file, read.header);
     // Where the committed part ends, as dsh's repair would cut it: the file as read, less its torn tail.
     const torn = read.torn && { after: Number(revision?.size ?? 0n) - read.torn.bytes };
-    return { stored: { meta: read.header, events: read.events, revision: token }, torn };
+    return { stored: { meta: read.header, events: read.events, revision: token }, torn, workingDirectory: read.workingDirectory };
   }
 
   /** The log reader, loaded with the first log read: a listing of unchanged logs never needs it. */

@@ -1,0 +1,158 @@
+/**
+ * A listing places a dsh 0.2.1+ session where it is now: the last
+ * `working-directory/change` its log records, else its header's `cwd`, after
+ * every append, in the process that saw the append and in a new process over
+ * the headers an earlier one kept. Only what changed is read: an unchanged
+ * root reads no log, an append to a v4 log reads that log alone, and an
+ * append to an older generation's log (which cannot record a move) is
+ * confirmed by its head as before.
+ *
+ * SYNTHETIC: no real log with the event exists in ../shared/dsh-log-samples;
+ * the logs are written by the test-side generation writer, with changes in
+ * the shape upstream's `packages/session/working-directory` declares (see
+ * working-directory.test.ts).
+ */
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { encodeSessionDirectory, logFileName, projectDirectoryName } from '@sessref/dsh/jsonl-root';
+import { effectiveCwd, readSessionLog } from '@sessref/host';
+import { KeptHeaders, RootLogs } from '../src/reading.js';
+import { framePerRecord, writeGeneration } from '@sessref/test-support';
+
+const temps: string[] = [];
+afterAll(() => temps.forEach((path) => rmSync(path, { recursive: true, force: true })));
+afterEach(() => vi.restoreAllMocks());
+function temp(prefix: string): string {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(path);
+  return path;
+}
+
+const ORIGIN = '/work/webapp';
+const CREATED_AT = 1_786_707_340_000;
+
+/** What is appended after the opening exchange: a move, or a title (an event that moves nothing). */
+type Appended = { kind: 'move'; cwd: string } | { kind: 'title'; title: string };
+
+/** The session's opening exchange as `generation` writes it, and the seq its first appended event takes. */
+function opening(id: string, generation: number): { text: string; nextSeq: number } {
+  const text = writeGeneration(generation, [{ kind: 'exchange', user: 'Where are we?', assistant: 'In the webapp.' }], { id, createdAt: CREATED_AT, cwd: ORIGIN });
+  return { text, nextSeq: text.trimEnd().split('\n').length - 1 };
+}
+
+/** The lines of `appended`, seqs from `firstSeq`. */
+function appendedLines(appended: readonly Appended[], firstSeq: number): string[] {
+  return appended.map((entry, index) => {
+    const seq = firstSeq + index;
+    const time = CREATED_AT + seq;
+    return JSON.stringify(
+      entry.kind === 'move'
+        ? { type: 'working-directory/change', data: { cwd: entry.cwd }, seq, time }
+        : { type: 'session/title', data: { title: entry.title, messageSeqs: [], source: { kind: 'user' } }, seq, time },
+    );
+  });
+}
+
+/** A root holding session `id`'s log of `generation`, its opening written; the log's path. */
+function rootWith(id: string, generation: number, text: string): { root: string; log: string } {
+  const root = join(temp('sessref-moved-'), 'sessions');
+  const directory = join(root, projectDirectoryName(ORIGIN), encodeSessionDirectory(id)!);
+  mkdirSync(directory, { recursive: true });
+  const log = join(directory, logFileName('zstd', generation));
+  writeFileSync(log, framePerRecord(text));
+  return { root, log };
+}
+
+/** Append `lines` to the log as one batch, a zstd frame per record as dsh writes them. */
+function append(log: string, lines: readonly string[]): void {
+  appendFileSync(log, framePerRecord(lines.map((line) => `${line}\n`).join('')));
+}
+
+/** The directory the listing places each session in: where it moved to, else its header's. */
+async function placed(kept: KeptHeaders): Promise<Map<string, string | undefined>> {
+  return new Map((await kept.entries()).map((entry) => [entry.header.id, entry.workingDirectory ?? entry.header.cwd]));
+}
+
+const directory = fc.constantFrom('/work/webapp-fix', '/work/webapp-review', '/srv/checkout', ORIGIN);
+const appendedEntry: fc.Arbitrary<Appended> = fc.oneof(
+  fc.record({ kind: fc.constant('move' as const), cwd: directory }),
+  fc.record({ kind: fc.constant('title' as const), title: fc.string({ minLength: 1, maxLength: 8 }) }),
+);
+/** What is appended, cut into the batches dsh appends it in. */
+const batches = fc.array(fc.array(appendedEntry, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 });
+
+describe('a listing of a v4 session that moves (synthetic logs)', () => {
+  it('places it where its last move took it after every append, in this process and in the next over the kept headers', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(batches, async (appends) => {
+        const id = `moving-${(run += 1)}`;
+        const { text, nextSeq } = opening(id, 4);
+        const { root, log } = rootWith(id, 4, text);
+        const headersFile = join(temp('sessref-moved-cache-'), 'content.sqlite.headers.json');
+        const live = new KeptHeaders(new RootLogs(root), { headersFile });
+        expect(await placed(live)).toEqual(new Map([[id, ORIGIN]]));
+        let seq = nextSeq;
+        let expected = ORIGIN;
+        for (const batch of appends) {
+          append(log, appendedLines(batch, seq));
+          seq += batch.length;
+          expected = batch.filter((entry) => entry.kind === 'move').at(-1)?.cwd ?? expected;
+          // The rule the listing keeps is the reader's fold of the whole log.
+          expect(effectiveCwd(readSessionLog(log, 4))).toBe(expected);
+          expect(await placed(live)).toEqual(new Map([[id, expected]]));
+          expect(await placed(new KeptHeaders(new RootLogs(root), { headersFile }))).toEqual(new Map([[id, expected]]));
+        }
+        live.close();
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('a process that kept the headers before the move lists the session where it moved', async () => {
+    const id = 'moved-later';
+    const { text, nextSeq } = opening(id, 4);
+    const { root, log } = rootWith(id, 4, text);
+    const headersFile = join(temp('sessref-moved-cache-'), 'content.sqlite.headers.json');
+    expect(await placed(new KeptHeaders(new RootLogs(root), { headersFile }))).toEqual(new Map([[id, ORIGIN]]));
+    append(log, appendedLines([{ kind: 'move', cwd: '/work/webapp-fix' }], nextSeq));
+    expect(await placed(new KeptHeaders(new RootLogs(root), { headersFile }))).toEqual(new Map([[id, '/work/webapp-fix']]));
+  });
+});
+
+describe('what a listing reads', () => {
+  it('reads no log of an unchanged root, the appended v4 log alone after an append, and only the head of an older generation', async () => {
+    const moving = opening('moving', 4);
+    const still = opening('still', 0);
+    const { root, log } = rootWith('moving', 4, moving.text);
+    const older = join(root, projectDirectoryName(ORIGIN), 'still', logFileName('zstd', 0));
+    mkdirSync(join(older, '..'));
+    writeFileSync(older, framePerRecord(still.text));
+    const kept = new KeptHeaders(new RootLogs(root));
+    expect(await placed(kept)).toEqual(
+      new Map([
+        ['moving', ORIGIN],
+        ['still', ORIGIN],
+      ]),
+    );
+    const whole = vi.spyOn(RootLogs.prototype, 'list');
+    const single = vi.spyOn(RootLogs.prototype, 'listOne');
+
+    await kept.entries();
+    expect([whole.mock.calls.length, single.mock.calls.length]).toEqual([0, 0]);
+
+    append(log, appendedLines([{ kind: 'move', cwd: '/work/webapp-fix' }], moving.nextSeq));
+    expect((await placed(kept)).get('moving')).toBe('/work/webapp-fix');
+    expect(single.mock.calls.map(([id]) => id)).toEqual(['moving']);
+
+    // A v0 log grows by an event of its own generation; its head still answers for its header.
+    append(older, appendedLines([{ kind: 'title', title: 'Still here' }], still.nextSeq));
+    expect((await placed(kept)).get('still')).toBe(ORIGIN);
+    expect(single.mock.calls.map(([id]) => id)).toEqual(['moving']);
+    expect(whole).not.toHaveBeenCalled();
+    kept.close();
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * `npm run test:agents`: the real Claude Code, Codex, Gemini CLI, opencode,
- * Kilo, pi and Copilot CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
+ * Kilo, pi, Copilot and Cline CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
  * with a compaction, offline, against our fake model on 127.0.0.1; then the
  * built sessref CLI must list each session with its source, and `show` must
  * give exactly the conversation the agent itself keeps after the compaction:
@@ -136,19 +136,30 @@ async function sessref(args, home) {
   return result;
 }
 
+const user = (text) => ({ role: 'user', text });
+const assistant = (text) => ({ role: 'assistant', text });
+/**
+ * What each agent's compaction keeps of turns 1 and 2 beside its checkpoint
+ * (`before` it, `after` it), by the agent's own rule; an agent not named
+ * keeps nothing but the summary.
+ */
+const KEPT_BY_COMPACTION = {
+  // Codex's compaction keeps the user's earlier prompts in the new history, before the summary.
+  codex: (turns) => ({ before: [user(turns[0].prompt), user(turns[1].prompt)] }),
+  // Claude Code 2.1.332's /compact records compactMetadata.preservedSegment (head = tail = the last
+  // reply, anchor = the summary) and sends that reply to the model after the summary.
+  'claude-code': (turns) => ({ after: [assistant(turns[1].reply)] }),
+  // pi sends the summary, then the entries from the compaction's firstKeptEntryId: turn 2 here (keepRecentTokens 12).
+  pi: (turns) => ({ after: [user(turns[1].prompt), assistant(turns[1].reply)] }),
+  // Cline's sidecar holds the summary and a kept tail of the source messages: the last three here.
+  cline: (turns) => ({ after: [assistant(turns[0].reply), user(turns[1].prompt), assistant(turns[1].reply)] }),
+};
+
 /** The conversation sessref must show, from the agent's own rule for what a compaction keeps. */
 function expectedConversation(name) {
   const { turns, summary } = script(name);
-  const checkpoint = { role: 'user', checkpoint: true, contains: summary };
-  const later = [{ role: 'user', text: turns[2].prompt }, { role: 'assistant', text: turns[2].reply }];
-  // Codex's compaction keeps the user's earlier prompts in the new history, before the summary.
-  if (name === 'codex') return [{ role: 'user', text: turns[0].prompt }, { role: 'user', text: turns[1].prompt }, checkpoint, ...later];
-  // Claude Code 2.1.332's /compact records compactMetadata.preservedSegment (head = tail = the last
-  // reply, anchor = the summary) and sends that reply to the model after the summary.
-  if (name === 'claude-code') return [checkpoint, { role: 'assistant', text: turns[1].reply }, ...later];
-  // pi sends the summary, then the entries from the compaction's firstKeptEntryId: turn 2 here (keepRecentTokens 12).
-  if (name === 'pi') return [checkpoint, { role: 'user', text: turns[1].prompt }, { role: 'assistant', text: turns[1].reply }, ...later];
-  return [checkpoint, ...later];
+  const { before = [], after = [] } = KEPT_BY_COMPACTION[name]?.(turns) ?? {};
+  return [...before, { role: 'user', checkpoint: true, contains: summary }, ...after, user(turns[2].prompt), assistant(turns[2].reply)];
 }
 
 const matches = (item, want) => item.role === want.role && Boolean(item.checkpoint) === Boolean(want.checkpoint)

@@ -97,10 +97,9 @@ async function driveClaude(ctx) {
 // ── Codex ────────────────────────────────────────────────────────────────────
 const CODEX_FLAGS = ['--disable', 'plugins', '--disable', 'remote_plugin', '--disable', 'in_app_updates', '--disable', 'apps', '-c', 'analytics.enabled=false'];
 
-async function codexPreflight() {
-  const tmux = await hasTmux();
-  return tmux === undefined ? 'tmux is not installed: Codex compacts only in its TUI (/compact), which needs a terminal' : undefined;
-}
+/** A SKIP reason when tmux is missing, for an agent that compacts only in its TUI. */
+const tmuxPreflight = (why) => async () => ((await hasTmux()) === undefined ? `tmux is not installed: ${why}, which needs a terminal` : undefined);
+const codexPreflight = tmuxPreflight('Codex compacts only in its TUI (/compact)');
 
 function codexRollout(codexHome, id) {
   const sessions = join(codexHome, 'sessions');
@@ -426,6 +425,85 @@ async function driveCopilot(ctx) {
   return { nativeId: files[0].split('/')[0], transcript };
 }
 
+// ── Cline ────────────────────────────────────────────────────────────────────
+/**
+ * Cline 3.0.65 (../shared/formats/cline.md): the fake model as its
+ * OpenAI-compatible provider at /cline/v1 (`cline auth`), telemetry and
+ * auto-update off in its global settings and env, the local session backend.
+ * Only the first prompt runs headless: `--id` (resume) and `/compact` need a
+ * terminal, so turns 2 and 3 and the compaction run in the TUI under tmux.
+ */
+function clineEnv(ctx, hubPort) {
+  const settings = join(ctx.home, '.cline', 'data', 'settings');
+  mkdirSync(settings, { recursive: true });
+  writeFileSync(join(settings, 'global-settings.json'), JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }, null, 2));
+  // The TUI starts a hub daemon: on a port of our choosing, found free on loopback.
+  return { ...baseEnv(ctx.home), CLINE_NO_AUTO_UPDATE: '1', CLINE_SESSION_BACKEND_MODE: 'local', CLINE_HUB_PORT: String(hubPort) };
+}
+
+/** Processes whose command line holds `marker` and whose HOME is `home`: the detached helpers a CLI under test left behind. */
+function leftBehind(marker, home) {
+  const read = (pid, file) => { try { return readFileSync(`/proc/${pid}/${file}`, 'latin1'); } catch { return ''; } };
+  return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).map(Number)
+    .filter((pid) => read(pid, 'cmdline').includes(marker) && read(pid, 'environ').split('\0').includes(`HOME=${home}`));
+}
+
+function killByPid(pids) {
+  for (const pid of pids) {
+    try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+}
+
+async function driveCline(ctx) {
+  const { turns } = script(ctx.name);
+  const env = clineEnv(ctx, await freePort());
+  const cline = [process.execPath, binPath('cline')];
+  // The hub daemon the TUI starts outlives it (its parent becomes PID 1): stopped by PID, found by its marker and our HOME.
+  ctx.onCleanup(() => killByPid(leftBehind('--cline-hub-daemon', ctx.home)));
+  await step(ctx, 'cline auth (the fake model)', cline[0], [cline[1], 'auth', '--provider', 'openai', '--apikey', 'x', '--modelid', 'gpt-fake', '--baseurl', `${ctx.modelUrl}/cline/v1`], env);
+  expectStdout(await step(ctx, 'cline (turn 1, headless)', cline[0], [cline[1], turns[0].prompt], env), turns[0].reply, 'turn 1');
+  const sessions = join(ctx.home, '.cline', 'data', 'sessions');
+  const ids = list(sessions).filter((path) => /^[^/]+\/[^/]+\.messages\.json$/.test(path)).map((path) => path.split('/')[0]);
+  if (ids.length !== 1) throw new Error(`expected one session under ${sessions}, found ${ids.length}: ${ids.join(', ')}`);
+  const id = ids[0];
+  const messagesFile = join(sessions, id, `${id}.messages.json`);
+  const sidecar = join(sessions, id, `${id}.compaction.json`);
+  const saved = (text) => existsSync(messagesFile) && readFileSync(messagesFile, 'utf8').includes(text);
+
+  ctx.log(`${ctx.name}: cline TUI under tmux: --id ${id}, turn 2, /compact, turn 3`);
+  const started = Date.now();
+  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = ['timeout', '--foreground', '180', ...cline, '--id', id].map(quoted).join(' ');
+  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
+  ctx.onCleanup(() => tui.kill());
+  let screen = '';
+  const screenShows = (text, ms) => poll(async () => (screen = await tui.capture()).includes(text), ms);
+  try {
+    if (!(await screenShows(turns[0].reply.slice(0, 30), 30_000))) throw new Error(`the Cline TUI did not show the resumed session within 30 s; screen: ${lastLines(screen, 6)}`);
+    await tui.type(turns[1].prompt);
+    await tui.key('Enter');
+    if (!(await poll(() => saved(turns[1].reply), 45_000))) throw new Error(`turn 2 in the Cline TUI was not saved within 45 s; screen: ${lastLines(screen = await tui.capture(), 6)}`);
+    ctx.compacting(true);
+    await tui.type('/compact');
+    await tui.key('Enter');
+    const compacted = await poll(() => existsSync(sidecar), 45_000);
+    ctx.compacting(false);
+    if (!compacted) throw new Error(`/compact in the Cline TUI wrote no ${id}.compaction.json within 45 s; screen: ${lastLines(screen = await tui.capture(), 6)}`);
+    await screenShows('Context compacted', 10_000);
+    await tui.type(turns[2].prompt);
+    await tui.key('Enter');
+    if (!(await poll(() => saved(turns[2].reply), 45_000))) throw new Error(`turn 3 in the Cline TUI was not saved within 45 s; screen: ${lastLines(screen = await tui.capture(), 6)}`);
+    await tui.key('C-c', 2);
+    const ended = await poll(async () => !(await tui.alive()), 10_000);
+    ctx.steps.push({ label: 'cline TUI: turn 2, /compact, turn 3', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
+  } finally {
+    ctx.compacting(false);
+    writeFileSync(join(ctx.dir, 'tui-screen.txt'), await tui.capture().catch(() => screen));
+    await tui.kill();
+  }
+  return { nativeId: id, transcript: messagesFile };
+}
+
 export const DRIVERS = {
   'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
   codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
@@ -434,4 +512,5 @@ export const DRIVERS = {
   kilo: { drive: driveOpencodeFamily, api: 'chat@kilo', label: `Kilo ${AGENTS.kilo.version}` },
   pi: { drive: drivePi, api: 'chat@pi', label: `pi ${AGENTS.pi.version}` },
   copilot: { drive: driveCopilot, api: 'chat@copilot', label: `Copilot CLI ${AGENTS.copilot.version}` },
+  cline: { drive: driveCline, api: 'chat@cline', label: `Cline ${AGENTS.cline.version}`, preflight: tmuxPreflight('Cline resumes a session and compacts only in its TUI') },
 };

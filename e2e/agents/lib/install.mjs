@@ -22,6 +22,7 @@ export const AGENTS = {
   // The rest at the versions their samples in ../shared/cross-harness-samples came from (their format pages).
   pi: { pkg: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'dist/cli.js' },
   copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'npm-loader.js' },
+  cline: { pkg: 'cline', version: '3.0.65', bin: 'bin/cline' },
 };
 
 export const binPath = (name) => join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, AGENTS[name].bin);

@@ -2,7 +2,8 @@
  * The agent table (#32 item 2): an agent is one folder and one row. Every
  * folder's row is in the table under the folder's name, each row's facts
  * are what its reader uses, the variables a row names do move its folder,
- * and the table stays light: what help texts load reaches no reader.
+ * the table stays light (what help texts load reaches no reader), and every
+ * list of the agents in the docs names each of them.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -11,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_NAMES, AGENTS, isAgentName } from '../src/agents.js';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const environment = { home: '/nonexistent/home', env: {} };
 
 /** The modules `file` loads when it is loaded: its static value imports (type imports and dynamic ones load nothing then). */
@@ -28,6 +30,15 @@ function loadedWith(entry: string): Set<string> {
   };
   visit(entry);
   return loaded;
+}
+
+/** What a user reads, each as one line: the READMEs, docs/*.md and the packages' descriptions. */
+function pages(): [string, string][] {
+  const packages = readdirSync(join(REPO, 'packages'));
+  const readmes = ['README.md', 'bench/README.md', ...packages.map((name) => `packages/${name}/README.md`), ...readdirSync(join(REPO, 'docs')).map((name) => `docs/${name}`)];
+  const found = readmes.filter((path) => path.endsWith('.md') && existsSync(join(REPO, path))).map((path): [string, string] => [path, readFileSync(join(REPO, path), 'utf8')]);
+  const descriptions = packages.map((name): [string, string] => [`packages/${name}/package.json`, String((JSON.parse(readFileSync(join(REPO, 'packages', name, 'package.json'), 'utf8')) as { description?: string }).description)]);
+  return [...found, ...descriptions].map(([path, text]) => [path, text.replace(/\s+/g, ' ')]);
 }
 
 describe('the agent table', () => {
@@ -67,5 +78,18 @@ describe('the agent table', () => {
     const rows = AGENT_NAMES.map((name) => `${name}/agent.ts`);
     const helpers = ['agents.ts', 'agent-row.ts', 'configured-folder.ts', 'opencode/locate.ts', 'node:path'];
     expect(loaded.filter((module) => !rows.includes(module) && !helpers.includes(module))).toEqual([]);
+  });
+
+  it('is what every list of the agents in the docs names, each of them', () => {
+    const names = AGENT_NAMES.map((name) => AGENTS[name].displayName);
+    // A list of the agents starts as the table does; it ends at the sentence's or the parenthesis's end.
+    const opening = names.slice(0, 3).join(', ');
+    const lists = pages().flatMap(([path, text]) => text.split(opening).slice(1).map((rest) => [path, `${opening}${rest.split(/[.;)]/)[0]}`] as const));
+    expect(lists.length).toBeGreaterThan(0);
+    const missing = lists.flatMap(([path, list]) => {
+      const items = new Set(list.split(/,\s*|\s+(?:and|or)\s+/).map((item) => item.trim()));
+      return names.filter((name) => !items.has(name)).map((name) => `${path}: ${name}`);
+    });
+    expect(missing).toEqual([]);
   });
 });

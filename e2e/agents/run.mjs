@@ -1,6 +1,6 @@
 /**
  * `npm run test:agents`: the real Claude Code, Codex, Gemini CLI, opencode,
- * Kilo, pi, Copilot and Cline CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
+ * Kilo, pi, Copilot, Cline and Qwen Code CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
  * with a compaction, offline, against our fake model on 127.0.0.1; then the
  * built sessref CLI must list each session with its source, and `show` must
  * give exactly the conversation the agent itself keeps after the compaction:
@@ -124,9 +124,11 @@ function answer(request) {
     return { text: JSON.stringify({ reasoning: 'The fake model routes every turn.', next_speaker: 'user', model_choice: 'flash' }) };
   }
   if (mcpPhase) return { text: MCP_REPLY };
-  if (isCompaction(name, request)) return { text: summaryText(name), compaction: true };
+  // The prompt size every reply reports, for an agent that judges a compaction by it (Qwen Code).
+  const sized = DRIVERS[name]?.promptTokens === undefined ? {} : { promptTokens: DRIVERS[name].promptTokens };
+  if (isCompaction(name, request)) return { text: summaryText(name), compaction: true, ...sized };
   const index = script(name).turns.findIndex((t) => request.text.includes(t.prompt));
-  return index < 0 ? { text: 'Fake model: nothing to add.' } : { text: script(name).turns[index].reply, turn: index + 1 };
+  return index < 0 ? { text: 'Fake model: nothing to add.', ...sized } : { text: script(name).turns[index].reply, turn: index + 1, ...sized };
 }
 
 async function sessref(args, home) {

@@ -504,6 +504,43 @@ async function driveCline(ctx) {
   return { nativeId: id, transcript: messagesFile };
 }
 
+// ── Qwen Code ────────────────────────────────────────────────────────────────
+/**
+ * Qwen Code 0.24.4 (../shared/formats/qwen-code.md): OpenAI auth with the fake
+ * model at /qwen-code/v1, usage statistics, telemetry, auto-update and the
+ * update nag off. `-c "/compress"` compresses headless (and is not recorded
+ * as a prompt); it refuses unless the history's reported prompt size exceeds
+ * the summary's, so the fake reports a large prompt for this agent.
+ */
+async function driveQwen(ctx) {
+  const { turns } = script(ctx.name);
+  mkdirSync(join(ctx.home, '.qwen'), { recursive: true });
+  writeFileSync(join(ctx.home, '.qwen', 'settings.json'), JSON.stringify({
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    security: { auth: { selectedType: 'openai' } },
+  }, null, 2));
+  const env = { ...baseEnv(ctx.home), OPENAI_API_KEY: 'x', OPENAI_BASE_URL: `${ctx.modelUrl}/qwen-code/v1`, OPENAI_MODEL: 'gpt-fake' };
+  const qwen = [binPath('qwen-code'), '--auth-type', 'openai', '-m', 'gpt-fake', '--yolo'];
+  const node = process.execPath;
+  expectStdout(await step(ctx, 'qwen (turn 1)', node, [...qwen, turns[0].prompt], env), turns[0].reply, 'turn 1');
+  expectStdout(await step(ctx, 'qwen -c (turn 2)', node, [...qwen, '-c', turns[1].prompt], env), turns[1].reply, 'turn 2');
+  ctx.compacting(true);
+  try {
+    await step(ctx, 'qwen -c "/compress"', node, [...qwen, '-c', '/compress'], env);
+  } finally {
+    ctx.compacting(false);
+  }
+  expectStdout(await step(ctx, 'qwen -c (turn 3)', node, [...qwen, '-c', turns[2].prompt], env), turns[2].reply, 'turn 3');
+  const projects = join(ctx.home, '.qwen', 'projects');
+  const files = list(projects).filter((path) => /^[^/]+\/chats\/[0-9a-f-]{36}\.jsonl$/.test(path));
+  if (files.length !== 1) throw new Error(`expected one chat under ${projects}, found ${files.length}: ${files.join(', ')}`);
+  const transcript = join(projects, files[0]);
+  if (!rolloutLines(transcript).some((line) => line.subtype === 'chat_compression')) throw new Error(`${transcript} has no chat_compression line: /compress did not compress`);
+  return { nativeId: files[0].split('/').at(-1).replace(/\.jsonl$/, ''), transcript };
+}
+
 export const DRIVERS = {
   'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
   codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
@@ -512,5 +549,6 @@ export const DRIVERS = {
   kilo: { drive: driveOpencodeFamily, api: 'chat@kilo', label: `Kilo ${AGENTS.kilo.version}` },
   pi: { drive: drivePi, api: 'chat@pi', label: `pi ${AGENTS.pi.version}` },
   copilot: { drive: driveCopilot, api: 'chat@copilot', label: `Copilot CLI ${AGENTS.copilot.version}` },
+  'qwen-code': { drive: driveQwen, api: 'chat@qwen-code', label: `Qwen Code ${AGENTS['qwen-code'].version}`, promptTokens: 60_000 },
   cline: { drive: driveCline, api: 'chat@cline', label: `Cline ${AGENTS.cline.version}`, preflight: tmuxPreflight('Cline resumes a session and compacts only in its TUI') },
 };

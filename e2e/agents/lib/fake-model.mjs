@@ -8,14 +8,17 @@
  * - OpenAI Responses (Codex): `POST /v1/responses` as SSE; `GET /v1/models`.
  * - Gemini (Gemini CLI): `POST /v1beta/models/<m>:streamGenerateContent`
  *   (SSE), `:generateContent` (JSON), `:countTokens`, `:embedContent`.
- * - OpenAI Chat Completions (opencode, Kilo): `POST <prefix>/v1/chat/completions`,
+ * - OpenAI Chat Completions (opencode, Kilo, pi, Copilot CLI, Cline, Qwen Code, …): `POST <prefix>/v1/chat/completions`,
  *   SSE chunks ending in `[DONE]` (or one JSON object when `stream` is not
  *   true). Several CLIs speak it, so each is given its own base URL prefix
  *   (`/opencode/v1`): the request's `api` is `chat@<prefix>` (`chat` without one).
  *
  * What each request is answered with is decided by the caller's
  * `answer({ api, body, text })`, which returns either `{ text }` or
- * `{ toolCall: { name, input } }` (Anthropic and Responses only). `text` is
+ * `{ toolCall: { name, input } }` (Anthropic and Responses only), and in Chat
+ * Completions may name the prompt size its usage reports (`promptTokens`:
+ * Qwen Code compresses only a history whose reported size exceeds the
+ * summary's). `text` is
  * the request's newest user-side text, flattened, for the caller to match.
  * Anything else is a 404 in the vendor's error shape.
  */
@@ -155,11 +158,17 @@ function chatApi(path) {
   return prefix === undefined ? 'chat' : `chat@${prefix}`;
 }
 
+/** The usage a chat reply reports: a small prompt, unless the answer names a size (`promptTokens`). */
+const chatUsage = (reply) => {
+  const prompt = reply.promptTokens ?? 10;
+  return { prompt_tokens: prompt, completion_tokens: 7, total_tokens: prompt + 7 };
+};
+
 function chatCompletion(n, body, reply) {
   return {
     id: `chatcmpl-fake-${n}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake',
     choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17 },
+    usage: chatUsage(reply),
   };
 }
 
@@ -168,7 +177,7 @@ function chatStream(res, n, body, reply) {
     data: { id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake', choices: [{ index: 0, delta, finish_reason: finish }], ...extra },
   });
   const events = [chunk({ role: 'assistant', content: '' }, null), ...pieces(reply.text).map((piece) => chunk({ content: piece }, null))];
-  events.push(chunk({}, 'stop', { usage: { prompt_tokens: 10, completion_tokens: 7, total_tokens: 17 } }));
+  events.push(chunk({}, 'stop', { usage: chatUsage(reply) }));
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const { data } of events) res.write(`data: ${JSON.stringify(data)}\n\n`);
   res.write('data: [DONE]\n\n');
@@ -192,7 +201,7 @@ function geminiStream(res, body, reply) {
 
 /**
  * Start the fake model server.
- * @param {{ answer: (request: { api: string, body: any, text: string, path: string }) => { text?: string, toolCall?: { name: string, input: object } } }} options
+ * @param {{ answer: (request: { api: string, body: any, text: string, path: string }) => { text?: string, toolCall?: { name: string, input: object }, promptTokens?: number } }} options
  */
 export async function startFakeModel({ answer }) {
   const requests = [];

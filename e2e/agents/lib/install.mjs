@@ -23,6 +23,7 @@ export const AGENTS = {
   pi: { pkg: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'dist/cli.js' },
   copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'npm-loader.js' },
   cline: { pkg: 'cline', version: '3.0.65', bin: 'bin/cline' },
+  'qwen-code': { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'cli-entry.js' },
 };
 
 export const binPath = (name) => join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, AGENTS[name].bin);

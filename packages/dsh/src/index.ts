@@ -97,7 +97,7 @@ export class SessionReferenceResolver extends TypertRemoteService {
         const decision = await next();
         if (decision.kind !== 'enter') return decision;
         // Keep whatever else the decision carries: later hosts may add fields.
-        const messages = await expandStepMessages(service.core, agent, decision.messages, signal, this.prepareOptions(agent), service.excerpts);
+        const messages = await expandStepMessages(service.core, targetOf(agent), decision.messages, signal, this.prepareOptions(agent), service.excerpts);
         return { ...decision, messages };
       },
       true,

@@ -1,24 +1,24 @@
 import type { Agent } from '@deepseek-ai/dsh-agent';
 import { createUserMessage, type ContentBlock, type UserMessage } from '@deepseek-ai/dsh-llm';
-import { applySessionReferences, type PrepareOptions, type PreparedContext, type SessionReferenceCore } from '@sessref/core';
+import { applySessionReferences, type PrepareOptions, type PreparedContext, type ReferenceTarget, type SessionReferenceCore } from '@sessref/core';
 import { deepFreeze } from '@sessref/platform';
 
 /**
  * Rewrite an entered step's batch: each direct user message with canonical
  * mentions becomes a frozen message with the same id and readable text,
  * followed by its frozen context message. Every other message is returned as
- * the very same object. `options` carry the 0.1.7 / 0.2 contract's parts;
+ * the very same object. `target` is the session the step is in (see
+ * {@link targetOf}); `options` carry the 0.1.7 / 0.2 contract's parts;
  * `excerpts` reads a mention's excerpt suffix (the `excerpts` key).
  */
 export function expandStepMessages(
   core: SessionReferenceCore,
-  agent: Agent,
+  target: ReferenceTarget,
   messages: readonly UserMessage[],
   signal: AbortSignal,
   options?: PrepareOptions,
   excerpts = false,
 ): Promise<UserMessage[]> {
-  const target = targetOf(agent);
   return applySessionReferences<UserMessage, ContentBlock>(messages, {
     excerpts,
     isDirectUserMessage: (message) => message.source.kind === 'user',
@@ -31,7 +31,7 @@ export function expandStepMessages(
 }
 
 /** The core's view of a dsh agent. */
-export function targetOf(agent: Agent): { id: string; cwd?: string } {
+export function targetOf(agent: Agent): ReferenceTarget {
   const cwd = agent.session.header.cwd;
   return cwd === undefined ? { id: agent.id } : { id: agent.id, cwd };
 }

@@ -20,11 +20,11 @@ import type { RefreshProgress, RefreshReport } from '@sessref/search-index';
 import type { HostOptions } from '@sessref/host';
 import type { SessionLogError } from '@sessref/host/reading';
 import { checkMessageText } from '../session-input.js';
-import type { StepMessage } from './host-side.js';
+import type { StepMessage } from './own-step.js';
 import { ownParts, partsOverHost, type EngineParts } from './parts.js';
 import { SessionWriteError } from './write-error.js';
 
-export type { StepMessage } from './host-side.js';
+export type { StepMessage } from './own-step.js';
 
 /** A session as listings show it. */
 export interface SessionSummary {
@@ -32,19 +32,12 @@ export interface SessionSummary {
   /** Where it is read from: `dsh` for the root's own sessions, else the agent's name (`claude-code`, …). */
   source: string;
   title?: string;
-  /** The directory the session is in now: where it moved to, when its log records a move (dsh 0.2.1+), else the one it started in. */
   cwd?: string;
   createdAt: number;
   live: boolean;
   persisted: boolean;
   /** Why the session's log could not be read, when it could not (listing reads only headers). */
   readError?: unknown;
-}
-
-/** A listed session's `cwd`, the directory it is in now: the one it moved to (dsh 0.2.1+), else the one it started in; none without either. */
-function currentDirectory(header: SessionHeaderLike): { cwd?: string } {
-  const cwd = header.workingDirectory ?? header.cwd;
-  return cwd === undefined ? {} : { cwd };
 }
 
 /** What a reference to one session would carry. */
@@ -184,7 +177,7 @@ export class Engine {
         sessionId: header.id,
         source,
         ...(title === undefined ? {} : { title }),
-        ...currentDirectory(header),
+        ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
         createdAt: header.createdAt,
         live,
         persisted,
@@ -330,11 +323,11 @@ export class Engine {
     };
   }
 
-  /** Run a message for `targetId` through the real pre-step path without writing anything. */
+  /** Run a message for `targetId` through the plugin's pre-step without writing anything. */
   async preview(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview> {
     checkMessageText(text);
     this.assertOwnSession(targetId, 'prepare');
-    const { messages } = await (await this.parts.host()).step(targetId, text, signal);
+    const messages = await this.parts.step(targetId, text, signal);
     return { target: targetId, messages, maxReferenceBytes: this.maxReferenceBytes };
   }
 
@@ -416,8 +409,8 @@ export class Engine {
   /**
    * A target as discovery takes it: one named by its id and cwd as it is;
    * a session of the root by the header a listing gives it (a live session's
-   * own, else the one the listing keeps, with the directory it moved to):
-   * discovery needs only the target's id and directories, so nothing reads its log. A session the listing leaves out
+   * own, else the one the listing keeps): discovery needs only the target's
+   * id and cwd, so nothing reads its log. A session the listing leaves out
    * (missing, or its header unreadable) is read by the host after all, for
    * its own refusal.
    */
@@ -425,8 +418,7 @@ export class Engine {
     if (typeof target !== 'string') return target;
     const listed = (await this.parts.sessions()).find((record) => record.header.id === target)?.header;
     const header: SessionHeaderLike = listed ?? (await (await this.parts.host()).header(target));
-    const { id, cwd, workingDirectory } = header;
-    return { id, ...(cwd === undefined ? {} : { cwd }), ...(workingDirectory === undefined ? {} : { workingDirectory }) };
+    return header.cwd === undefined ? { id: header.id } : { id: header.id, cwd: header.cwd };
   }
 
   /**

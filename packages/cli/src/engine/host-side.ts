@@ -7,24 +7,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context } from '@deepseek-ai/cordis';
-import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm';
+import { createUserMessage } from '@deepseek-ai/dsh-llm';
 import { Session, SessionId, type SessionHeader } from '@deepseek-ai/dsh-session';
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import type {} from '@deepseek-ai/dsh-session-title';
-import type { PreparedContext, SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
-import { preparedContextOf, surfaceThrough, type Config as ResolverConfig, type ReferenceService, type SessionReferenceCatalog } from '@sessref/dsh';
+import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
+import { surfaceThrough, type Config as ResolverConfig, type ReferenceService, type SessionReferenceCatalog } from '@sessref/dsh';
 import { hostTitleReads, type TitleReads } from '@sessref/dsh/title-index';
 import { CheckedJsonlPersistence, ListedJsonlPersistence, bootStepHost, currentTurn, runDetachedPreStep, seedDemo } from '@sessref/host';
 import type { KeptHeaders, RootLogs } from '@sessref/host/reading';
 import { checkTitle, untitled } from '../session-input.js';
+import { stepMessage, type StepMessage } from './own-step.js';
 import { appendTurn, writeNewSession } from './session-writes.js';
-
-/** One message of a step, as it would enter history. */
-export interface StepMessage {
-  message: UserMessage;
-  /** For a context message, what the plugin prepared for it: each source's entry, data object and budgeted size. */
-  prepared?: PreparedContext;
-}
 
 /** A dsh host an engine reads, steps and writes through. */
 export class HostSide {
@@ -137,10 +131,4 @@ export class HostSide {
     const { session: header } = await this.ctx.sessionQuery.readTitleSnapshot(SessionId(sessionId));
     return Session.create(header.id, [], header);
   }
-}
-
-/** A step's message with the plugin's own record of it, when it is a context message the plugin built. */
-function stepMessage(message: StepMessage['message']): StepMessage {
-  const prepared = preparedContextOf(message);
-  return prepared === undefined ? { message } : { message, prepared };
 }

@@ -10,8 +10,9 @@ import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
 import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
 import { TitleCatalog, type LiveSession, type TitleReads } from '@sessref/dsh/title-catalog';
 import { LogFileTracker } from '@sessref/dsh/jsonl-root';
-import { KeptHeaders, RootLogs, type ListedLog } from '@sessref/host/reading';
+import { KeptHeaders, RootLogs } from '@sessref/host/reading';
 import type { HostSide } from './host-side.js';
+import type { StepMessage } from './own-step.js';
 
 /** A session of the root as a listing gives it. */
 interface SessionRecord {
@@ -33,6 +34,8 @@ export interface EngineParts {
   sessions(signal?: AbortSignal): Promise<SessionRecord[]>;
   /** The dsh host, booted on first use. */
   host(): Promise<HostSide>;
+  /** `text` typed in the session `sessionId` as a step would enter it, writing nothing: the messages it would carry. */
+  step(sessionId: string, text: string, signal: AbortSignal): Promise<StepMessage[]>;
   close(): Promise<void>;
 }
 
@@ -71,8 +74,7 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     titles,
   );
   const own: SessionReferenceStorage = {
-    // The title index keeps headers; the listing knows where each session moved since (the same walk answers both).
-    listSessions: async (signal) => placedWhereTheyAre(await catalog.listSessions(signal), await kept.entries(signal)),
+    listSessions: (signal) => catalog.listSessions(signal),
     readTitles: (sessionIds, signal) => catalog.readTitles(sessionIds, signal),
     // A session this process's host holds is read live; any other from its log, unless only the host can say.
     readSurface: async (sessionId) => (side?.live(sessionId) === undefined ? await ownSurface(kept.logs, sessionId) : undefined) ?? (await host()).surface(sessionId),
@@ -85,11 +87,18 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     kept,
     async sessions(signal) {
       const records = new Map<string, SessionRecord>();
-      for (const entry of await kept.entries(signal)) records.set(entry.header.id, { header: placed(entry), live: false, persisted: true });
+      for (const { header } of await kept.entries(signal)) records.set(header.id, { header, live: false, persisted: true });
       for (const { id, header } of titles.live()) records.set(id, { header, live: true, persisted: records.has(id) });
       return [...records.values()].sort((a, b) => b.header.createdAt - a.header.createdAt || a.header.id.localeCompare(b.header.id));
     },
     host,
+    // rc.8's step in the host an engine boots is the plugin's expansion alone: run here, unless the host holds the session or speaks a later contract.
+    async step(sessionId, text, signal) {
+      const listed = side?.live(sessionId) === undefined && service.hostContract === 'rc.8' ? await kept.logs.listOne(sessionId, signal).catch(() => null) : null;
+      if (listed === null) return (await (await host()).step(sessionId, text, signal)).messages;
+      const { stepWithoutHost } = await import('./own-step.js');
+      return stepWithoutHost(service, listed.header, text, signal);
+    },
     async close() {
       await service.close();
       catalog.close();
@@ -112,26 +121,6 @@ async function ownSurface(logs: RootLogs, sessionId: string): Promise<SurfaceSna
   return surfaceOfStored(sessionId, stored);
 }
 
-/** A listed log's header, with the directory its session moved to when the log records a move. */
-function placed({ header, workingDirectory }: ListedLog): SessionHeaderLike {
-  return workingDirectory === undefined ? header : { ...header, workingDirectory };
-}
-
-/**
- * `headers` with each session that moved (see `ListedLog.workingDirectory`)
- * placed where it is now, for discovery to rank, compare and show; the
- * headers themselves when none did, the usual case.
- */
-function placedWhereTheyAre(headers: SessionHeaderLike[], listed: readonly ListedLog[]): SessionHeaderLike[] {
-  const moved = new Map<string, string>();
-  for (const { header, workingDirectory } of listed) if (workingDirectory !== undefined) moved.set(header.id, workingDirectory);
-  if (moved.size === 0) return headers;
-  return headers.map((header) => {
-    const workingDirectory = moved.get(header.id);
-    return workingDirectory === undefined ? header : { ...header, workingDirectory };
-  });
-}
-
 /**
  * An engine's parts over a host a test booted whole (title index and all):
  * every read is that host's own, so a suite that writes through the host
@@ -145,6 +134,7 @@ export function partsOverHost(side: HostSide): EngineParts {
     kept: side.kept,
     sessions: (signal) => side.sessions(signal),
     host: () => Promise.resolve(side),
+    step: async (sessionId, text, signal) => (await side.step(sessionId, text, signal)).messages,
     close: () => side.dispose(),
   };
 }

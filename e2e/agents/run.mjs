@@ -1,6 +1,6 @@
 /**
  * `npm run test:agents`: the real Claude Code, Codex, Gemini CLI, opencode,
- * Kilo, pi, Copilot, Cline and Qwen Code CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
+ * Kilo, pi, Copilot, Cline, Qwen Code and Factory Droid CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
  * with a compaction, offline, against our fake model on 127.0.0.1; then the
  * built sessref CLI must list each session with its source, and `show` must
  * give exactly the conversation the agent itself keeps after the compaction:
@@ -118,12 +118,22 @@ function isCompaction(name, request) {
   return compactingNow.has(name);
 }
 
+/**
+ * A side request for a session title (Factory Droid's TUI after a new
+ * session's first prompt): it carries the prompt, but it is not the turn.
+ */
+function isTitleRequest(request) {
+  const system = (request.body.messages ?? []).filter((message) => message.role === 'system');
+  return !(request.body.tools?.length > 0) && /generates concise session titles|a title for the chat/i.test(JSON.stringify(system));
+}
+
 function answer(request) {
   const name = AGENT_OF_API[request.api];
   if (request.api === 'gemini' && request.body.generationConfig?.responseMimeType === 'application/json') {
     return { text: JSON.stringify({ reasoning: 'The fake model routes every turn.', next_speaker: 'user', model_choice: 'flash' }) };
   }
   if (mcpPhase) return { text: MCP_REPLY };
+  if (isTitleRequest(request)) return { text: `Fake title for ${name}` };
   // The prompt size every reply reports, for an agent that judges a compaction by it (Qwen Code).
   const sized = DRIVERS[name]?.promptTokens === undefined ? {} : { promptTokens: DRIVERS[name].promptTokens };
   if (isCompaction(name, request)) return { text: summaryText(name), compaction: true, ...sized };
@@ -197,11 +207,13 @@ async function checkSessref(name, result, dir) {
     throw new Failure(`sessref lists ${name}:${stray.nativeId}, a second file Gemini CLI wrote for session ${result.nativeId} when resuming `
       + `in a later minute: only its metadata and session context, which Gemini's own session list skips (no resumable content) (copied to ${join(FINDINGS, name)})`);
   }
+  // The agent's own other sessions of this run (Factory Droid's /compress leaves the parent behind) are listed too.
+  const wanted = [result.nativeId, ...(result.alsoListed ?? []).map((other) => other.nativeId)].map((id) => `${name}:${id}`);
   const mine = rows.filter((row) => row.source === name);
-  check(mine.length === 1, `sessref list shows ${mine.length} ${name} sessions (rows: ${JSON.stringify(rows.map((row) => [row.source, row.sessionId]))})`);
-  check(rows.length === 1, `sessref list shows rows of other sources in an empty root and a home with one agent: ${JSON.stringify(rows.map((row) => row.source))}`);
-  const row = mine[0];
-  check(row.sessionId === `${name}:${result.nativeId}`, `sessref lists ${row.sessionId}, expected ${name}:${result.nativeId}`);
+  check(mine.length === wanted.length, `sessref list shows ${mine.length} ${name} sessions, expected ${wanted.length} (rows: ${JSON.stringify(rows.map((row) => [row.source, row.sessionId]))})`);
+  check(rows.length === mine.length, `sessref list shows rows of other sources in an empty root and a home with one agent: ${JSON.stringify(rows.map((row) => row.source))}`);
+  for (const id of wanted) check(mine.some((row) => row.sessionId === id), `sessref lists ${JSON.stringify(mine.map((row) => row.sessionId))}, without ${id}`);
+  const row = mine.find((candidate) => candidate.sessionId === wanted[0]);
   check(/\]\(dsh-session:[A-Za-z0-9_-]+\)$/.test(row.mention ?? ''), `the row's mention ${JSON.stringify(row.mention)} is not a dsh-session mention`);
   const shown = await sessref(['show', row.sessionId, '--json', '--root', root], result.home);
   check(shown.code === 0, `sessref show exited ${shown.code}: ${lastLines(shown.stderr)}`);

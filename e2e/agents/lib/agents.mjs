@@ -541,6 +541,80 @@ async function driveQwen(ctx) {
   return { nativeId: files[0].split('/').at(-1).replace(/\.jsonl$/, ''), transcript };
 }
 
+// ── Factory Droid ────────────────────────────────────────────────────────────
+/**
+ * Factory Droid 0.225.2 (../shared/formats/factory-droid.md): its own airgap
+ * mode (no login) with the fake model as a BYOK `customModels` entry speaking
+ * Chat Completions at /factory-droid/v1, auto-update off. `droid exec` writes
+ * turn 1; `exec -s` cannot continue in airgap mode (it fetches the session
+ * from the cloud), so turn 2, `/compress` and turn 3 run in the TUI
+ * (`droid --resume`) under tmux. `/compress` starts a new session whose
+ * first record is the summary; turn 3 goes there.
+ */
+const DROID_MODEL = 'custom:Fake-0';
+
+function droidEnv(ctx) {
+  const factory = join(ctx.home, '.factory');
+  mkdirSync(factory, { recursive: true });
+  const model = { model: 'gpt-fake', displayName: 'Fake', baseUrl: `${ctx.modelUrl}/factory-droid/v1`, apiKey: 'x', provider: 'generic-chat-completion-api', maxOutputTokens: 4096 };
+  writeFileSync(join(factory, 'settings.json'), JSON.stringify({ customModels: [model], enableDroidAutoUpdate: false }, null, 2));
+  return { ...baseEnv(ctx.home), FACTORY_AIRGAP_ENABLED: 'true', FACTORY_DROID_AUTO_UPDATE_ENABLED: 'false' };
+}
+
+async function driveDroid(ctx) {
+  const { turns } = script(ctx.name);
+  const env = droidEnv(ctx);
+  const droid = binPath('factory-droid');
+  expectStdout(await step(ctx, 'droid exec (turn 1)', droid, ['exec', '-m', DROID_MODEL, '--auto', 'low', turns[0].prompt], env), turns[0].reply, 'turn 1');
+  const sessions = join(ctx.home, '.factory', 'sessions');
+  const files = () => list(sessions).filter((path) => /^[^/]+\/[0-9a-f-]{36}\.jsonl$/.test(path)).map((path) => join(sessions, path));
+  const first = files();
+  if (first.length !== 1) throw new Error(`expected one session under ${sessions}, found ${first.length}: ${first.join(', ')}`);
+  const parent = first[0];
+  const idOf = (path) => path.split('/').at(-1).replace(/\.jsonl$/, '');
+  const holds = (path, text) => existsSync(path) && readFileSync(path, 'utf8').includes(text);
+
+  ctx.log(`${ctx.name}: droid TUI under tmux: --resume ${idOf(parent)}, turn 2, /compress, turn 3`);
+  const started = Date.now();
+  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = ['timeout', '--foreground', '180', droid, '--resume', idOf(parent)].map(quoted).join(' ');
+  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
+  ctx.onCleanup(() => tui.kill());
+  let screen = '';
+  const screenShows = (pattern, ms) => poll(async () => pattern.test(screen = await tui.capture()), ms);
+  const fail = (what) => new Error(`${what}; screen: ${lastLines(screen, 6)}`);
+  let child;
+  try {
+    // A fresh home has not trusted the work folder: droid asks first.
+    if (!(await screenShows(/trust/i, 30_000))) throw fail('the droid TUI asked nothing about trusting the folder within 30 s');
+    await tui.key('Enter');
+    if (!(await screenShows(new RegExp(turns[0].reply.slice(0, 25)), 20_000))) throw fail('the droid TUI did not show the resumed session within 20 s');
+    await tui.type(turns[1].prompt);
+    await tui.key('Enter');
+    if (!(await poll(() => holds(parent, turns[1].reply), 45_000))) throw fail('turn 2 in the droid TUI was not saved within 45 s');
+    ctx.compacting(true);
+    await tui.type('/compress');
+    await tui.key('Enter');
+    if (!(await screenShows(/Compress session/i, 15_000))) throw fail('/compress asked for no confirmation within 15 s');
+    await tui.key('Enter');
+    child = await poll(() => files().find((path) => path !== parent && holds(path, '"compaction_state"')), 45_000);
+    ctx.compacting(false);
+    if (child === undefined) throw fail('/compress started no session with a compaction_state within 45 s');
+    await tui.type(turns[2].prompt);
+    await tui.key('Enter');
+    if (!(await poll(() => holds(child, turns[2].reply), 45_000))) throw fail('turn 3 in the droid TUI was not saved within 45 s');
+    await tui.key('C-c', 2);
+    const ended = await poll(async () => !(await tui.alive()), 10_000);
+    ctx.steps.push({ label: 'droid TUI: turn 2, /compress, turn 3', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
+  } finally {
+    ctx.compacting(false);
+    writeFileSync(join(ctx.dir, 'tui-screen.txt'), await tui.capture().catch(() => screen));
+    await tui.kill();
+  }
+  // The session the user sees after /compress is the child; the parent stays a session of its own, listed too.
+  return { nativeId: idOf(child), transcript: child, alsoListed: [{ nativeId: idOf(parent), why: 'the session /compress left behind' }] };
+}
+
 export const DRIVERS = {
   'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
   codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
@@ -550,5 +624,6 @@ export const DRIVERS = {
   pi: { drive: drivePi, api: 'chat@pi', label: `pi ${AGENTS.pi.version}` },
   copilot: { drive: driveCopilot, api: 'chat@copilot', label: `Copilot CLI ${AGENTS.copilot.version}` },
   'qwen-code': { drive: driveQwen, api: 'chat@qwen-code', label: `Qwen Code ${AGENTS['qwen-code'].version}`, promptTokens: 60_000 },
+  'factory-droid': { drive: driveDroid, api: 'chat@factory-droid', label: `Factory Droid ${AGENTS['factory-droid'].version}`, preflight: tmuxPreflight('droid continues a session and compresses only in its TUI when offline') },
   cline: { drive: driveCline, api: 'chat@cline', label: `Cline ${AGENTS.cline.version}`, preflight: tmuxPreflight('Cline resumes a session and compacts only in its TUI') },
 };

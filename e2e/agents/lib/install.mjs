@@ -24,6 +24,8 @@ export const AGENTS = {
   copilot: { pkg: '@github/copilot', version: '1.0.102', bin: 'npm-loader.js' },
   cline: { pkg: 'cline', version: '3.0.65', bin: 'bin/cline' },
   'qwen-code': { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'cli-entry.js' },
+  // @factory/cli 0.225.x pins a platform package version the registry lacks: its platform package directly (factory-droid.md).
+  'factory-droid': { pkg: '@factory/cli-linux-x64', version: '0.225.2', bin: 'bin/droid' },
 };
 
 export const binPath = (name) => join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, AGENTS[name].bin);

@@ -1,6 +1,6 @@
 /**
  * `npm run test:agents`: the real Claude Code, Codex, Gemini CLI, opencode,
- * Kilo, pi, Copilot, Cline, Qwen Code and Factory Droid CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
+ * Kilo, pi, Copilot, Cline, Qwen Code, Factory Droid and Continue CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
  * with a compaction, offline, against our fake model on 127.0.0.1; then the
  * built sessref CLI must list each session with its source, and `show` must
  * give exactly the conversation the agent itself keeps after the compaction:
@@ -120,11 +120,12 @@ function isCompaction(name, request) {
 
 /**
  * A side request for a session title (Factory Droid's TUI after a new
- * session's first prompt): it carries the prompt, but it is not the turn.
+ * session's first prompt, asked in its system prompt; Continue's TUI after a
+ * turn, asked in the user message): it carries the prompt, but it is not the turn.
  */
 function isTitleRequest(request) {
   const system = (request.body.messages ?? []).filter((message) => message.role === 'system');
-  return !(request.body.tools?.length > 0) && /generates concise session titles|a title for the chat/i.test(JSON.stringify(system));
+  return !(request.body.tools?.length > 0) && /generates concise session titles|reply with a title for the chat/i.test(`${JSON.stringify(system)}\n${request.text}`);
 }
 
 function answer(request) {

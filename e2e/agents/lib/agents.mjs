@@ -615,6 +615,78 @@ async function driveDroid(ctx) {
   return { nativeId: idOf(child), transcript: child, alsoListed: [{ nativeId: idOf(parent), why: 'the session /compress left behind' }] };
 }
 
+// ── Continue ─────────────────────────────────────────────────────────────────
+/**
+ * Continue's `cn` 1.5.47 (../shared/formats/continue.md): the fake model as an
+ * `openai` provider at /continue/v1 in a `config.yaml`, telemetry and metrics
+ * off. Turns 1 and 2 headless (`-p`, `-p --resume`); `cn -p "/compact"`
+ * compacts in memory only and saves nothing, so the compaction and turn 3 run
+ * in the TUI (`cn --resume`) under tmux, whose `/compact` rewrites the saved
+ * history to start at the summary.
+ */
+function continueSetup(ctx) {
+  const dir = join(ctx.home, '.continue');
+  mkdirSync(dir, { recursive: true });
+  const config = join(dir, 'config.yaml');
+  writeFileSync(config, [
+    'name: fake-assistant', 'version: 0.0.1', 'schema: v1', 'models:',
+    '  - name: Fake GPT', '    provider: openai', '    model: gpt-fake', `    apiBase: ${ctx.modelUrl}/continue/v1`, '    apiKey: x',
+    '    roles: [chat, edit, apply, summarize]', '',
+  ].join('\n'));
+  const env = { ...baseEnv(ctx.home), CONTINUE_CLI_ENABLE_TELEMETRY: '0', CONTINUE_METRICS_ENABLED: '0' };
+  return { config, env };
+}
+
+async function driveContinue(ctx) {
+  const { turns } = script(ctx.name);
+  const { config, env } = continueSetup(ctx);
+  const cn = [binPath('continue'), '--config', config, '--auto'];
+  const node = process.execPath;
+  expectStdout(await step(ctx, 'cn -p (turn 1)', node, [...cn, '-p', turns[0].prompt], env), turns[0].reply, 'turn 1');
+  expectStdout(await step(ctx, 'cn -p --resume (turn 2)', node, [...cn, '-p', '--resume', turns[1].prompt], env), turns[1].reply, 'turn 2');
+  const sessions = join(ctx.home, '.continue', 'sessions');
+  const files = list(sessions).filter((path) => /^[0-9a-f-]{36}\.json$/.test(path));
+  if (files.length !== 1) throw new Error(`expected one session under ${sessions}, found ${files.length}: ${files.join(', ')}`);
+  const transcript = join(sessions, files[0]);
+  const saved = () => { try { return JSON.parse(readFileSync(transcript, 'utf8')); } catch { return undefined; } };
+  const compacted = () => saved()?.history?.some((item) => item.conversationSummary !== undefined) === true;
+  const holds = (text) => existsSync(transcript) && readFileSync(transcript, 'utf8').includes(text);
+
+  ctx.log(`${ctx.name}: cn TUI under tmux: --resume, /compact, turn 3`);
+  const started = Date.now();
+  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = ['timeout', '--foreground', '180', node, ...cn, '--resume'].map(quoted).join(' ');
+  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
+  ctx.onCleanup(() => tui.kill());
+  let screen = '';
+  const fail = (what) => new Error(`${what}; screen: ${lastLines(screen, 6)}`);
+  try {
+    if (!(await poll(async () => (screen = await tui.capture()).includes(turns[1].reply.slice(0, 25)), 30_000))) throw fail('the cn TUI did not show the resumed session within 30 s');
+    // An Enter the TUI takes while it is still busy is lost: each line is sent once it shows in the input, after the last one settled.
+    const submit = async (text) => {
+      await tui.type(text);
+      await poll(async () => (screen = await tui.capture()).includes(text), 5000);
+      await tui.key('Enter');
+    };
+    ctx.compacting(true);
+    await submit('/compact');
+    const done = await poll(compacted, 45_000);
+    ctx.compacting(false);
+    if (!done) throw fail('/compact in the cn TUI saved no conversationSummary within 45 s');
+    if (!(await poll(async () => (screen = await tui.capture()).includes('compacted successfully'), 15_000))) throw fail('the cn TUI did not report the compaction within 15 s');
+    await submit(turns[2].prompt);
+    if (!(await poll(() => holds(turns[2].reply), 45_000))) throw fail('turn 3 in the cn TUI was not saved within 45 s');
+    await tui.key('C-c', 2);
+    const ended = await poll(async () => !(await tui.alive()), 10_000);
+    ctx.steps.push({ label: 'cn TUI: /compact, turn 3', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
+  } finally {
+    ctx.compacting(false);
+    writeFileSync(join(ctx.dir, 'tui-screen.txt'), await tui.capture().catch(() => screen));
+    await tui.kill();
+  }
+  return { nativeId: files[0].replace(/\.json$/, ''), transcript };
+}
+
 export const DRIVERS = {
   'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
   codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
@@ -625,5 +697,6 @@ export const DRIVERS = {
   copilot: { drive: driveCopilot, api: 'chat@copilot', label: `Copilot CLI ${AGENTS.copilot.version}` },
   'qwen-code': { drive: driveQwen, api: 'chat@qwen-code', label: `Qwen Code ${AGENTS['qwen-code'].version}`, promptTokens: 60_000 },
   'factory-droid': { drive: driveDroid, api: 'chat@factory-droid', label: `Factory Droid ${AGENTS['factory-droid'].version}`, preflight: tmuxPreflight('droid continues a session and compresses only in its TUI when offline') },
+  continue: { drive: driveContinue, api: 'chat@continue', label: `Continue ${AGENTS.continue.version}`, preflight: tmuxPreflight('Continue saves a compaction only from its TUI') },
   cline: { drive: driveCline, api: 'chat@cline', label: `Cline ${AGENTS.cline.version}`, preflight: tmuxPreflight('Cline resumes a session and compacts only in its TUI') },
 };

@@ -26,6 +26,7 @@ export const AGENTS = {
   'qwen-code': { pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'cli-entry.js' },
   // @factory/cli 0.225.x pins a platform package version the registry lacks: its platform package directly (factory-droid.md).
   'factory-droid': { pkg: '@factory/cli-linux-x64', version: '0.225.2', bin: 'bin/droid' },
+  continue: { pkg: '@continuedev/cli', version: '1.5.47', bin: 'dist/cn.js' },
 };
 
 export const binPath = (name) => join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, AGENTS[name].bin);

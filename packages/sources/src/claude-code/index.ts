@@ -1,5 +1,5 @@
 import type { TranscriptFormat } from '../transcripts/format.js';
-import { claudeCodeAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { foldClaudeCode } from './fold.js';
 import { claudeCodeTranscripts } from './locate.js';
 
@@ -9,9 +9,9 @@ import { claudeCodeTranscripts } from './locate.js';
  * current conversation (see this package's README, "Claude Code").
  */
 export const claudeCodeFormat: TranscriptFormat = {
-  name: claudeCodeAgent.name,
-  displayName: claudeCodeAgent.displayName,
-  home: claudeCodeAgent.home,
+  name: AGENTS['claude-code'].name,
+  displayName: AGENTS['claude-code'].displayName,
+  home: AGENTS['claude-code'].home,
   transcripts: claudeCodeTranscripts,
   fold: foldClaudeCode,
 };

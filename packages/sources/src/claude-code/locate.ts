@@ -2,7 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { errorCode } from '@sessref/core';
 import { listDirectory, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
-import { claudeCodeAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 
 /**
  * Directory entries one listing looks at, across the projects folder and
@@ -26,7 +26,7 @@ const SESSION_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
  * `onSkipped`: every other project is listed.
  */
 export function claudeCodeTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = claudeCodeAgent.home(environment);
+  const home = AGENTS['claude-code'].home(environment);
   const budget = { entries: MAX_DIRECTORY_ENTRIES, trail };
   const byId = new Map<string, TranscriptFile>();
   for (const project of listDirectory(home, home, budget, onSkipped)) {

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { TranscriptFormat } from '../transcripts/format.js';
-import { clineAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { foldCline } from './fold.js';
 import { clineTranscripts } from './locate.js';
 
@@ -11,9 +11,9 @@ import { clineTranscripts } from './locate.js';
  * conversation (see this package's README, "Cline").
  */
 export const clineFormat: TranscriptFormat = {
-  name: clineAgent.name,
-  displayName: clineAgent.displayName,
-  home: clineAgent.home,
+  name: AGENTS.cline.name,
+  displayName: AGENTS.cline.displayName,
+  home: AGENTS.cline.home,
   transcripts: clineTranscripts,
   fold: (text, file, companions) => {
     const [messages, compaction] = (file.companions ?? []).map((path) => companions?.get(path));

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { sessionFolders, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
-import { clineAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 
 /** Session folders one listing looks at: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
@@ -14,7 +14,7 @@ const MAX_WALK_ENTRIES = 500_000;
  * named to `onSkipped`; one without a manifest yet is watched for it.
  */
 export function clineTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = clineAgent.home(environment);
+  const home = AGENTS.cline.home(environment);
   return sessionFolders(home, (id) => `${id}.json`, MAX_WALK_ENTRIES, trail, onSkipped).map(({ name, folder, path }) => ({
     nativeId: name,
     path,

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { listDirectory, type DirectoryBudget, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
-import { codexAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 
 /** The folders under the Codex home that hold rollouts, in the order their copies win (codex-rs/rollout/src/lib.rs). */
 const ROLLOUT_FOLDERS = ['sessions', 'archived_sessions'] as const;
@@ -34,7 +34,7 @@ interface Found {
  * and named to `onSkipped`: the rollouts of every other folder are listed.
  */
 export function findRollouts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = codexAgent.home(environment);
+  const home = AGENTS.codex.home(environment);
   const budget = { entries: MAX_WALK_ENTRIES, trail };
   const byId = new Map<string, Found>();
   ROLLOUT_FOLDERS.forEach((folder, folderIndex) => {

@@ -6,16 +6,16 @@
  * comes from, are in this package's README ("Codex").
  */
 import type { TranscriptFormat } from '../transcripts/format.js';
-import { codexAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { foldRollout } from './fold.js';
 import { findRollouts, rolloutName } from './home.js';
 import { readCodexTitles } from './titles.js';
 import { decompressZstd } from './zstd.js';
 
 export const codexFormat: TranscriptFormat = {
-  name: codexAgent.name,
-  displayName: codexAgent.displayName,
-  home: codexAgent.home,
+  name: AGENTS.codex.name,
+  displayName: AGENTS.codex.displayName,
+  home: AGENTS.codex.home,
   transcripts: findRollouts,
   decode: (bytes, file) => (rolloutName(file.path)?.compressed === true ? decompressZstd(bytes) : bytes).toString('utf8'),
   fold: foldRollout,

@@ -4,7 +4,7 @@ import { parseJson, asObject, asString } from '../json-lines.js';
 import { readRegularFile } from '@sessref/platform';
 import type { WalkTrail } from '@sessref/platform';
 import type { SourceEnvironment } from '../transcripts/format.js';
-import { codexAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { linesOf } from './lines.js';
 
 /** The largest title index read: a line per rename, so megabytes are years of use. */
@@ -18,7 +18,7 @@ const MAX_INDEX_BYTES = 64 * 1024 * 1024;
  * that is missing, a link, a special file, too large or unreadable gives none.
  */
 export function readCodexTitles(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string> {
-  const path = join(codexAgent.home(environment), 'session_index.jsonl');
+  const path = join(AGENTS.codex.home(environment), 'session_index.jsonl');
   trail?.files.add(path);
   try {
     if (!lstatSync(path).isFile()) return new Map();

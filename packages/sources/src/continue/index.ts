@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { TranscriptFormat } from '../transcripts/format.js';
-import { continueAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { foldContinue } from './fold.js';
 import { continueTranscripts } from './locate.js';
 
@@ -11,9 +11,9 @@ import { continueTranscripts } from './locate.js';
  * "Continue").
  */
 export const continueFormat: TranscriptFormat = {
-  name: continueAgent.name,
-  displayName: continueAgent.displayName,
-  home: continueAgent.home,
+  name: AGENTS.continue.name,
+  displayName: AGENTS.continue.displayName,
+  home: AGENTS.continue.home,
   transcripts: continueTranscripts,
   fold: (text, file) => foldContinue(text, relative(file.home, file.path), file.createdAt),
 };

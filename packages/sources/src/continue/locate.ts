@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { listDirectory, type WalkTrail, readRegularFile } from '@sessref/platform';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
-import { continueAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 
 /** Names one listing looks at in `sessions/`: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
@@ -23,7 +23,7 @@ const MAX_INDEX_BYTES = 64 * 1024 * 1024;
  * gives no times.
  */
 export function continueTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = continueAgent.home(environment);
+  const home = AGENTS.continue.home(environment);
   const entries = listDirectory(home, home, { entries: MAX_WALK_ENTRIES, trail }, onSkipped).filter((entry) => entry.kind === 'file');
   // Watched whether or not it is there: a session's start time can come with it.
   trail?.files.add(join(home, INDEX_FILE));

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { TranscriptFormat } from '../transcripts/format.js';
-import { copilotAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { foldCopilot } from './fold.js';
 import { copilotTitles, copilotTranscripts } from './locate.js';
 
@@ -11,9 +11,9 @@ import { copilotTitles, copilotTranscripts } from './locate.js';
  * titled by its `workspace.yaml` (see this package's README, "GitHub Copilot CLI").
  */
 export const copilotFormat: TranscriptFormat = {
-  name: copilotAgent.name,
-  displayName: copilotAgent.displayName,
-  home: copilotAgent.home,
+  name: AGENTS.copilot.name,
+  displayName: AGENTS.copilot.displayName,
+  home: AGENTS.copilot.home,
   transcripts: copilotTranscripts,
   titles: copilotTitles,
   fold: (text, file) => foldCopilot(text, relative(file.home, file.path)),

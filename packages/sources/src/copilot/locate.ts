@@ -1,6 +1,6 @@
 import { sessionFolders, type WalkTrail, readRegularFile } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
-import { copilotAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { workspaceName } from './workspace-name.js';
 
 /** Session folders one listing looks at in `session-state/`: far above a real home, a bound on a hostile one. */
@@ -15,7 +15,7 @@ const MAX_WORKSPACE_BYTES = 64 * 1024;
  * named to `onSkipped`. A folder without one yet is watched for it.
  */
 export function copilotTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = copilotAgent.home(environment);
+  const home = AGENTS.copilot.home(environment);
   return sessionFolders(home, () => 'events.jsonl', MAX_WALK_ENTRIES, trail, onSkipped).map(({ name, path }) => ({ nativeId: name, path, home }));
 }
 
@@ -26,7 +26,7 @@ export function copilotTranscripts(environment: SourceEnvironment, trail?: WalkT
  */
 export function copilotTitles(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string> {
   const titles = new Map<string, string>();
-  const home = copilotAgent.home(environment);
+  const home = AGENTS.copilot.home(environment);
   // Only regular files are named (never a link); a name that changes asks the watch for a discovery.
   for (const { name: id, path } of sessionFolders(home, () => 'workspace.yaml', MAX_WALK_ENTRIES, trail, undefined)) {
     trail?.files.add(path);

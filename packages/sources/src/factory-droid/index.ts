@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { TranscriptFormat } from '../transcripts/format.js';
-import { factoryDroidAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { foldFactoryDroid } from './fold.js';
 import { factoryDroidTranscripts } from './locate.js';
 
@@ -10,9 +10,9 @@ import { factoryDroidTranscripts } from './locate.js';
  * conversation (see this package's README, "Factory Droid").
  */
 export const factoryDroidFormat: TranscriptFormat = {
-  name: factoryDroidAgent.name,
-  displayName: factoryDroidAgent.displayName,
-  home: factoryDroidAgent.home,
+  name: AGENTS['factory-droid'].name,
+  displayName: AGENTS['factory-droid'].displayName,
+  home: AGENTS['factory-droid'].home,
   transcripts: factoryDroidTranscripts,
   fold: (text, file) => foldFactoryDroid(text, relative(file.home, file.path)),
 };

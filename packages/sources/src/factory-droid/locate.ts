@@ -1,6 +1,6 @@
 import { filesInFolders, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
-import { factoryDroidAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 
 /** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
@@ -17,7 +17,7 @@ const SESSION_FILE = /^(.+)\.jsonl$/;
  * alone and named to `onSkipped`.
  */
 export function factoryDroidTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = factoryDroidAgent.home(environment);
+  const home = AGENTS['factory-droid'].home(environment);
   const byId = new Map<string, TranscriptFile>();
   // Folders in name order: the first one holding an id keeps it.
   for (const { name, path } of filesInFolders(home, MAX_WALK_ENTRIES, trail, onSkipped)) {

@@ -5,7 +5,7 @@ import { errorCode } from '@sessref/core';
 import { listDirectory, type DirectoryBudget, type DirectoryEntry, type WalkTrail, readRegularFile } from '@sessref/platform';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile, TranscriptFormat } from '../transcripts/format.js';
-import { geminiCliAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { geminiTranscript } from './fold.js';
 
 /** Largest `projects.json` or `.project_root` read: a path registry, never near this. */
@@ -27,7 +27,7 @@ const CHAT_FILE = /^(session-.+)\.jsonl?$/;
  * to `onSkipped`: the chats of every other project are listed.
  */
 function chatFiles(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = geminiCliAgent.home(environment);
+  const home = AGENTS['gemini-cli'].home(environment);
   const budget = { entries: MAX_WALK_ENTRIES, trail };
   const projectRoots = projectRegistry(home, trail);
   const files = new Map<string, TranscriptFile>();
@@ -116,9 +116,9 @@ function readSmallFile(path: string, trail: WalkTrail | undefined): string | und
 
 /** Gemini CLI's chat recordings (`~/.gemini/tmp/*\/chats`), legacy JSON and JSONL alike. */
 export const geminiCliFormat: TranscriptFormat = {
-  name: geminiCliAgent.name,
-  displayName: geminiCliAgent.displayName,
-  home: geminiCliAgent.home,
+  name: AGENTS['gemini-cli'].name,
+  displayName: AGENTS['gemini-cli'].displayName,
+  home: AGENTS['gemini-cli'].home,
   transcripts: chatFiles,
   fold: (text, file) => geminiTranscript(text, basename(file.path), relative(file.home, file.path), file.cwd),
 };

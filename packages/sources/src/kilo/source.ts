@@ -1,5 +1,5 @@
 import { opencodeFamilySource, type OpencodeFamilyMember, type OpencodeSourceOptions } from '../opencode/source.js';
-import { kiloAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 
 /**
  * Kilo (the Kilo Code CLI) is a fork of opencode that keeps opencode's store
@@ -7,7 +7,7 @@ import { kiloAgent } from './agent.js';
  * and `KILO_DB` naming another. Everything else (tables, records, the rule
  * for the current conversation) is opencode's, read by opencode's reader.
  */
-const KILO: OpencodeFamilyMember = { agent: kiloAgent, databaseBase: 'kilo', databaseVariable: 'KILO_DB' };
+const KILO: OpencodeFamilyMember = { agent: AGENTS.kilo, databaseBase: 'kilo', databaseVariable: 'KILO_DB' };
 
 /** A source over Kilo's store, read in place and never written. */
 export function kiloSource(options: OpencodeSourceOptions) {

@@ -5,7 +5,7 @@ import { listDirectory, fileToken, readRevision, revisionToken } from '@sessref/
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
-import { opencodeAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
@@ -36,7 +36,7 @@ export interface OpencodeFamilyMember {
 }
 
 /** opencode: `opencode.db` in `$XDG_DATA_HOME/opencode`, moved by `OPENCODE_DB`. */
-const OPENCODE: OpencodeFamilyMember = { agent: opencodeAgent, databaseBase: 'opencode', databaseVariable: 'OPENCODE_DB' };
+const OPENCODE: OpencodeFamilyMember = { agent: AGENTS.opencode, databaseBase: 'opencode', databaseVariable: 'OPENCODE_DB' };
 
 /**
  * The databases to read: every channel's in the data folder, and the one

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { TranscriptFormat } from '../transcripts/format.js';
-import { piAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { foldPi } from './fold.js';
 import { piTranscripts } from './locate.js';
 
@@ -10,9 +10,9 @@ import { piTranscripts } from './locate.js';
  * folded to its current conversation (see this package's README, "pi").
  */
 export const piFormat: TranscriptFormat = {
-  name: piAgent.name,
-  displayName: piAgent.displayName,
-  home: piAgent.home,
+  name: AGENTS.pi.name,
+  displayName: AGENTS.pi.displayName,
+  home: AGENTS.pi.home,
   transcripts: piTranscripts,
   fold: (text, file) => foldPi(text, relative(file.home, file.path)),
 };

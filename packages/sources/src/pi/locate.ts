@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { filesInFolders, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
-import { piAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 
 /** Names one listing looks at, across `sessions/` and every working directory's folder in it: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
@@ -18,7 +18,7 @@ const SESSION_FILE = /^(?:.*_)?([^_]+)\.jsonl$/;
  * loop in a folder's place, is skipped alone and named to `onSkipped`.
  */
 export function piTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = piAgent.home(environment);
+  const home = AGENTS.pi.home(environment);
   const byId = new Map<string, TranscriptFile>();
   for (const entry of filesInFolders(home, MAX_WALK_ENTRIES, trail, onSkipped)) {
     const nativeId = SESSION_FILE.exec(entry.name)?.[1];

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { TranscriptFormat } from '../transcripts/format.js';
-import { qwenCodeAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 import { foldQwen } from './fold.js';
 import { qwenTranscripts } from './locate.js';
 
@@ -10,9 +10,9 @@ import { qwenTranscripts } from './locate.js';
  * each folded to its current conversation (see this package's README, "Qwen Code").
  */
 export const qwenCodeFormat: TranscriptFormat = {
-  name: qwenCodeAgent.name,
-  displayName: qwenCodeAgent.displayName,
-  home: qwenCodeAgent.home,
+  name: AGENTS['qwen-code'].name,
+  displayName: AGENTS['qwen-code'].displayName,
+  home: AGENTS['qwen-code'].home,
   transcripts: qwenTranscripts,
   fold: (text, file) => foldQwen(text, relative(file.home, file.path)),
 };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { listDirectory, listSessionFolder, type WalkTrail } from '@sessref/platform';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile } from '../transcripts/format.js';
-import { qwenCodeAgent } from './agent.js';
+import { AGENTS } from '../agents.js';
 
 /** Names one listing looks at, across `projects/` and every project's `chats/`: far above a real home, a bound on a hostile one. */
 const MAX_WALK_ENTRIES = 500_000;
@@ -17,7 +17,7 @@ const SESSION_FILE = /^([0-9a-fA-F-]{32,36})\.jsonl$/;
  * cannot be listed or searched is skipped alone and named to `onSkipped`.
  */
 export function qwenTranscripts(environment: SourceEnvironment, trail?: WalkTrail, onSkipped?: SkippedFolderHandler): TranscriptFile[] {
-  const home = qwenCodeAgent.home(environment);
+  const home = AGENTS['qwen-code'].home(environment);
   const budget = { entries: MAX_WALK_ENTRIES, trail };
   return listDirectory(home, home, budget, onSkipped).flatMap((project) =>
     project.kind !== 'directory'

@@ -26,14 +26,25 @@ const NS_PER_MS = 1_000_000n;
  * listed and each path stat'ed once, however many walks of the root the run
  * makes (the title index's tracker, the host's listing, its shape and damage
  * checks), so every answer is the root as it was at some instant after the
- * hold began (after the first of overlapping holds). Without a hold, every
+ * hold began (after the first of overlapping holds); a directory first
+ * listed under a hold is not even stat'ed, as nothing of the hold needs its
+ * times (it is listed again once the hold ends). Without a hold, every
  * lookup stats again.
  */
+/** A directory's last listing, and the revision it was taken at (none for one taken under a hold without a stat). */
+interface Listing {
+  revision: FileRevision | undefined;
+  entries: readonly Dirent[];
+  /** The directory had not changed for `settledMs` when listed: the listing answers while the revision holds. */
+  settled: boolean;
+  epoch: number;
+}
+
 export class DirectoryListings {
   /** Directories listed from the file system so far (a cache hit lists none). */
   reads = 0;
   /** The last listing of each directory; only a `settled` one answers, the others are kept to tell which entries left. */
-  private readonly known = new Map<string, { revision: FileRevision; entries: readonly Dirent[]; settled: boolean; epoch: number }>();
+  private readonly known = new Map<string, Listing>();
   /** What each path held at its first look since the latest hold began (`null`: nothing reachable there). */
   private readonly looks = new Map<string, { look: Look | null; epoch: number }>();
   /** Holds not let go yet; the epoch counts the times a first hold was taken, so a look answers only the holds of its own epoch. */
@@ -71,13 +82,21 @@ export class DirectoryListings {
 
   /** The entries of `path` (a `ListDirectory` for `@sessref/dsh/jsonl-root`'s lookups); none when it cannot be listed. */
   readonly list = (path: string): readonly Dirent[] => {
-    const revision = this.revision(path);
     const known = this.known.get(path);
-    if (known !== undefined && sameRevision(known.revision, revision) && (known.settled || this.heldSince(known.epoch))) return known.entries;
+    // Under a hold, a listing taken during it answers, and a directory first met is listed without a stat: nothing of the hold needs its times.
+    if (known !== undefined && this.heldSince(known.epoch)) return known.entries;
+    if (known === undefined && this.holds > 0) return this.read(path, undefined, undefined);
+    const revision = this.revision(path);
+    if (known?.settled === true && sameRevision(known.revision, revision)) return known.entries;
     if (revision === undefined) {
       this.forget(path);
       return [];
     }
+    return this.read(path, revision, known);
+  };
+
+  /** List `path` from the file system and keep the listing, taken at `revision` (none: good for the current hold only). */
+  private read(path: string, revision: FileRevision | undefined, known: Listing | undefined): readonly Dirent[] {
     // Taken before the directory is read: the listing holds every change up to this instant.
     const listedAtNs = BigInt(Date.now()) * NS_PER_MS;
     let entries: Dirent[];
@@ -92,10 +111,10 @@ export class DirectoryListings {
       const present = new Set(entries.map((entry) => entry.name));
       for (const entry of known.entries) if (!present.has(entry.name)) this.forget(childPath(path, entry.name));
     }
-    const changedAtNs = revision.mtimeNs > revision.ctimeNs ? revision.mtimeNs : revision.ctimeNs;
-    this.known.set(path, { revision, entries, settled: listedAtNs - changedAtNs >= BigInt(this.settledMs) * NS_PER_MS, epoch: this.epoch });
+    const changedAtNs = revision === undefined ? listedAtNs : revision.mtimeNs > revision.ctimeNs ? revision.mtimeNs : revision.ctimeNs;
+    this.known.set(path, { revision, entries, settled: revision !== undefined && listedAtNs - changedAtNs >= BigInt(this.settledMs) * NS_PER_MS, epoch: this.epoch });
     return entries;
-  };
+  }
 
   /** The epoch of the holds that are on (see {@link holdFirstLook}), or `undefined` when none is: what a walk made under them is good for. */
   get heldEpoch(): number | undefined {

@@ -34,7 +34,28 @@ export type FailureClass =
   | 'unexpected';
 
 /** sessref's own refusals, made before or around the host. */
-type CliCode = 'USAGE' | 'NO_ROOT' | 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREADABLE' | 'ROOT_IN_AGENT_HOME' | 'ROOT_NOT_EMPTY' | 'SEED_EXISTS' | 'PORT_IN_USE' | 'STDIN_TOO_LARGE';
+type CliCode =
+  | 'USAGE'
+  | 'NO_ROOT'
+  | 'ROOT_NOT_A_DIRECTORY'
+  | 'ROOT_UNREADABLE'
+  | 'ROOT_IN_AGENT_HOME'
+  | 'ROOT_NOT_EMPTY'
+  | 'SEED_EXISTS'
+  | 'PORT_IN_USE'
+  | 'STDIN_TOO_LARGE'
+  | RemoteCode;
+
+/** `sessref remote`'s refusals: the remotes file, and a sync over ssh and rsync. */
+type RemoteCode =
+  | 'REMOTE_NOT_FOUND'
+  | 'REMOTE_EXISTS'
+  | 'REMOTE_UNREACHABLE'
+  | 'REMOTE_TOO_LARGE'
+  | 'REMOTE_SYNC_FAILED'
+  | 'REMOTE_TOOL_MISSING'
+  | 'REMOTE_CONFIG_INVALID'
+  | 'REMOTE_CONFIG_UNWRITABLE';
 
 export type SessionLogCode = SessionLogError['code'];
 
@@ -119,6 +140,18 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
   SEED_EXISTS: 'conflict',
   PORT_IN_USE: 'conflict',
   STDIN_TOO_LARGE: 'invalid-input',
+
+  REMOTE_NOT_FOUND: 'not-found',
+  REMOTE_EXISTS: 'conflict',
+  // The host, or ssh's way to it, is not there now: its last mirror is still read.
+  REMOTE_UNREACHABLE: 'unavailable',
+  // The remote's folders hold more than the mirror's bound: nothing was pulled.
+  REMOTE_TOO_LARGE: 'over-budget',
+  REMOTE_SYNC_FAILED: 'storage',
+  // No rsync or ssh on this machine.
+  REMOTE_TOOL_MISSING: 'unavailable',
+  REMOTE_CONFIG_INVALID: 'storage',
+  REMOTE_CONFIG_UNWRITABLE: 'storage',
 };
 
 export type ExitCode = 1 | 2;

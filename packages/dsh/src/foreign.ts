@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { SessionReferenceError, combineSources, redactSecrets, type CombinedStorage, type SessionReferenceStorage, type SourceFailure, type TitleReadResult } from '@sessref/core';
-import { AGENT_NAMES, isAgentName, localSources, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
+import { AGENT_NAMES, isAgentName, localSources, mirroredSources, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
 
 /** The provenance name of the host's own sessions, beside the agents' names (`claude-code`, …). */
 export const OWN_SOURCE = 'dsh';
@@ -8,11 +8,19 @@ export const OWN_SOURCE = 'dsh';
 /** The `sources` value that offers every agent sessref knows (those whose home exists), naming none. */
 export const ALL_SOURCES = 'all';
 
+/** Another agent's sessions a service reads: in its home on this machine, or (with `host`) in the mirror of another machine's. */
+interface ForeignSource extends Omit<LocalSource, 'name'> {
+  /** The source's provenance name: the agent's (`claude-code`), or `<host>/<agent>` for a mirror. */
+  name: string;
+  /** The remote the sessions were mirrored from; absent for this machine's. */
+  host?: string;
+}
+
 /** The storage discovery and snapshots read through, and the other agents' homes it reads. */
 export interface AssembledStorage {
   storage: CombinedStorage;
-  /** The foreign sources found on this machine, in order. */
-  foreign: readonly LocalSource[];
+  /** The foreign sources found on this machine, in order, then those in the mirrors of other machines. */
+  foreign: readonly ForeignSource[];
   /** The agents' homes skipped because they cannot even be checked (a link loop, closed to this user), each with why. */
   skipped: readonly UnreadableHome[];
   /** Foreign sources whose last listing failed (their sessions were left out). */
@@ -29,7 +37,9 @@ export interface AssembledStorage {
 /**
  * The host's own storage, then the sessions of the agents `sources` names
  * (`'all'`: every agent sessref knows) whose homes exist on this machine
- * (see `@sessref/sources`). Without any, reads go to the host's storage
+ * (see `@sessref/sources`), and those agents' sessions in the mirrors of
+ * other machines `sessref remote sync` keeps in sessref's cache directory,
+ * each id, source and label naming its host. Without any, reads go to the host's storage
  * untouched, so a default install answers exactly as the official plugin.
  * An unknown agent name is an invalid configuration, refused before
  * anything is read.
@@ -43,7 +53,8 @@ export interface AssembledStorage {
 export function assembleStorage(own: SessionReferenceStorage, sources: unknown, options: { redactOwnTitles?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): AssembledStorage {
   const environment = { home: env['HOME'] || homedir(), env };
   const agents = checkSources(sources);
-  const foreign = localSources(environment, agents).map((local) => ({ ...local, source: withRedactedTitles(local.source) }));
+  const found: ForeignSource[] = [...localSources(environment, agents), ...mirroredSources(environment, agents)];
+  const foreign = found.map((local) => ({ ...local, source: withRedactedTitles(local.source) }));
   const readOwnTitles: SessionReferenceStorage['readTitles'] =
     options.redactOwnTitles === true ? async (ids, signal) => (await own.readTitles(ids, signal)).map(redactedTitle) : (ids, signal) => own.readTitles(ids, signal);
   const skipped = unreadableHomes(environment, agents);

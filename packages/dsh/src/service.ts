@@ -107,9 +107,9 @@ export class ReferenceService {
     return this.contentEnabled;
   }
 
-  /** The other agents' homes whose sessions are offered beside the host's (the `sources` key), in order. */
-  get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
-    return this.assembled.foreign.map(({ name, displayName, home }) => ({ name, displayName, home }));
+  /** The other agents' homes whose sessions are offered beside the host's (the `sources` key), in order; a mirror of another machine's names its `host`. */
+  get foreignSources(): readonly { name: string; displayName: string; home: string; host?: string }[] {
+    return this.assembled.foreign.map(({ name, displayName, home, host }) => ({ name, displayName, home, ...(host === undefined ? {} : { host }) }));
   }
 
   /** The other agents' homes left out because they cannot even be checked (a link loop, closed to this user), each with why. */

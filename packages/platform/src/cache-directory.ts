@@ -25,6 +25,17 @@ export function sessrefCacheFile(env: Readonly<Record<string, string | undefined
   return join(sessrefCacheDirectory(env, home), `${prefix}-${fnv1a64(subject)}.${suffix}`);
 }
 
+/**
+ * Where sessref keeps what it knows of other machines: `remotes/` in
+ * {@link sessrefCacheDirectory}, holding `remotes.json` (each remote's name,
+ * ssh destination, options and last sync) and one folder per remote,
+ * `<name>/home/`, the read-only mirror of that host's agent folders laid out
+ * as under its home. Deleting it forgets the remotes and their mirrors.
+ */
+export function sessrefRemotesDirectory(env: Readonly<Record<string, string | undefined>>, home?: string): string {
+  return join(sessrefCacheDirectory(env, home), 'remotes');
+}
+
 const FNV_OFFSET_HIGH = 0xcbf29ce4;
 const FNV_OFFSET_LOW = 0x84222325;
 

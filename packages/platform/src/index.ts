@@ -9,7 +9,7 @@
  */
 export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
 export { readDerivedFile, writeDerivedFile, type DerivedFileKind, type DerivedRead } from './derived-file.js';
-export { sessrefCacheDirectory, sessrefCacheFile } from './cache-directory.js';
+export { sessrefCacheDirectory, sessrefCacheFile, sessrefRemotesDirectory } from './cache-directory.js';
 export { childPath } from './child-path.js';
 export { deepFreeze } from './deep-freeze.js';
 export { type DirectoryBudget, type DirectoryEntry, filesInFolders, listDirectory, listSessionFolder, sessionFolders, type WalkTrail } from './directory.js';

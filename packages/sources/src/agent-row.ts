@@ -24,6 +24,13 @@ export interface AgentRow<Name extends string = string> {
   home(environment: SourceEnvironment): string;
   /** The folder the agent owns: its home, or (`parent`) the folder that holds the home beside the agent's other files. */
   readonly owns: 'home' | 'parent';
+  /**
+   * What a mirror of another machine pulls for this agent (`sessref remote`),
+   * relative to that machine's home at the agent's default place: the folders
+   * and files its reader reads, never the credentials the agent keeps beside
+   * them. A folder ends in `/`; a name may hold rsync's wildcards.
+   */
+  readonly mirrored: readonly string[];
   readonly reader: AgentReader;
 }
 

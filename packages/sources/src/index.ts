@@ -12,6 +12,7 @@ export { SourceReadError, type SourceReadCode } from './errors.js';
 export { geminiCliFormat } from './gemini-cli/format.js';
 export { foreignSessionId, nativeSessionId } from './ids.js';
 export { AGENT_NAMES, agentFolders, isAgentName, localSources, unreadableHomes, type AgentFolder, type AgentName, type LocalSource, type UnreadableHome } from './local.js';
+export { isRemoteName, mirrorHome, mirroredSources, type MirroredSource } from './mirrors.js';
 export { opencodeSource, type OpencodeSourceOptions } from './opencode/source.js';
 export type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './transcripts/format.js';
 export { transcriptSource, type SourceProblem, type TranscriptSource, type TranscriptSourceOptions } from './transcripts/transcript-source.js';

@@ -16,7 +16,8 @@ export interface IntegerRange {
 export const POSITIVE_INTEGER: IntegerRange = { min: 1, max: Number.MAX_SAFE_INTEGER, words: 'a positive integer' };
 const PORT_NUMBER: IntegerRange = { min: 0, max: 65535, words: 'a port number from 0 to 65535' };
 
-type OptionValue = 'flag' | 'string' | IntegerRange;
+/** `strings`: a flag that may be given again, each value kept in order (`--ssh-option`). */
+type OptionValue = 'flag' | 'string' | 'strings' | IntegerRange;
 
 interface OptionSpec {
   readonly value: OptionValue;
@@ -44,6 +45,7 @@ export const OPTIONS = {
   sources: { value: 'string', placeholder: 'LIST' },
   resources: { value: 'flag' },
   around: { value: 'string', placeholder: 'PHRASE' },
+  'ssh-option': { value: 'strings', placeholder: 'OPT' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -60,8 +62,14 @@ export const GLOBAL_OPTIONS = {
 export type GlobalOptionName = keyof typeof GLOBAL_OPTIONS;
 export type CommandOptionName = Exclude<OptionName, GlobalOptionName>;
 
-/** What a flag's value is once parsed: true or false, the text, or the number. */
-export type ParsedValue<K extends OptionName> = (typeof OPTIONS)[K]['value'] extends 'flag' ? boolean : (typeof OPTIONS)[K]['value'] extends 'string' ? string : number;
+/** What a flag's value is once parsed: true or false, the text, every text given, or the number. */
+export type ParsedValue<K extends OptionName> = (typeof OPTIONS)[K]['value'] extends 'flag'
+  ? boolean
+  : (typeof OPTIONS)[K]['value'] extends 'string'
+    ? string
+    : (typeof OPTIONS)[K]['value'] extends 'strings'
+      ? readonly string[]
+      : number;
 
 export function isOptionName(name: string): name is OptionName {
   return Object.hasOwn(OPTIONS, name);

@@ -16,7 +16,10 @@ export interface CommandLine {
 
 /** Every flag, as node:util reads it: a flag and its value are read alike wherever they stand. */
 const PARSE_CONFIG: ParseArgsOptionsConfig = Object.fromEntries(
-  Object.entries(OPTIONS).map(([name, spec]) => [name, { type: spec.value === 'flag' ? 'boolean' : 'string', ...('short' in spec ? { short: spec.short } : {}) }]),
+  Object.entries(OPTIONS).map(([name, spec]) => [
+    name,
+    { type: spec.value === 'flag' ? 'boolean' : 'string', ...(spec.value === 'strings' ? { multiple: true } : {}), ...('short' in spec ? { short: spec.short } : {}) },
+  ]),
 );
 
 export function parseCommandLine(argv: readonly string[]): CommandLine {
@@ -78,11 +81,15 @@ function checkTaken(command: Command, name: string): void {
   throw usageError(`${command.name} does not take --${name}`, `run \`sessref ${command.name} --help\` for its options`);
 }
 
-/** Each value as its flag declares it: true, the text, or a number read by the one integer parser. */
+/** Each value as its flag declares it: true, the text, every text of a flag given again, or a number read by the one integer parser. */
 function typedFlags(values: Record<string, string | boolean | (string | boolean)[] | undefined>): ParsedFlags {
-  const flags: Record<string, string | boolean | number> = {};
+  const flags: Record<string, string | boolean | number | readonly string[]> = {};
   for (const [name, value] of Object.entries(values)) {
-    if (value === undefined || Array.isArray(value) || !isOptionName(name)) continue;
+    if (value === undefined || !isOptionName(name)) continue;
+    if (Array.isArray(value)) {
+      flags[name] = value.filter((item) => typeof item === 'string');
+      continue;
+    }
     const kind = OPTIONS[name].value;
     flags[name] = typeof value === 'string' && typeof kind === 'object' ? parseInteger(`--${name}`, value, kind) : value;
   }

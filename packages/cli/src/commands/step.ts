@@ -1,7 +1,7 @@
 import { stepSources, type Engine, type StepPreview } from '../engine/engine.js';
 import { TITLE_COLUMNS, cut, formatBytes, styleFor, terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 import { printPlainMentionHints } from './hints.js';
-import { refuseForeignTarget } from './target.js';
+import { refuseForeignTarget, refuseRemoteTarget } from './target.js';
 
 /** A previewed step, or a sent one with the seqs it was appended at. */
 type StepResult = StepPreview & { appendedSeqs?: number[] };
@@ -12,7 +12,8 @@ export async function stepCommand(
   io: Io,
   options: { target: string; message: string; json: boolean; send: boolean },
 ): Promise<void> {
-  if (!options.send) refuseForeignTarget(engine, options.target, 'prepare');
+  if (options.send) refuseRemoteTarget(engine, options.target);
+  else refuseForeignTarget(engine, options.target, 'prepare');
   const result: StepResult = options.send ? await engine.send(options.target, options.message) : await engine.preview(options.target, options.message);
   // `@flaky-ci` as typed in a chat cites nothing; say which sessions it matches and how to cite one.
   await printPlainMentionHints(engine, io, { target: options.target, message: options.message, json: options.json });

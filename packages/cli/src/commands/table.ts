@@ -191,6 +191,25 @@ export const COMMANDS: readonly Command[] = [
     run: async ({ flags, io, opened }) => (await import('./seed.js')).seedCommand(opened, io, { force: flags.force }),
   }),
   defineCommand({
+    name: 'remote',
+    summary: "mirror other machines' sessions over ssh, read-only",
+    synopsis: 'add NAME [USER@]HOST [--ssh-option OPT]... | list | sync [NAME] | remove NAME',
+    description:
+      "Other machines whose agents' sessions are read beside this machine's. add records a remote and syncs it; sync pulls each agent's session folders " +
+      "(never its credentials) with the system's rsync over ssh into a private mirror in sessref's cache directory, moving only what changed; " +
+      'nothing on the remote is ever written, deleted or locked, and links are never followed. ' +
+      "Its sessions then list, search and cite like this machine's, their ids starting NAME/ and their labels naming the host; none is ever a target. " +
+      'list shows each remote and the age of its last sync; a host that cannot be reached keeps its last mirror, read as it was. remove forgets a remote and deletes its mirror. ' +
+      'ssh runs with BatchMode (no prompt), no agent or X11 forwarding and no terminal; host keys are checked as your ssh config says. ' +
+      'SESSREF_REMOTE_MAX_BYTES bounds what one remote may hold (default 4 GiB); a file over 256 MiB is left out.',
+    operands: [{ name: 'ACTION', needs: 'an action: add, list, sync or remove' }, { name: 'NAME' }, { name: 'HOST' }],
+    options: { 'ssh-option': { description: 'an ssh_config option for this remote, passed as ssh -o OPT (add only; may be given again)' } },
+    json: 'the remotes with their last sync, or what each sync pulled',
+    examples: ['sessref remote add devbox dev@devbox.example --ssh-option Port=2222', 'sessref remote sync', 'sessref remote list --json', 'sessref remote remove devbox'],
+    run: async ({ operands, flags, io }) =>
+      (await import('./remote.js')).remoteCommand(io, { action: operands.ACTION, name: operands.NAME, destination: operands.HOST, sshOptions: flags['ssh-option'] ?? [], json: flags.json }),
+  }),
+  defineCommand({
     name: 'serve',
     summary: 'serve the web inspector',
     description:

@@ -26,3 +26,17 @@ export function refuseForeignTarget(engine: Engine, target: string, command: Tar
     `target a dsh session and cite this one from it, e.g. ${INSTEAD[command](target)}`,
   );
 }
+
+/**
+ * A usage error when `target` is a session mirrored from another machine:
+ * the mirror is a read-only copy that the next sync replaces, and the
+ * machine itself is never written, so no command sends there.
+ */
+export function refuseRemoteTarget(engine: Engine, target: string): void {
+  const host = engine.hostOf(target);
+  if (host === undefined) return;
+  throw usageError(
+    `--target ${target} is a session of the remote ${host}, mirrored read-only: sessref never writes to another machine or its mirror`,
+    `send from a dsh session of this machine and cite this one, e.g. sessref send --target <dsh session> "see $(sessref mention ${target})"`,
+  );
+}

@@ -29,8 +29,10 @@ export type { StepMessage } from './own-step.js';
 /** A session as listings show it. */
 export interface SessionSummary {
   sessionId: string;
-  /** Where it is read from: `dsh` for the root's own sessions, else the agent's name (`claude-code`, …). */
+  /** Where it is read from: `dsh` for the root's own sessions, else the agent's name (`claude-code`, …), `<host>/<agent>` for another machine's. */
   source: string;
+  /** The remote the session was mirrored from (`sessref remote`); absent for this machine's sessions. */
+  host?: string;
   title?: string;
   cwd?: string;
   createdAt: number;
@@ -173,9 +175,11 @@ export class Engine {
     return entries.map(({ header, source, live, persisted }, index) => {
       const result = titles[index];
       const title = result?.status === 'fulfilled' ? result.title : undefined;
+      const host = this.hostOf(header.id);
       return {
         sessionId: header.id,
         source,
+        ...(host === undefined ? {} : { host }),
         ...(title === undefined ? {} : { title }),
         ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
         createdAt: header.createdAt,
@@ -212,6 +216,12 @@ export class Engine {
     return this.foreignSources.find((found) => found.name === source)?.displayName ?? source;
   }
 
+  /** The remote a session was mirrored from (`devbox`), or `undefined` for a session of this machine. */
+  hostOf(sessionId: string): string | undefined {
+    const source = this.sourceOf(sessionId);
+    return this.foreignSources.find((found) => found.name === source)?.host;
+  }
+
   /** The other agents' sessions the last listing left out because they cannot be read, each with why. */
   foreignProblems(): { sessionId: string; source: string; error: Error }[] {
     return this.parts.service.foreignProblems();
@@ -228,7 +238,7 @@ export class Engine {
   }
 
   /** The other agents' homes this engine reads sessions from, in order. */
-  get foreignSources(): readonly { name: string; displayName: string; home: string }[] {
+  get foreignSources(): readonly { name: string; displayName: string; home: string; host?: string }[] {
     return this.parts.service.foreignSources;
   }
 

@@ -20,5 +20,7 @@ export const claudeCodeAgent = defineAgent({
   movedBy: ['CLAUDE_CONFIG_DIR'],
   home: claudeProjectsDir,
   owns: 'parent',
+  // A mirror of another machine pulls the transcripts alone, never `~/.claude` whole, which holds `.credentials.json`.
+  mirrored: ['.claude/projects/'],
   reader: { transcripts: async () => (await import('./index.js')).claudeCodeFormat },
 });

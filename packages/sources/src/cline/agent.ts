@@ -25,5 +25,7 @@ export const clineAgent = defineAgent({
   home: clineSessionsDir,
   // Not 'parent': $CLINE_SESSION_DATA_DIR names the sessions folder itself, whose parent may be anyone's.
   owns: 'home',
+  // A mirror of another machine pulls the sessions, never the rest of `~/.cline/data` (its settings and login).
+  mirrored: ['.cline/data/sessions/'],
   reader: { transcripts: async () => (await import('./index.js')).clineFormat },
 });

@@ -15,5 +15,7 @@ export const codexAgent = defineAgent({
   movedBy: ['CODEX_HOME'],
   home: codexHome,
   owns: 'home',
+  // A mirror of another machine pulls the rollouts and the title index, never `auth.json` or `config.toml` beside them.
+  mirrored: ['.codex/sessions/', '.codex/archived_sessions/', '.codex/session_index.jsonl'],
   reader: { transcripts: async () => (await import('./index.js')).codexFormat },
 });

@@ -20,5 +20,7 @@ export const continueAgent = defineAgent({
   movedBy: ['CONTINUE_GLOBAL_DIR'],
   home: continueSessionsDir,
   owns: 'parent',
+  // A mirror of another machine pulls the sessions and their index, never `config.yaml`, which holds API keys.
+  mirrored: ['.continue/sessions/'],
   reader: { transcripts: async () => (await import('./index.js')).continueFormat },
 });

@@ -19,5 +19,7 @@ export const copilotAgent = defineAgent({
   movedBy: ['COPILOT_HOME'],
   home: copilotSessionStateDir,
   owns: 'parent',
+  // A mirror of another machine pulls the session folders, never the rest of `~/.copilot` (its settings and login).
+  mirrored: ['.copilot/session-state/'],
   reader: { transcripts: async () => (await import('./index.js')).copilotFormat },
 });

@@ -22,5 +22,7 @@ export const factoryDroidAgent = defineAgent({
   movedBy: ['FACTORY_HOME_OVERRIDE'],
   home: factoryDroidSessionsDir,
   owns: 'parent',
+  // A mirror of another machine pulls the sessions, never the rest of `~/.factory` (its settings and login).
+  mirrored: ['.factory/sessions/'],
   reader: { transcripts: async () => (await import('./index.js')).factoryDroidFormat },
 });

@@ -19,5 +19,7 @@ export const geminiCliAgent = defineAgent({
   movedBy: ['GEMINI_CLI_HOME'],
   home: geminiDirectory,
   owns: 'home',
+  // A mirror of another machine pulls the project folders (chats, `.project_root`) and the project map, never `oauth_creds.json` beside them.
+  mirrored: ['.gemini/tmp/', '.gemini/projects.json'],
   reader: { transcripts: async () => (await import('./format.js')).geminiCliFormat },
 });

@@ -14,5 +14,7 @@ export const opencodeAgent = defineAgent({
   movedBy: ['XDG_DATA_HOME'],
   home: opencodeDataDirectory,
   owns: 'home',
+  // A mirror of another machine pulls the JSON store and the databases of every channel with their `-wal`, never `auth.json` in the same folder.
+  mirrored: ['.local/share/opencode/storage/', '.local/share/opencode/opencode*.db*'],
   reader: { store: async (environment) => (await import('./source.js')).opencodeSource({ environment }) },
 });

@@ -20,5 +20,7 @@ export const piAgent = defineAgent({
   movedBy: ['PI_CODING_AGENT_DIR'],
   home: piSessionsDir,
   owns: 'parent',
+  // A mirror of another machine pulls the sessions, never `auth.json` in `~/.pi/agent`.
+  mirrored: ['.pi/agent/sessions/'],
   reader: { transcripts: async () => (await import('./index.js')).piFormat },
 });

@@ -22,5 +22,7 @@ export const qwenCodeAgent = defineAgent({
   movedBy: ['QWEN_HOME', 'QWEN_RUNTIME_DIR'],
   home: qwenProjectsDir,
   owns: 'parent',
+  // A mirror of another machine pulls the project chats, never `oauth_creds.json` or `settings.json` in `~/.qwen`.
+  mirrored: ['.qwen/projects/'],
   reader: { transcripts: async () => (await import('./index.js')).qwenCodeFormat },
 });

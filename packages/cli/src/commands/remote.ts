@@ -1,0 +1,177 @@
+/**
+ * `sessref remote add|list|sync|remove`: other machines whose agents'
+ * sessions sessref mirrors over ssh and reads beside this machine's.
+ */
+import { rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { AGENT_NAMES, AGENTS } from '@sessref/sources/agents';
+import { mirrorHome } from '@sessref/sources';
+import { didYouMean } from '../did-you-mean.js';
+import { describeFailure, formatError } from '../errors.js';
+import { CliError, usageError } from '../failure.js';
+import { formatAge, formatBytes, styleFor, table, terminalSafe, writeJson, writeLine, type Io } from '../output.js';
+import { checkDestination, checkRemoteName, checkSshOption, readRemotes, remoteNamed, remotesFolder, writeRemotes, type Remote, type RemotesPlace } from '../remote/remotes.js';
+import { syncMirror, type SyncPlan, type SyncReport } from '../remote/sync.js';
+import { POSITIVE_INTEGER, parseInteger } from './options.js';
+
+const ACTIONS = ['add', 'list', 'sync', 'remove'] as const;
+
+interface RemoteCall {
+  readonly action: string;
+  readonly name: string | undefined;
+  readonly destination: string | undefined;
+  readonly sshOptions: readonly string[];
+  readonly json: boolean;
+}
+
+/** A transcript larger than this is left out of a mirror: the readers refuse one this large anyway. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+/** What one remote's agent folders may hold in all, unless `SESSREF_REMOTE_MAX_BYTES` says otherwise. */
+const DEFAULT_MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024;
+
+/** `sessref remote ACTION [NAME] [DEST] [--ssh-option OPT]... [--json]` */
+export async function remoteCommand(io: Io, call: RemoteCall): Promise<void> {
+  const place: RemotesPlace = { env: io.env, home: io.env.HOME || homedir() };
+  const action = checkAction(call);
+  if (action === 'list') return listRemotes(io, place, call.json);
+  if (action === 'sync') return syncRemotes(io, place, call.name === undefined ? undefined : checkRemoteName(call.name), call.json);
+  const name = checkRemoteName(call.name!);
+  if (action === 'remove') return removeRemote(io, place, name, call.json);
+  return addRemote(io, place, { name, destination: checkDestination(call.destination!), sshOptions: call.sshOptions.map(checkSshOption) }, call.json);
+}
+
+/** The action, with the words and flags it takes and no others. */
+function checkAction(call: RemoteCall): (typeof ACTIONS)[number] {
+  const action = ACTIONS.find((known) => known === call.action);
+  if (action === undefined) throw usageError(`remote has no action "${call.action}"${didYouMean(call.action, ACTIONS, (known) => `"${known}"`)}`, 'the actions are add, list, sync and remove');
+  const words = { add: 'NAME [USER@]HOST', list: '', sync: '[NAME]', remove: 'NAME' }[action];
+  const given = [call.name, call.destination].filter((word) => word !== undefined).length;
+  const [least, most] = { add: [2, 2], list: [0, 0], sync: [0, 1], remove: [1, 1] }[action];
+  if (given < least! || given > most!) throw usageError(`remote ${action} takes ${words === '' ? 'no arguments' : words}`, `run \`sessref remote --help\` for usage`);
+  if (action !== 'add' && call.sshOptions.length > 0) throw usageError(`remote ${action} does not take --ssh-option`, 'ssh options are given to remote add');
+  return action;
+}
+
+async function addRemote(io: Io, place: RemotesPlace, remote: Remote, json: boolean): Promise<void> {
+  const remotes = readRemotes(place);
+  if (remotes.some((known) => known.name === remote.name)) {
+    throw new CliError('REMOTE_EXISTS', `a remote is already called "${remote.name}"`, `pick another name, or sessref remote remove ${remote.name} first`);
+  }
+  writeRemotes(place, [...remotes, remote]);
+  if (!json) writeLine(io.stderr, `added ${remote.name} (${terminalSafe(remote.destination)}); syncing it now`);
+  const synced = await syncOne(place, remote);
+  if (synced instanceof CliError) throw synced;
+  report(io, json, [synced]);
+}
+
+async function syncRemotes(io: Io, place: RemotesPlace, name: string | undefined, json: boolean): Promise<void> {
+  const remotes = readRemotes(place);
+  const chosen = name === undefined ? remotes : [remoteNamed(remotes, name)];
+  if (chosen.length === 0 && !json) return writeLine(io.stderr, 'no remotes yet: add one with sessref remote add NAME [USER@]HOST');
+  const results: (SyncedRemote | CliError)[] = [];
+  for (const remote of chosen) results.push(await syncOne(place, remote));
+  const failures = results.filter((result) => result instanceof CliError);
+  // One remote that cannot be reached never keeps the others from syncing: each failure is said, and the run fails after all of them.
+  if (failures.length > 1 || (failures.length === 1 && results.length > 1)) {
+    for (const failure of failures) warn(io, json, failure);
+  }
+  report(
+    io,
+    json,
+    results.filter((result): result is SyncedRemote => !(result instanceof CliError)),
+  );
+  if (failures.length === 1 && results.length === 1) throw failures[0]!;
+  if (failures.length > 0) throw new CliError(failures[0]!.code, `${failures.length} of ${results.length} remotes did not sync`, 'the warnings above say why; their last mirrors are still read');
+}
+
+interface SyncedRemote extends SyncReport {
+  readonly name: string;
+  readonly syncedAt: number;
+}
+
+/** Sync `remote` and record how it went in the remotes file: its time, or its failure beside the last good sync. */
+async function syncOne(place: RemotesPlace, remote: Remote): Promise<SyncedRemote | CliError> {
+  try {
+    const report = await syncMirror(remote, syncPlan(place, remote));
+    const syncedAt = Date.now();
+    record(place, remote.name, (known) => ({ name: known.name, destination: known.destination, sshOptions: known.sshOptions, syncedAt }));
+    return { name: remote.name, syncedAt, ...report };
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    const failure = { at: Date.now(), code: error.code, message: error.message };
+    record(place, remote.name, (known) => ({ ...known, failure }));
+    return error;
+  }
+}
+
+/** Replace the remote called `name` in the file as read now: a remote removed meanwhile stays removed. */
+function record(place: RemotesPlace, name: string, update: (remote: Remote) => Remote): void {
+  const remotes = readRemotes(place);
+  if (remotes.some((remote) => remote.name === name)) writeRemotes(place, remotes.map((remote) => (remote.name === name ? update(remote) : remote)));
+}
+
+/** Every agent's folders, the mirror's place, and the bounds. */
+function syncPlan(place: RemotesPlace, remote: Remote): SyncPlan {
+  const raw = place.env['SESSREF_REMOTE_MAX_BYTES'];
+  return {
+    paths: AGENT_NAMES.flatMap((name) => AGENTS[name].mirrored),
+    mirror: mirrorHome(place, remote.name),
+    maxFileBytes: MAX_FILE_BYTES,
+    maxTotalBytes: raw === undefined ? DEFAULT_MAX_TOTAL_BYTES : parseInteger('SESSREF_REMOTE_MAX_BYTES', raw, POSITIVE_INTEGER, 'unset it, or set a number of bytes such as 4294967296'),
+    env: place.env,
+  };
+}
+
+function report(io: Io, json: boolean, synced: readonly SyncedRemote[]): void {
+  if (json) return writeJson(io.stdout, synced);
+  for (const { name, files, bytes, transferred } of synced) {
+    writeLine(io.stdout, `synced ${name}: ${files} file${files === 1 ? '' : 's'} (${formatBytes(bytes)}) in its mirror, ${transferred} brought by this sync`);
+  }
+}
+
+function warn(io: Io, json: boolean, failure: CliError): void {
+  const described = describeFailure(failure);
+  if (json) writeLine(io.stderr, JSON.stringify({ warning: { code: described.code, message: described.message } }));
+  else writeLine(io.stderr, formatError(described, styleFor(io.stderr, io.env), 'warning'));
+}
+
+function listRemotes(io: Io, place: RemotesPlace, json: boolean): void {
+  const remotes = readRemotes(place);
+  if (json) {
+    return writeJson(
+      io.stdout,
+      remotes.map((remote) => ({ ...remote, syncedAt: remote.syncedAt ?? null, mirror: mirrorHome(place, remote.name) })),
+    );
+  }
+  const style = styleFor(io.stdout, io.env);
+  if (remotes.length === 0) return writeLine(io.stdout, style.dim('no remotes'));
+  writeLine(
+    io.stdout,
+    table([
+      ['NAME', 'DESTINATION', 'LAST SYNC', 'STATE'].map(style.bold),
+      ...remotes.map((remote) => [remote.name, remote.destination, remote.syncedAt === undefined ? 'never' : formatAge(remote.syncedAt), stateOf(remote)]),
+    ]),
+  );
+}
+
+/** `ok`, or the failure of the last attempt since the last good sync: the mirror read is that old. */
+function stateOf(remote: Remote): string {
+  const failure = remote.failure;
+  return failure === undefined ? 'ok' : `${failure.code} ${formatAge(failure.at)}: ${failure.message}`;
+}
+
+function removeRemote(io: Io, place: RemotesPlace, name: string, json: boolean): void {
+  const remotes = readRemotes(place);
+  // An unknown name is refused, naming the remotes there are.
+  remoteNamed(remotes, name);
+  writeRemotes(
+    place,
+    remotes.filter((remote) => remote.name !== name),
+  );
+  // The mirror is sessref's own copy in its cache directory; the remote machine is never touched.
+  rmSync(join(remotesFolder(place), name), { recursive: true, force: true });
+  if (json) return writeJson(io.stdout, { removed: name });
+  writeLine(io.stdout, `removed ${name} and its mirror`);
+}

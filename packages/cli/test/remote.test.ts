@@ -1,0 +1,186 @@
+/**
+ * Sessions of another machine, end to end with the real parts: Debian's
+ * sshd on 127.0.0.1 (sshd.ts), the system's ssh and rsync, and a "remote"
+ * home holding real Claude Code, Codex and opencode samples from
+ * `../shared` (copied into a temporary folder, never into the repository).
+ * `remote add` mirrors them; they list, show, search and cite with their
+ * host; the remote's changes come with the next sync; nothing there ever
+ * changes; a host that goes away leaves its mirror read.
+ */
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, sessref, tempDir, type RunOptions } from './support';
+import { startSshd, type RunningSshd } from './sshd';
+
+const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/', import.meta.url));
+const CLAUDE_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+/** The Claude Code sample's last record: an appended turn continues from it. */
+const CLAUDE_LAST_UUID = '5cafd95d-28af-456d-b379-beea59afc6c2';
+/** A transcript reached only through a link that leads out of the projects folder. */
+const OUTSIDE_ID = '0b9f3c51-5d2e-4c38-9d7e-6a1f00000001';
+const CODEX_ID = '019b2ea4-aaaa-bbbb-cccc-58208e1f0000';
+const OPENCODE_ID = 'ses_db61e1770ffeybPhSJoD20QnA2';
+const MARKER = 'quokkawhistle appended on the dev box';
+
+interface Row {
+  sessionId: string;
+  source: string;
+  host?: string;
+  title?: string;
+}
+
+let remoteHome: string;
+let cache: string;
+let root: string;
+/** A dsh session of this machine: what a remote session is cited from. */
+let target: string;
+let sshd: RunningSshd;
+
+/** Every run: an empty dsh root, a home of this machine without agents, the suite's cache folder; never longer than a minute. */
+const options = (env: Record<string, string> = {}): RunOptions => ({ env: { HOME: join(cache, 'no-home'), SESSREF_CACHE_DIR: cache, ...env }, signal: AbortSignal.timeout(60_000) });
+const run = (args: readonly string[], env?: Record<string, string>) => sessref([...args, '--root', root], options(env));
+const listed = async () => json<Row[]>(['list', '--root', root], options());
+const mirror = () => join(cache, 'remotes', 'devbox', 'home');
+
+beforeAll(async () => {
+  requireBuild();
+  root = await emptyRoot();
+  cache = await tempDir('sessref-remote-cache-');
+  const scratch = await tempDir('sessref-remote-sshd-');
+  remoteHome = await tempDir('sessref-remote-home-');
+  const place = (sample: string, ...path: string[]) => {
+    mkdirSync(join(remoteHome, ...path.slice(0, -1)), { recursive: true });
+    copyFileSync(join(SAMPLES, sample), join(remoteHome, ...path));
+    // The samples are read-only; the remote's agents append to theirs.
+    chmodSync(join(remoteHome, ...path), 0o644);
+  };
+  place(`claude-code/spotter/${CLAUDE_ID}.jsonl`, '.claude', 'projects', '-work-app', `${CLAUDE_ID}.jsonl`);
+  place('claude-code/spotter/short.jsonl', '.claude', '.credentials.json');
+  place('codex/agent-sessions/large.jsonl', '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`);
+  place('codex/agent-sessions/small.jsonl', '.codex', 'auth.json');
+  place('opencode/real-1.18.33/run-continue-summarize/.local/share/opencode/opencode.db', '.local', 'share', 'opencode', 'opencode.db');
+  place('claude-code/spotter/short.jsonl', '.local', 'share', 'opencode', 'auth.json');
+  // A transcript outside every agent's folder, linked from inside one, and a folder linked the same way.
+  const outside = await tempDir('sessref-remote-outside-');
+  copyFileSync(join(SAMPLES, `claude-code/spotter/${CLAUDE_ID}.jsonl`), join(outside, `${OUTSIDE_ID}.jsonl`));
+  symlinkSync(join(outside, `${OUTSIDE_ID}.jsonl`), join(remoteHome, '.claude', 'projects', '-work-app', `${OUTSIDE_ID}.jsonl`));
+  symlinkSync(outside, join(remoteHome, '.claude', 'projects', '-elsewhere'));
+  sshd = await startSshd(remoteHome, scratch);
+  target = (await ok(['new', '--title', 'Here', '--root', root], options())).trim();
+}, 60_000);
+
+afterAll(async () => {
+  await sshd?.stop();
+  await removeTemps();
+});
+
+describe('a remote over ssh', () => {
+  it('is added and mirrored: its sessions list with their host, and the remote keeps every byte', async () => {
+    const before = await hashTree(remoteHome);
+    const added = await run(['remote', 'add', 'devbox', sshd.destination, ...sshd.sshOptions.flatMap((option) => ['--ssh-option', option])]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^synced devbox: 3 files \(.+\) in its mirror, 3 brought by this sync\n$/);
+    expect(await hashTree(remoteHome)).toEqual(before);
+
+    const rows = await listed();
+    expect(rows.map(({ sessionId, source, host }) => ({ sessionId, source, host }))).toEqual([
+      { sessionId: target, source: 'dsh', host: undefined },
+      { sessionId: `devbox/claude-code:${CLAUDE_ID}`, source: 'devbox/claude-code', host: 'devbox' },
+      { sessionId: `devbox/codex:${CODEX_ID}`, source: 'devbox/codex', host: 'devbox' },
+      { sessionId: `devbox/opencode:${OPENCODE_ID}`, source: 'devbox/opencode', host: 'devbox' },
+    ]);
+    expect(rows[1]!.title).toMatch(/^devbox · Claude Code · ./);
+    const text = await ok(['list', '--root', root], options());
+    expect(text).toContain(`devbox/claude-code:${CLAUDE_ID}`);
+  });
+
+  it('pulls the agents\' session folders alone: no credentials, nothing reached through a link', () => {
+    const mirrored = readdirSync(mirror(), { recursive: true }).map(String).sort();
+    expect(mirrored.filter((path) => /credentials|auth\.json/.test(path))).toEqual([]);
+    expect(mirrored.filter((path) => path.includes(OUTSIDE_ID) || path.includes('-elsewhere'))).toEqual([]);
+    expect(existsSync(join(mirror(), '.claude', 'projects', '-work-app', `${CLAUDE_ID}.jsonl`))).toBe(true);
+  });
+
+  it('cites a remote session with its host in the label, under the same framing, and never sends to one', async () => {
+    const remoteId = `devbox/claude-code:${CLAUDE_ID}`;
+    const mention = (await ok(['mention', remoteId, '--root', root], options())).trim();
+    const prepared = await json<{ references: { sessionId: string; label: string }[]; messages: { content: { text: string }[] }[] }>(
+      ['prepare', '--target', target, `see ${mention}`, '--root', root],
+      options(),
+    );
+    expect(prepared.references).toEqual([expect.objectContaining({ sessionId: remoteId, label: expect.stringMatching(/^devbox · Claude Code · ./) })]);
+    expect(prepared.messages[1]!.content[0]!.text).toContain('devbox · Claude Code · ');
+    expect(expectFailure(await run(['send', '--target', remoteId, 'hello']), 1, 'USAGE')).toMatch(/is a session of the remote devbox, mirrored read-only/);
+  });
+
+  it('brings an append on the remote with the next sync, and drops a session the remote removed', async () => {
+    const transcript = join(remoteHome, '.claude', 'projects', '-work-app', `${CLAUDE_ID}.jsonl`);
+    const turn = {
+      parentUuid: CLAUDE_LAST_UUID,
+      isSidechain: false,
+      type: 'user',
+      message: { role: 'user', content: MARKER },
+      uuid: '7d1c2b3a-0000-4000-8000-000000000001',
+      timestamp: '2026-02-12T15:10:00.000Z',
+      sessionId: CLAUDE_ID,
+    };
+    appendFileSync(transcript, `${JSON.stringify(turn)}\n`);
+    rmSync(join(remoteHome, '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`));
+    const before = await hashTree(remoteHome);
+    expect(await ok(['remote', 'sync', 'devbox'], options())).toMatch(/^synced devbox: 2 files \(.+\) in its mirror, 1 brought by this sync\n$/);
+    expect(await hashTree(remoteHome)).toEqual(before);
+
+    expect((await listed()).map((row) => row.sessionId)).not.toContain(`devbox/codex:${CODEX_ID}`);
+    const shown = await json<{ conversation: { text: string }[] }>(['show', `devbox/claude-code:${CLAUDE_ID}`, '--root', root], options());
+    expect(shown.conversation.at(-1)!.text).toBe(MARKER);
+    const hits = await json<{ sessionId: string }[]>(['search', 'quokkawhistle', '--root', root], options());
+    expect(hits.map((hit) => hit.sessionId)).toEqual([`devbox/claude-code:${CLAUDE_ID}`]);
+  });
+
+  it('refuses a remote over the bound before pulling anything', async () => {
+    const before = await hashTree(mirror());
+    const message = expectFailure(await run(['remote', 'sync'], { SESSREF_REMOTE_MAX_BYTES: '1000' }), 1, 'REMOTE_TOO_LARGE');
+    expect(message).toMatch(/^devbox's agent folders hold \d+ bytes in 2 files, over the mirror's bound of 1000 bytes: nothing was pulled$/);
+    expect(await hashTree(mirror())).toEqual(before);
+  });
+
+  it('shows the age of the last sync', async () => {
+    const [remote] = await json<{ name: string; destination: string; syncedAt: number | null; failure?: unknown }[]>(['remote', 'list'], options());
+    expect(remote).toMatchObject({ name: 'devbox', destination: sshd.destination });
+    expect(Date.now() - remote!.syncedAt!).toBeLessThan(60_000);
+    expect(await ok(['remote', 'list'], options())).toMatch(/^NAME {2,}DESTINATION {2,}LAST SYNC {2,}STATE\ndevbox {2,}\S+ {2,}\d+s ago {2,}REMOTE_TOO_LARGE/);
+  });
+
+  it('keeps the mirror read when the host goes away, and says why the sync failed', async () => {
+    await sshd.stop();
+    expect(expectFailure(await run(['remote', 'sync', 'devbox']), 1, 'REMOTE_UNREACHABLE')).toMatch(/^devbox \(.+@127\.0\.0\.1\) could not be reached over ssh: .*Connection refused/);
+    const rows = await listed();
+    expect(rows.map((row) => row.sessionId)).toEqual(expect.arrayContaining([`devbox/claude-code:${CLAUDE_ID}`]));
+    expect(rows.some((row) => row.source === 'dsh')).toBe(true);
+    const [remote] = await json<{ failure: { code: string } }[]>(['remote', 'list'], options());
+    expect(remote!.failure.code).toBe('REMOTE_UNREACHABLE');
+  });
+
+  it('is forgotten with its mirror by remove', async () => {
+    expect(await ok(['remote', 'remove', 'devbox'], options())).toBe('removed devbox and its mirror\n');
+    expect(existsSync(join(cache, 'remotes', 'devbox'))).toBe(false);
+    expect((await listed()).filter((row) => row.host !== undefined)).toEqual([]);
+    expect(expectFailure(await run(['remote', 'remove', 'devbox']), 1, 'REMOTE_NOT_FOUND')).toBe('no remote is called "devbox"');
+  });
+});
+
+describe('remote refuses', () => {
+  it.each([
+    [['remote', 'add', 'Dev Box', 'host'], /"Dev Box" cannot name a remote/],
+    [['remote', 'add', 'devbox', '--', '-oProxyCommand=sh'], /"-oProxyCommand=sh" is not an ssh destination/],
+    [['remote', 'add', 'devbox', 'host:22'], /"host:22" is not an ssh destination/],
+    [['remote', 'add', 'devbox', 'host', '--ssh-option', "Port='2'"], /--ssh-option "Port='2'" is not one ssh_config option/],
+    [['remote', 'sync', 'devbox', 'host'], /remote sync takes \[NAME\]/],
+    [['remote', 'list', '--ssh-option', 'Port=2'], /remote list does not take --ssh-option/],
+    [['remote', 'fetch'], /remote has no action "fetch"/],
+  ])('%j as a usage error', async (args, message) => {
+    expect(expectFailure(await sessref(args, options()), 1, 'USAGE')).toMatch(message);
+  });
+});

@@ -96,6 +96,7 @@ export function writeJson(stream: Io['stdout'], value: unknown): void {
 const UNSAFE_TERMINAL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u206f\ufdd0-\ufdef\ufff9-\ufffb]/;
 const UNSAFE_IN_BLOCK = new RegExp(UNSAFE_TERMINAL_CHARACTERS.source, 'g');
 const UNSAFE_IN_LINE = new RegExp(`${UNSAFE_TERMINAL_CHARACTERS.source}|\\n`, 'g');
+const ANY_UNSAFE_IN_LINE = new RegExp(`${UNSAFE_TERMINAL_CHARACTERS.source}|\\n`);
 const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeCharacter(character: string): string {
@@ -111,6 +112,8 @@ function escapeCharacter(character: string): string {
  */
 export function terminalSafe(text: string, layout: 'line' | 'block' = 'line'): string {
   const unsafe = layout === 'line' ? UNSAFE_IN_LINE : UNSAFE_IN_BLOCK;
+  // Most text (every cell of a long listing) holds nothing to escape, and no marker, whose characters are unsafe too.
+  if (!(layout === 'line' ? ANY_UNSAFE_IN_LINE : UNSAFE_TERMINAL_CHARACTERS).test(text)) return text;
   let safe = '';
   let from = 0;
   for (const match of text.matchAll(markerPattern())) {
@@ -280,8 +283,9 @@ function cellWidth(point: string): number {
 
 /** Terminal columns a string takes: colour codes and combining marks take none, CJK and emoji two. */
 export function displayWidth(text: string): number {
+  // Printable ASCII, most of what a listing holds (ids, paths, dates), is one column a character, and holds no marker or escape.
+  if (PRINTABLE_ASCII.test(text)) return text.length;
   const plain = text.replace(markerPattern(), '').replace(ANSI, '');
-  // Printable ASCII, most of what a listing holds (ids, paths, dates), is one column a character.
   if (PRINTABLE_ASCII.test(plain)) return plain.length;
   let width = 0;
   for (const point of plain) width += cellWidth(point);

@@ -156,9 +156,12 @@ describe('a remote over ssh', () => {
   it('keeps the mirror read when the host goes away, and says why the sync failed', async () => {
     await sshd.stop();
     expect(expectFailure(await run(['remote', 'sync', 'devbox']), 1, 'REMOTE_UNREACHABLE')).toMatch(/^devbox \(.+@127\.0\.0\.1\) could not be reached over ssh: .*Connection refused/);
-    const rows = await listed();
+    const listing = await run(['list', '--json']);
+    expect(listing.code, listing.stderr).toBe(0);
+    const rows = JSON.parse(listing.stdout) as Row[];
     expect(rows.map((row) => row.sessionId)).toEqual(expect.arrayContaining([`devbox/claude-code:${CLAUDE_ID}`]));
     expect(rows.some((row) => row.source === 'dsh')).toBe(true);
+    expect(listing.stderr).toMatch(/^\{"note":\{"message":"the last sync of devbox failed \d+s ago \(REMOTE_UNREACHABLE\); its sessions are read from its mirror of \d+s ago"\}\}$/m);
     const [remote] = await json<{ failure: { code: string } }[]>(['remote', 'list'], options());
     expect(remote!.failure.code).toBe('REMOTE_UNREACHABLE');
   });

@@ -5,8 +5,9 @@ import { Engine, type EngineOptions } from '../engine/engine.js';
 import { explainMissing } from '../engine/listing.js';
 import { progress, styleFor, terminalSafe, writeLine, type Io } from '../output.js';
 import { checkRoot, describeRoot, missingRoot, noSessionsHint, refuseAgentFolder, resolveRoot, type RootState, type SessionRoot } from '../root.js';
-import type { LocalSource } from '@sessref/sources';
+import { homedir } from 'node:os';
 import { POSITIVE_INTEGER, parseInteger } from './options.js';
+import { staleMirrorNotes } from '../remote/remotes.js';
 import { homesRead, homesSkipped, parseSources } from './sources.js';
 
 export interface OpenedRoot {
@@ -43,6 +44,10 @@ export function openRoot(flags: { root: string | undefined; json: boolean; sourc
   if (options.announce === true) announceRoot(io, root, flags.json, homesRead(selection, io.env));
   // An agent's folder that cannot even be checked (a link loop, closed to this user) is skipped by every reader; said once here.
   for (const skipped of homesSkipped(selection, io.env)) announceNotice(io, skipped.error.message, flags.json);
+  // A remote that could not be synced is read from its last mirror: a listing says how old that is.
+  if (options.announce === true && selection.agents.length > 0) {
+    for (const note of staleMirrorNotes({ env: io.env, home: io.env.HOME || homedir() })) announceNotice(io, note, flags.json);
+  }
   const demoToSeed = seeds && root.source === 'demo' && (state === 'missing' || state === 'empty');
   if (state === 'missing' && !demoToSeed) throw missingRoot(root);
   if (options.announce === true && (state === 'empty' || state === 'no-sessions') && !demoToSeed) announceNoSessions(io, root, flags.json);
@@ -50,7 +55,7 @@ export function openRoot(flags: { root: string | undefined; json: boolean; sourc
 }
 
 /** Which root, and why, and which other agents' homes are read: one line on stderr, JSON under `--json`. */
-function announceRoot(io: Io, root: SessionRoot, json: boolean, homes: readonly LocalSource[]): void {
+function announceRoot(io: Io, root: SessionRoot, json: boolean, homes: readonly { name: string; displayName: string; home: string }[]): void {
   const sources = homes.map(({ name, home }) => ({ name, home }));
   if (json) writeLine(io.stderr, JSON.stringify({ root: { path: root.path, source: root.source, reason: root.reason }, ...(sources.length === 0 ? {} : { sources }) }));
   else writeLine(io.stderr, styleFor(io.stderr, io.env).dim(terminalSafe(describeRoot(root) + homes.map((local) => `; ${local.displayName} sessions in ${local.home}`).join(''))));

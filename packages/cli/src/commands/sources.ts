@@ -1,5 +1,5 @@
 /** Which places a command reads sessions from (`--sources LIST`), and how it names one session. */
-import { AGENT_NAMES, isAgentName, localSources, nativeSessionId, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
+import { AGENT_NAMES, isAgentName, localSources, mirroredSources, nativeSessionId, unreadableHomes, type AgentName, type UnreadableHome } from '@sessref/sources';
 import { homedir } from 'node:os';
 import { SESSION_REFERENCE_SCHEME, decodeSessionReferenceUri, parseSessionReferenceText } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh/service';
@@ -26,9 +26,10 @@ export function parseSources(value: string | undefined): SourceSelection {
   return { dsh: names.includes(OWN_SOURCE), agents: names.filter(isAgentName) };
 }
 
-/** The agents' homes a run with `selection` reads: those that exist on this machine. */
-export function homesRead(selection: SourceSelection, env: NodeJS.ProcessEnv): LocalSource[] {
-  return localSources({ home: env.HOME || homedir(), env }, selection.agents);
+/** The agents' homes a run with `selection` reads: those that exist on this machine, then those in the mirrors of other machines (`sessref remote`). */
+export function homesRead(selection: SourceSelection, env: NodeJS.ProcessEnv): { name: string; displayName: string; home: string }[] {
+  const environment = { home: env.HOME || homedir(), env };
+  return [...localSources(environment, selection.agents), ...mirroredSources(environment, selection.agents)];
 }
 
 /** The agents' homes a run with `selection` skips because they cannot even be checked (a link loop, closed to this user), each with why. */

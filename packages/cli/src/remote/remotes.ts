@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefRemotesDirectory } from '@sessref/platform';
 import { isRemoteName } from '@sessref/sources';
 import { CliError, usageError } from '../failure.js';
+import { formatAge } from '../format.js';
 
 /** A remote as `remote add` recorded it, with its last sync. */
 export interface Remote {
@@ -74,6 +75,25 @@ export function writeRemotes(place: RemotesPlace, remotes: readonly Remote[]): v
     const problem = directoryProblem(remotesFolder(place));
     throw new CliError('REMOTE_CONFIG_UNWRITABLE', `${file} could not be written${problem === undefined ? '' : `: its folder ${problem}`}`, 'make the folder yours and closed to others, or set SESSREF_CACHE_DIR to one that is');
   }
+}
+
+/**
+ * One line per remote whose last sync failed, for commands that list
+ * sessions: its sessions come from a mirror as old as its last good sync.
+ * A remotes file that cannot be read is said too; neither fails the command.
+ */
+export function staleMirrorNotes(place: RemotesPlace): string[] {
+  let remotes: Remote[];
+  try {
+    remotes = readRemotes(place);
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+  return remotes.flatMap(({ name, syncedAt, failure }) =>
+    failure === undefined
+      ? []
+      : [`the last sync of ${name} failed ${formatAge(failure.at)} (${failure.code}); its sessions are ${syncedAt === undefined ? 'not mirrored yet' : `read from its mirror of ${formatAge(syncedAt)}`}`],
+  );
 }
 
 /** The remote called `name`, or `REMOTE_NOT_FOUND` naming those there are. */

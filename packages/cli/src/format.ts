@@ -11,6 +11,16 @@ export function formatAge(createdAt: number, now = Date.now()): string {
   return `${Math.round(hours / 24)}d ago`;
 }
 
+/**
+ * A listed session's age, as dsh dates it: since the user last sent a
+ * message when its listing knows that moment (a v4 log; dsh 0.2 moves a
+ * session's date only when the user sends), said so; else since it was
+ * created, as sessref always gave it.
+ */
+export function formatListedAge(session: { createdAt: number; lastSentAt?: number | undefined }, now = Date.now()): string {
+  return session.lastSentAt === undefined ? formatAge(session.createdAt, now) : `last sent ${formatAge(session.lastSentAt, now)}`;
+}
+
 /** Bytes in B, KiB or MiB. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

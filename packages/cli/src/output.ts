@@ -332,4 +332,4 @@ export function progress(io: Io, label: string): { update(text: string): void; s
   };
 }
 
-export { formatAge, formatBytes } from './format.js';
+export { formatAge, formatBytes, formatListedAge } from './format.js';

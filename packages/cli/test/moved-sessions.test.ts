@@ -2,7 +2,9 @@
  * A dsh 0.2.1+ session that changed its working directory is listed, and
  * ranked as a candidate, in the directory it is in now, by every `sessref`
  * process, including one that finds the headers an earlier process kept
- * before the move.
+ * before the move; and `list` gives a v4 session's age since its user last
+ * sent, as dsh 0.2 dates it, saying so, where a v0 session keeps its age
+ * since creation.
  *
  * SYNTHETIC: no real log with a `working-directory/change` exists in
  * ../shared/dsh-log-samples; the v4 logs here are written by the test-side
@@ -13,7 +15,8 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { framePerRecord, writeGeneration } from '@sessref/test-support';
-import { json, logPath, removeTemps, requireBuild, tempDir } from './support';
+import { createHost, createSession, appendExchange } from '@sessref/test-support';
+import { json, logPath, ok, removeTemps, requireBuild, tempDir } from './support';
 
 const STARTED_IN = '/work/old-checkout';
 const MOVED_TO = '/work/app';
@@ -81,5 +84,35 @@ describe('a session that moved to another working directory', () => {
     expect(await ranked()).toEqual(['here', 'there']);
     await move(target.log, target.nextSeq, MOVED_TO);
     expect(await ranked()).toEqual(['there', 'here']);
+  });
+});
+
+describe("a v4 session's age", () => {
+  it('is the time since its user last sent, said so, in the table and as lastSentAt in JSON; a v0 session keeps its age since creation', async () => {
+    const root = join(await tempDir('sessref-sent-'), 'sessions');
+    const writer = await createHost({ root, invariants: false });
+    try {
+      const older = createSession(writer, { id: 'older', cwd: MOVED_TO, createdAt: Date.now() - 3 * 24 * 3_600_000 });
+      appendExchange(older, { user: 'An rc.8 question.', assistant: 'An rc.8 answer.' });
+      await writer.flush(older);
+    } finally {
+      await writer.dispose();
+    }
+    // The last send, after the generation writer's own question (which it dates by its seq), days before now.
+    const sentAt = 1_786_707_400_000;
+    const { log, nextSeq } = await writeV4(root, 'current', MOVED_TO, sentAt - 60_000);
+    await appendFile(
+      log,
+      framePerRecord(`${JSON.stringify({ type: 'user/message', surfaceOp: 'append', data: { id: 'later', role: 'user', content: [{ type: 'text', text: 'One more thing.' }], source: { kind: 'user' } }, seq: nextSeq, time: sentAt })}\n`),
+    );
+
+    const rows = await json<{ sessionId: string; createdAt: number; lastSentAt?: number }[]>(['list', '--root', root]);
+    expect(rows.find((row) => row.sessionId === 'current')?.lastSentAt).toBe(sentAt);
+    expect(rows.find((row) => row.sessionId === 'older')).not.toHaveProperty('lastSentAt');
+
+    const table = await ok(['list', '--root', root]);
+    expect(table).toMatch(/^current .* last sent \d+d ago *$/m);
+    expect(table).toMatch(/^older .* 3d ago *$/m);
+    expect(table).not.toMatch(/^older .*last sent/m);
   });
 });

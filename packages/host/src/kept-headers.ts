@@ -11,7 +11,7 @@ import { childPath, deepFreeze, readDerivedFile, revisionToken, sameRevision, wr
 import { HEADER_BUDGET_BYTES } from './log-probe.js';
 import { readLogHead, type LogHead } from './log-head.js';
 import { assertSupportedRoot } from './root-shape.js';
-import { isReaderRefusalCode, type KeptRefusal, type ListedLog, type RootLogs } from './root-logs.js';
+import { isReaderRefusalCode, listedFacts, type KeptRefusal, type ListedFacts, type ListedLog, type RootLogs } from './root-logs.js';
 
 /**
  * A header read from a log, and what it answers for. It is the log's while
@@ -21,27 +21,28 @@ import { isReaderRefusalCode, type KeptRefusal, type ListedLog, type RootLogs } 
  * hold its header frame, are still those it was read from ({@link LogHead}).
  * dsh's logs are append-only, so an append costs one read of those bytes,
  * never a listing; a log rewritten with another header is read again. A log
- * of a generation whose appends can move its session
- * ({@link appendsCanMove}) is read again on every change instead: the
- * directory it is in now is in what was appended, not in its head.
+ * of a generation whose appends change its listing
+ * ({@link appendsChangeListing}) is read again on every change instead: the
+ * directory it is in now, and when its user last sent, are in what was
+ * appended, not in its head.
  */
-interface KnownHeader {
+interface KnownHeader extends ListedFacts {
   /** The log's revision ({@link revisionToken}) when the header was read or last confirmed. */
   revision: string;
   /** The log's first bytes, taken before the header was read. */
   head: LogHead;
   header: SessionHeader;
-  /** The directory the session last moved to at that revision (see {@link ListedLog.workingDirectory}); absent: none. */
-  workingDirectory?: string;
 }
 
 /**
- * Whether an append to a log of `generation` can move its session to
- * another working directory: dsh 0.2.1+ records each move as a v4
- * `working-directory/change` (generations/working-directory.ts); no older
- * generation has the event, so their heads still answer for them.
+ * Whether an append to a log of `generation` can change what a listing
+ * shows of it beyond its header: a v4 log's session is placed where its last
+ * `working-directory/change` took it (dsh 0.2.1+,
+ * generations/working-directory.ts) and dated by its user's last message
+ * (generations/last-sent.ts). An older generation's listing is its header
+ * alone, which its head answers for.
  */
-function appendsCanMove(generation: number): boolean {
+function appendsChangeListing(generation: number): boolean {
   return generation === 4;
 }
 
@@ -169,7 +170,7 @@ export class KeptHeaders {
     if (known.revision === token) return true;
     const logs = this.logs.candidateLogs(id);
     const log = logs[0];
-    if (logs.length !== 1 || log === undefined || appendsCanMove(log.generation)) return false;
+    if (logs.length !== 1 || log === undefined || appendsChangeListing(log.generation)) return false;
     if (readLogHead(log.path, revision, known.head.bytes)?.sha256 !== known.head.sha256) return false;
     known.revision = token;
     return true;
@@ -238,8 +239,8 @@ export class KeptHeaders {
     // A kept header of another shape is left out: that log's header is read again.
     for (const [id, known] of Object.entries(headers)) {
       if (isKnownHeader(id, known)) {
-        const { revision, head, header, workingDirectory } = known;
-        this.headers.set(id, { revision, head: { bytes: head.bytes, sha256: head.sha256 }, header: deepFreeze(header), ...(workingDirectory === undefined ? {} : { workingDirectory }) });
+        const { revision, head, header } = known;
+        this.headers.set(id, { revision, head: { bytes: head.bytes, sha256: head.sha256 }, header: deepFreeze(header), ...listedFacts(known) });
       }
     }
     if (isJsonObject(leftOut)) for (const [id, revision] of Object.entries(leftOut)) if (typeof revision === 'string') this.leftOut.set(id, revision);
@@ -290,14 +291,12 @@ function sameTimes(a: ReadonlyMap<string, bigint>, b: ReadonlyMap<string, bigint
 
 /** What a listing read of one log keeps, at `revision`: a frozen copy, shared by the listings that follow. */
 function knownHeader(entry: ListedLog, revision: string, head: LogHead): KnownHeader {
-  const { workingDirectory } = entry;
-  return { revision, head, header: deepFreeze(structuredClone(entry.header)), ...(workingDirectory === undefined ? {} : { workingDirectory }) };
+  return { revision, head, header: deepFreeze(structuredClone(entry.header)), ...listedFacts(entry) };
 }
 
 /** A kept header's listing entry at `revision`. */
 function listedEntry(known: KnownHeader, revision: string): ListedLog {
-  const { header, workingDirectory } = known;
-  return { header, revision, ...(workingDirectory === undefined ? {} : { workingDirectory }) };
+  return { header: known.header, revision, ...listedFacts(known) };
 }
 
 function sameRevisions(a: ReadonlyMap<string, FileRevision>, b: ReadonlyMap<string, FileRevision>): boolean {
@@ -317,13 +316,15 @@ interface SavedHeaders {
 }
 
 /**
- * 5: a header carries the directory its session last moved to (a file of 4
- * would list a moved session where it started, so it is read again); 4: with
+ * 6: a header carries when its session's user last sent (a file of 5 would
+ * date a v4 session by its creation); 5: a header carries the directory its
+ * session last moved to (a file of 4 would list a moved session where it
+ * started); a file of an older version is read again from the logs. 4: with
  * the logs a listing left out (and, in an optional field, why sessref's
  * reader refused them); 3: a header carries its log's revision and first
  * bytes' digest (2 named the file by device and inode alone, 1 by inode).
  */
-const HEADERS_VERSION = 5;
+const HEADERS_VERSION = 6;
 
 /** The kept headers of `root` as a derived file (see `readDerivedFile`): at most 512 MiB. */
 function keptHeadersKind(root: string): DerivedFileKind {
@@ -347,11 +348,16 @@ function isLogHead(value: unknown): value is LogHead {
   return Number.isSafeInteger(bytes) && (bytes as number) >= 0 && (bytes as number) <= HEADER_BUDGET_BYTES && typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256);
 }
 
-/** A kept header as {@link KeptHeaders} saves it, for session `id`: dsh's header fields and no others, and an absolute directory it moved to, if any. */
+/**
+ * A kept header as {@link KeptHeaders} saves it, for session `id`: dsh's
+ * header fields and no others, and, if any, the absolute directory it moved
+ * to and the time its user last sent.
+ */
 function isKnownHeader(id: string, value: unknown): value is KnownHeader {
   if (!isJsonObject(value) || typeof value['revision'] !== 'string' || !isLogHead(value['head']) || !isJsonObject(value['header'])) return false;
-  const moved = value['workingDirectory'];
-  if (moved !== undefined && (typeof moved !== 'string' || !isAbsolute(moved))) return false;
+  const { workingDirectory, lastSentAt } = value;
+  if (workingDirectory !== undefined && (typeof workingDirectory !== 'string' || !isAbsolute(workingDirectory))) return false;
+  if (lastSentAt !== undefined && !(Number.isSafeInteger(lastSentAt) && (lastSentAt as number) >= 0)) return false;
   const { version, id: headerId, createdAt, ...optional } = value['header'];
   return (
     typeof version === 'number' &&

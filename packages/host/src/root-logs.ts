@@ -54,6 +54,16 @@ export interface ListedLog {
    * `header.cwd`. A listing places the session by this one.
    */
   workingDirectory?: string;
+  /** When the user last sent a message, in a v4 log (see `SessionLogRead.lastSentAt`): a listing dates the session by it. */
+  lastSentAt?: number;
+}
+
+/** What a listing shows of a v4 log beyond its header, read from its events (dsh 0.2's facts). */
+export type ListedFacts = Pick<ListedLog, 'workingDirectory' | 'lastSentAt'>;
+
+/** The facts `from` holds, with no key for one it does not. */
+export function listedFacts({ workingDirectory, lastSentAt }: ListedFacts): ListedFacts {
+  return { ...(workingDirectory === undefined ? {} : { workingDirectory }), ...(lastSentAt === undefined ? {} : { lastSentAt }) };
 }
 
 type LogFile = Pick<SessionLog, 'sessionId' | 'path' | 'generation'>;
@@ -230,8 +240,8 @@ export class RootLogs {
       signal?.throwIfAborted();
       if (file.generation <= 1) entry = await this.readListedHeader(file, revision);
       else {
-        const { stored, workingDirectory } = await this.readGeneration(file);
-        entry = { header: stored.meta, revision: stored.revision, ...(workingDirectory === undefined ? {} : { workingDirectory }) };
+        const { stored, facts } = await this.readGeneration(file);
+        entry = { header: stored.meta, revision: stored.revision, ...facts };
       }
     } catch (readError) {
       if (signal?.aborted || !isUnreadableLog(readError, file.path)) throw readError;
@@ -262,9 +272,9 @@ export class RootLogs {
    * A log of any generation, read whole by sessref's own reader into
    * the header and events the backend would have given (their seqs the
    * file's), with the tail a crash left incomplete, which is not part of it,
-   * and the directory the session last moved to, when the log records one.
+   * and what a listing shows of it beyond its header.
    */
-  private async readGeneration(file: LogFile): Promise<{ stored: StoredLog; torn: { after: number } | undefined; workingDirectory: string | undefined }> {
+  private async readGeneration(file: LogFile): Promise<{ stored: StoredLog; torn: { after: number } | undefined; facts: ListedFacts }> {
     const revision = this.revision(file.path);
     const token = revision === undefined ? 'gone' : revisionToken(revision);
     const kept = this.refusals.get(file.path);
@@ -285,7 +295,7 @@ export class RootLogs {
     this.assertPlaced(file, read.header);
     // Where the committed part ends, as dsh's repair would cut it: the file as read, less its torn tail.
     const torn = read.torn && { after: Number(revision?.size ?? 0n) - read.torn.bytes };
-    return { stored: { meta: read.header, events: read.events, revision: token }, torn, workingDirectory: read.workingDirectory };
+    return { stored: { meta: read.header, events: read.events, revision: token }, torn, facts: listedFacts(read) };
   }
 
   /** The log reader, loaded with the first log read: a listing of unchanged logs never needs it. */

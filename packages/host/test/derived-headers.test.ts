@@ -70,7 +70,7 @@ async function keptHeaders(): Promise<{ cache: string; file: string }> {
   const cache = temp('sessref-headers-cache-');
   expect(await listed(cache)).toEqual(EXPECTED);
   const file = join(cache, 'content.sqlite.headers.json');
-  expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ version: 5 });
+  expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ version: 6 });
   return { cache, file };
 }
 
@@ -79,7 +79,7 @@ describe('kept headers that cannot be used as found (#25, class 4)', () => {
     ['random bytes', (file: string) => writeFileSync(file, Buffer.from(Array.from({ length: 700 }, (_, at) => (at * 37) % 256)))],
     ['truncated to half', (file: string) => truncateSync(file, Math.floor(readFileSync(file).length / 2))],
     ['emptied', (file: string) => truncateSync(file, 0)],
-    ['of another version', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace('"version":5', '"version":4'))],
+    ['of another version', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace('"version":6', '"version":5'))],
     ['of another root', (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(root), JSON.stringify('/elsewhere')))],
     ['a directory', (file: string) => (rmSync(file), mkdirSync(file))],
     ['a FIFO', (file: string) => (rmSync(file), execFileSync('mkfifo', [file]))],

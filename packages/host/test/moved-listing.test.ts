@@ -1,8 +1,9 @@
 /**
  * A listing places a dsh 0.2.1+ session where it is now: the last
- * `working-directory/change` its log records, else its header's `cwd`, after
- * every append, in the process that saw the append and in a new process over
- * the headers an earlier one kept. Only what changed is read: an unchanged
+ * `working-directory/change` its log records, else its header's `cwd`, and
+ * dates a v4 session by the last message its user sent, after every append,
+ * in the process that saw the append and in a new process over the headers
+ * an earlier one kept. Only what changed is read: an unchanged
  * root reads no log, an append to a v4 log reads that log alone, and an
  * append to an older generation's log (which cannot record a move) is
  * confirmed by its head as before.
@@ -34,8 +35,14 @@ function temp(prefix: string): string {
 const ORIGIN = '/work/webapp';
 const CREATED_AT = 1_786_707_340_000;
 
-/** What is appended after the opening exchange: a move, or a title (an event that moves nothing). */
-type Appended = { kind: 'move'; cwd: string } | { kind: 'title'; title: string };
+/**
+ * What is appended after the opening exchange: a move, a message the user
+ * sent, a message injected by the runtime (not the user's), or a title.
+ */
+type Appended = { kind: 'move'; cwd: string } | { kind: 'sent' | 'injected' | 'title'; text: string };
+
+/** The source of a user message of `kind`: the user's own, or runtime context dsh 0.2 injects. */
+const SOURCES = { sent: { kind: 'user' }, injected: { kind: 'runtime-context' } } as const;
 
 /** The session's opening exchange as `generation` writes it, and the seq its first appended event takes. */
 function opening(id: string, generation: number): { text: string; nextSeq: number } {
@@ -48,11 +55,10 @@ function appendedLines(appended: readonly Appended[], firstSeq: number): string[
   return appended.map((entry, index) => {
     const seq = firstSeq + index;
     const time = CREATED_AT + seq;
-    return JSON.stringify(
-      entry.kind === 'move'
-        ? { type: 'working-directory/change', data: { cwd: entry.cwd }, seq, time }
-        : { type: 'session/title', data: { title: entry.title, messageSeqs: [], source: { kind: 'user' } }, seq, time },
-    );
+    if (entry.kind === 'move') return JSON.stringify({ type: 'working-directory/change', data: { cwd: entry.cwd }, seq, time });
+    if (entry.kind === 'title') return JSON.stringify({ type: 'session/title', data: { title: entry.text, messageSeqs: [], source: { kind: 'user' } }, seq, time });
+    const message = { id: `m${seq}`, role: 'user', content: [{ type: 'text', text: entry.text }], source: SOURCES[entry.kind] };
+    return JSON.stringify({ type: 'user/message', surfaceOp: 'append', data: message, seq, time });
   });
 }
 
@@ -76,16 +82,21 @@ async function placed(kept: KeptHeaders): Promise<Map<string, string | undefined
   return new Map((await kept.entries()).map((entry) => [entry.header.id, entry.workingDirectory ?? entry.header.cwd]));
 }
 
+/** Where the listing places each session and when it says its user last sent. */
+async function listed(kept: KeptHeaders): Promise<Map<string, { cwd: string | undefined; lastSentAt: number | undefined }>> {
+  return new Map((await kept.entries()).map((entry) => [entry.header.id, { cwd: entry.workingDirectory ?? entry.header.cwd, lastSentAt: entry.lastSentAt }]));
+}
+
 const directory = fc.constantFrom('/work/webapp-fix', '/work/webapp-review', '/srv/checkout', ORIGIN);
 const appendedEntry: fc.Arbitrary<Appended> = fc.oneof(
   fc.record({ kind: fc.constant('move' as const), cwd: directory }),
-  fc.record({ kind: fc.constant('title' as const), title: fc.string({ minLength: 1, maxLength: 8 }) }),
+  fc.record({ kind: fc.constantFrom('sent' as const, 'injected' as const, 'title' as const), text: fc.string({ minLength: 1, maxLength: 8 }) }),
 );
 /** What is appended, cut into the batches dsh appends it in. */
 const batches = fc.array(fc.array(appendedEntry, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 });
 
-describe('a listing of a v4 session that moves (synthetic logs)', () => {
-  it('places it where its last move took it after every append, in this process and in the next over the kept headers', async () => {
+describe('a listing of a v4 session that moves and is written to (synthetic logs)', () => {
+  it('places it where its last move took it and dates it by its last send after every append, in this process and in the next over the kept headers', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(batches, async (appends) => {
@@ -94,17 +105,26 @@ describe('a listing of a v4 session that moves (synthetic logs)', () => {
         const { root, log } = rootWith(id, 4, text);
         const headersFile = join(temp('sessref-moved-cache-'), 'content.sqlite.headers.json');
         const live = new KeptHeaders(new RootLogs(root), { headersFile });
-        expect(await placed(live)).toEqual(new Map([[id, ORIGIN]]));
+        // The opening exchange's question is the user's first send.
+        const opened = readSessionLog(log, 4);
+        let expected = { cwd: ORIGIN, lastSentAt: opened.lastSentAt };
+        expect(expected.lastSentAt).toBe(opened.events.find((event) => event.type === 'user/message')?.time);
+        expect(await listed(live)).toEqual(new Map([[id, expected]]));
         let seq = nextSeq;
-        let expected = ORIGIN;
         for (const batch of appends) {
-          append(log, appendedLines(batch, seq));
+          const lines = appendedLines(batch, seq);
+          append(log, lines);
+          const times = lines.map((line) => (JSON.parse(line) as { time: number }).time);
           seq += batch.length;
-          expected = batch.filter((entry) => entry.kind === 'move').at(-1)?.cwd ?? expected;
+          expected = {
+            cwd: batch.filter((entry) => entry.kind === 'move').at(-1)?.cwd ?? expected.cwd,
+            lastSentAt: times.filter((_, index) => batch[index]!.kind === 'sent').at(-1) ?? expected.lastSentAt,
+          };
           // The rule the listing keeps is the reader's fold of the whole log.
-          expect(effectiveCwd(readSessionLog(log, 4))).toBe(expected);
-          expect(await placed(live)).toEqual(new Map([[id, expected]]));
-          expect(await placed(new KeptHeaders(new RootLogs(root), { headersFile }))).toEqual(new Map([[id, expected]]));
+          const read = readSessionLog(log, 4);
+          expect({ cwd: effectiveCwd(read), lastSentAt: read.lastSentAt }).toEqual(expected);
+          expect(await listed(live)).toEqual(new Map([[id, expected]]));
+          expect(await listed(new KeptHeaders(new RootLogs(root), { headersFile }))).toEqual(new Map([[id, expected]]));
         }
         live.close();
       }),
@@ -120,6 +140,15 @@ describe('a listing of a v4 session that moves (synthetic logs)', () => {
     expect(await placed(new KeptHeaders(new RootLogs(root), { headersFile }))).toEqual(new Map([[id, ORIGIN]]));
     append(log, appendedLines([{ kind: 'move', cwd: '/work/webapp-fix' }], nextSeq));
     expect(await placed(new KeptHeaders(new RootLogs(root), { headersFile }))).toEqual(new Map([[id, '/work/webapp-fix']]));
+  });
+});
+
+describe('older generations', () => {
+  it('are dated by their creation as before: no last send is read from a v0-v3 log', () => {
+    for (const generation of [0, 1, 2, 3]) {
+      const { log } = rootWith(`gen${generation}`, generation, opening(`gen${generation}`, generation).text);
+      expect(readSessionLog(log, generation).lastSentAt).toBeUndefined();
+    }
   });
 });
 
@@ -149,7 +178,7 @@ describe('what a listing reads', () => {
     expect(single.mock.calls.map(([id]) => id)).toEqual(['moving']);
 
     // A v0 log grows by an event of its own generation; its head still answers for its header.
-    append(older, appendedLines([{ kind: 'title', title: 'Still here' }], still.nextSeq));
+    append(older, appendedLines([{ kind: 'title', text: 'Still here' }], still.nextSeq));
     expect((await placed(kept)).get('still')).toBe(ORIGIN);
     expect(single.mock.calls.map(([id]) => id)).toEqual(['moving']);
     expect(whole).not.toHaveBeenCalled();

@@ -1,6 +1,6 @@
 import { formatSessionReferenceMention, labelOf, selectExcerpt, type ExcerptEntry } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh/service';
-import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, preview, formatBytes, terminalSafe, writeJson, writeLine, type Io, type TableFit, styleFor } from '../output.js';
+import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, formatListedAge, preview, formatBytes, terminalSafe, writeJson, writeLine, type Io, type TableFit, styleFor } from '../output.js';
 import type { Engine, SessionView } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';
 import { describeFailure, formatError, type CliReport } from '../errors.js';
@@ -79,7 +79,7 @@ export async function listCommand(engine: Engine, io: Io, options: ListOptions):
           row.summary.source,
           title(row),
           row.summary.cwd ?? '-',
-          row.summary.createdAt === undefined ? '-' : formatAge(row.summary.createdAt),
+          row.summary.createdAt === undefined ? '-' : formatListedAge({ createdAt: row.summary.createdAt, lastSentAt: row.summary.lastSentAt }),
         ]),
       ], listFit(io, rows.map((row) => row.summary))),
     );

@@ -34,12 +34,25 @@ export interface SessionSummary {
   /** The remote the session was mirrored from (`sessref remote`); absent for this machine's sessions. */
   host?: string;
   title?: string;
+  /** The directory the session is in now: where it moved to, when its log records a move (dsh 0.2.1+), else the one it started in. */
   cwd?: string;
   createdAt: number;
+  /**
+   * When the user last sent a message in it, for a session whose log is v4
+   * (dsh 0.1.7 and 0.2): dsh 0.2 dates a session by that moment, and so do
+   * sessref's listings; absent for older logs, dated by `createdAt`.
+   */
+  lastSentAt?: number;
   live: boolean;
   persisted: boolean;
   /** Why the session's log could not be read, when it could not (listing reads only headers). */
   readError?: unknown;
+}
+
+/** A listed session's `cwd`, the directory it is in now: the one it moved to (dsh 0.2.1+), else the one it started in; none without either. */
+function currentDirectory(header: SessionHeaderLike): { cwd?: string } {
+  const cwd = header.workingDirectory ?? header.cwd;
+  return cwd === undefined ? {} : { cwd };
 }
 
 /** What a reference to one session would carry. */
@@ -164,7 +177,7 @@ export class Engine {
     const records = await this.parts.sessions(signal);
     // The root's sessions first, then each other agent's (read in place, never live here).
     const foreign = (await service.listSessions(signal)).filter((header) => service.sourceOf(header.id) !== OWN_SOURCE);
-    const entries = [
+    const entries: (Pick<SessionSummary, 'source' | 'lastSentAt' | 'live' | 'persisted'> & { header: SessionHeaderLike })[] = [
       ...records.map((record) => ({ ...record, source: OWN_SOURCE })),
       ...foreign.map((header) => ({ header, source: service.sourceOf(header.id), live: false, persisted: true })),
     ];
@@ -172,7 +185,7 @@ export class Engine {
       entries.map((entry) => entry.header.id),
       signal,
     );
-    return entries.map(({ header, source, live, persisted }, index) => {
+    return entries.map(({ header, source, lastSentAt, live, persisted }, index) => {
       const result = titles[index];
       const title = result?.status === 'fulfilled' ? result.title : undefined;
       const host = this.hostOf(header.id);
@@ -181,8 +194,9 @@ export class Engine {
         source,
         ...(host === undefined ? {} : { host }),
         ...(title === undefined ? {} : { title }),
-        ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
+        ...currentDirectory(header),
         createdAt: header.createdAt,
+        ...(lastSentAt === undefined ? {} : { lastSentAt }),
         live,
         persisted,
         ...(result?.status === 'rejected' ? { readError: result.reason } : {}),
@@ -419,16 +433,17 @@ export class Engine {
   /**
    * A target as discovery takes it: one named by its id and cwd as it is;
    * a session of the root by the header a listing gives it (a live session's
-   * own, else the one the listing keeps): discovery needs only the target's
-   * id and cwd, so nothing reads its log. A session the listing leaves out
-   * (missing, or its header unreadable) is read by the host after all, for
-   * its own refusal.
+   * own, else the one the listing keeps, with the directory it moved to):
+   * discovery needs only the target's id and directories, so nothing reads
+   * its log. A session the listing leaves out (missing, or its header
+   * unreadable) is read by the host after all, for its own refusal.
    */
   private async targetOf(target: string | ReferenceTarget): Promise<ReferenceTarget> {
     if (typeof target !== 'string') return target;
     const listed = (await this.parts.sessions()).find((record) => record.header.id === target)?.header;
     const header: SessionHeaderLike = listed ?? (await (await this.parts.host()).header(target));
-    return header.cwd === undefined ? { id: header.id } : { id: header.id, cwd: header.cwd };
+    const { id, cwd, workingDirectory } = header;
+    return { id, ...(cwd === undefined ? {} : { cwd }), ...(workingDirectory === undefined ? {} : { workingDirectory }) };
   }
 
   /**

@@ -10,13 +10,15 @@ import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
 import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
 import { TitleCatalog, type LiveSession, type TitleReads } from '@sessref/dsh/title-catalog';
 import { LogFileTracker } from '@sessref/dsh/jsonl-root';
-import { KeptHeaders, RootLogs } from '@sessref/host/reading';
+import { KeptHeaders, RootLogs, type ListedLog } from '@sessref/host/reading';
 import type { HostSide } from './host-side.js';
 import type { StepMessage } from './own-step.js';
 
 /** A session of the root as a listing gives it. */
 interface SessionRecord {
   header: SessionHeaderLike;
+  /** When the user last sent a message in it, from a v4 log (see `ListedLog.lastSentAt`). */
+  lastSentAt?: number;
   /** Held by this process's dsh host (a session `new` or the inspector made). */
   live: boolean;
   persisted: boolean;
@@ -74,7 +76,8 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     titles,
   );
   const own: SessionReferenceStorage = {
-    listSessions: (signal) => catalog.listSessions(signal),
+    // The title index keeps headers; the listing knows where each session moved since (the same walk answers both).
+    listSessions: async (signal) => placedWhereTheyAre(await catalog.listSessions(signal), await kept.entries(signal)),
     readTitles: (sessionIds, signal) => catalog.readTitles(sessionIds, signal),
     // A session this process's host holds is read live; any other from its log, unless only the host can say.
     readSurface: async (sessionId) => (side?.live(sessionId) === undefined ? await ownSurface(kept.logs, sessionId) : undefined) ?? (await host()).surface(sessionId),
@@ -87,7 +90,7 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     kept,
     async sessions(signal) {
       const records = new Map<string, SessionRecord>();
-      for (const { header } of await kept.entries(signal)) records.set(header.id, { header, live: false, persisted: true });
+      for (const entry of await kept.entries(signal)) records.set(entry.header.id, { header: placed(entry), ...lastSent(entry), live: false, persisted: true });
       for (const { id, header } of titles.live()) records.set(id, { header, live: true, persisted: records.has(id) });
       return [...records.values()].sort((a, b) => b.header.createdAt - a.header.createdAt || a.header.id.localeCompare(b.header.id));
     },
@@ -106,6 +109,31 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
       await (await booted?.catch(() => undefined))?.dispose();
     },
   };
+}
+
+/** A listed log's header, with the directory its session moved to when the log records a move. */
+function placed({ header, workingDirectory }: ListedLog): SessionHeaderLike {
+  return workingDirectory === undefined ? header : { ...header, workingDirectory };
+}
+
+/** When a listed log's user last sent, when the listing knows. */
+function lastSent({ lastSentAt }: ListedLog): { lastSentAt?: number } {
+  return lastSentAt === undefined ? {} : { lastSentAt };
+}
+
+/**
+ * `headers` with each session that moved (see `ListedLog.workingDirectory`)
+ * placed where it is now, for discovery to rank, compare and show; the
+ * headers themselves when none did, the usual case.
+ */
+function placedWhereTheyAre(headers: SessionHeaderLike[], listed: readonly ListedLog[]): SessionHeaderLike[] {
+  const moved = new Map<string, string>();
+  for (const { header, workingDirectory } of listed) if (workingDirectory !== undefined) moved.set(header.id, workingDirectory);
+  if (moved.size === 0) return headers;
+  return headers.map((header) => {
+    const workingDirectory = moved.get(header.id);
+    return workingDirectory === undefined ? header : { ...header, workingDirectory };
+  });
 }
 
 /**

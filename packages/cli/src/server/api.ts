@@ -51,7 +51,7 @@ async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promis
   const logs = await engine.logPaths(readable, signal);
   const inUse = sessionsInUse(logs);
   // Listing facts, and for a session whose log cannot be read its code and one-line reason (never a stack).
-  const items = summaries.map(({ sessionId, source, title, cwd, createdAt, live, persisted, readError }): SessionItem => {
+  const items = summaries.map(({ sessionId, source, title, cwd, createdAt, lastSentAt, live, persisted, readError }): SessionItem => {
     const failure = readError === undefined ? undefined : describeFailure(readError, sessionId);
     return {
       sessionId,
@@ -59,6 +59,7 @@ async function sessions({ engine, signal }: ApiRequest<'/api/sessions'>): Promis
       ...(title === undefined ? {} : { title }),
       ...(cwd === undefined ? {} : { cwd }),
       ...(createdAt === undefined ? {} : { createdAt }),
+      ...(lastSentAt === undefined ? {} : { lastSentAt }),
       live,
       persisted,
       ...(failure === undefined ? {} : { readError: { code: failure.code, message: failure.message } }),

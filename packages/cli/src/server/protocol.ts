@@ -41,6 +41,8 @@ export interface SessionItem extends SessionSource {
   cwd?: string;
   /** Absent only for a session whose log header cannot be read (it then has `readError`). */
   createdAt?: number;
+  /** When the user last sent a message in it, for a v4 log (dsh 0.1.7 and 0.2): its age is given since then, as dsh 0.2 dates it. */
+  lastSentAt?: number;
   live: boolean;
   persisted: boolean;
   /** Why this session's log cannot be read: the CLI's stable code and one-line message. Healthy sessions have none. */

@@ -1,4 +1,4 @@
-export { formatAge, formatBytes } from '../../src/format.js';
+export { formatAge, formatBytes, formatListedAge } from '../../src/format.js';
 
 /** What stands for a missing title, as `sessref list` writes it. */
 export const UNTITLED = '(untitled)';

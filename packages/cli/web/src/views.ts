@@ -2,7 +2,7 @@
 import { labelOf } from '@sessref/core';
 import type { MessagesResponse, PreviewResponse, ReferenceView, SessionItem } from '../../src/server/protocol.js';
 import { h } from './dom.js';
-import { UNTITLED, formatAge, formatBytes, plural, quoted, shortId } from './format.js';
+import { UNTITLED, formatBytes, formatListedAge, plural, quoted, shortId } from './format.js';
 
 export interface SessionActions {
   select(id: string): void;
@@ -59,7 +59,7 @@ function sessionRow(session: SessionItem, active: boolean, actions: SessionActio
     h('span', { class: `session-title${name === undefined ? ' untitled' : ''}`, title }, name ?? UNTITLED),
     h('span', { class: 'session-cwd', title: session.cwd ?? '' }, detail),
     // Only a log whose header cannot be read has no age: its badge says why.
-    h('span', { class: 'session-age' }, session.createdAt === undefined ? '' : formatAge(session.createdAt), inUse, unreadable),
+    h('span', { class: 'session-age' }, session.createdAt === undefined ? '' : formatListedAge({ createdAt: session.createdAt, lastSentAt: session.lastSentAt }), inUse, unreadable),
   );
   button.addEventListener('click', () => actions.select(session.sessionId));
   return h('li', { class: 'session-item' }, button, session.mention === undefined ? null : copyButton(`Copy the mention of ${title}`, () => actions.copy(session)));

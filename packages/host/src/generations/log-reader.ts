@@ -15,6 +15,7 @@ import { isRecord } from './json.js';
 import { parseJsonLine } from './json-line.js';
 import { createSurfaceTranslator } from './surface.js';
 import { upcastEvent, type UpcastGeneration } from './upcast.js';
+import { sentByUser } from './last-sent.js';
 import { WORKING_DIRECTORY_CHANGE, changedDirectory } from './working-directory.js';
 
 /** What one log holds, in rc.8's shapes. */
@@ -23,6 +24,8 @@ interface LogContent {
   events: SessionEvent[];
   /** The directory of the last `working-directory/change` (working-directory.ts); absent when the log has none. */
   workingDirectory?: string;
+  /** When the user last sent a message (last-sent.ts), in a v4 log; absent when it has none. */
+  lastSentAt?: number;
 }
 
 export interface LogReader {
@@ -37,6 +40,8 @@ interface EventStage {
   check(events: readonly SessionEvent[]): void;
   /** The last working-directory change read so far, if any. */
   workingDirectory(): string | undefined;
+  /** The time of the last message the user sent read so far, if any. */
+  lastSentAt(): number | undefined;
 }
 
 export function createLogReader(generation: Generation): LogReader {
@@ -61,7 +66,13 @@ export function createLogReader(generation: Generation): LogReader {
       if (fields === undefined) throw new SessionLogReadError('SESSION_LOG_NO_HEADER', 'the log has no complete header line');
       stage.check(events);
       const workingDirectory = stage.workingDirectory();
-      return { header: sessionHeaderOf(fields, stage.seedLength(fields)), events, ...(workingDirectory === undefined ? {} : { workingDirectory }) };
+      const lastSentAt = stage.lastSentAt();
+      return {
+        header: sessionHeaderOf(fields, stage.seedLength(fields)),
+        events,
+        ...(workingDirectory === undefined ? {} : { workingDirectory }),
+        ...(lastSentAt === undefined ? {} : { lastSentAt }),
+      };
     },
   };
 }
@@ -74,6 +85,8 @@ function nativeStage(): EventStage {
     check: () => undefined,
     // dsh wrote working-directory changes only from 0.2.1, in v4 logs.
     workingDirectory: () => undefined,
+    // Sessions of these generations keep the age sessref always gave them, since their creation.
+    lastSentAt: () => undefined,
   };
 }
 
@@ -81,11 +94,14 @@ function upcastStage(generation: UpcastGeneration): EventStage {
   const surface = createSurfaceTranslator(generation);
   let inheritedCut: number | undefined;
   let workingDirectory: string | undefined;
+  let lastSentAt: number | undefined;
   return {
     event(raw) {
       if (raw.type === 'session/end-seed' && isRecord(raw.data) && raw.data['inherited'] === true) inheritedCut = raw.seq;
       // Only v4 has the event (dsh 0.2.1+); in an older generation it is an unknown event like any other.
       if (generation === 4 && raw.type === WORKING_DIRECTORY_CHANGE) workingDirectory = changedDirectory(raw);
+      // Dated as dsh 0.2 dates a session; older generations keep their creation date.
+      if (generation === 4 && sentByUser(raw)) lastSentAt = raw.time;
       return withSurface(upcastEvent(raw, generation), raw, surface.place(raw.seq, raw.surfaceOp, isSurfaceEligibleType(raw.type)));
     },
     seedLength(fields) {
@@ -102,6 +118,7 @@ function upcastStage(generation: UpcastGeneration): EventStage {
       }
     },
     workingDirectory: () => workingDirectory,
+    lastSentAt: () => lastSentAt,
   };
 }
 

@@ -42,6 +42,12 @@ export interface SessionLogRead {
    * in `header.cwd` (see {@link effectiveCwd}).
    */
   workingDirectory?: string;
+  /**
+   * When the user last sent a message (epoch ms), in a v4 log (dsh 0.1.7 and
+   * 0.2): the moment dsh 0.2 dates the session by; absent in older
+   * generations and in a log without one.
+   */
+  lastSentAt?: number;
   /** What a crash left incomplete at the end, not part of `events`. */
   torn?: TornTail;
 }

@@ -115,7 +115,7 @@ describe('a remote over ssh', () => {
     expect(expectFailure(await run(['send', '--target', remoteId, 'hello']), 1, 'USAGE')).toMatch(/is a session of the remote devbox, mirrored read-only/);
   });
 
-  it('brings an append on the remote with the next sync, and drops a session the remote removed', async () => {
+  it('brings an append on the remote with the next sync, and drops the sessions of an agent the remote removed', async () => {
     const transcript = join(remoteHome, '.claude', 'projects', '-work-app', `${CLAUDE_ID}.jsonl`);
     const turn = {
       parentUuid: CLAUDE_LAST_UUID,
@@ -127,12 +127,14 @@ describe('a remote over ssh', () => {
       sessionId: CLAUDE_ID,
     };
     appendFileSync(transcript, `${JSON.stringify(turn)}\n`);
-    rmSync(join(remoteHome, '.codex', 'sessions', '2025', '12', '18', `rollout-2025-12-18T10-00-00-${CODEX_ID}.jsonl`));
+    // Codex gone from the remote altogether: its folder, not only the rollout.
+    rmSync(join(remoteHome, '.codex'), { recursive: true });
     const before = await hashTree(remoteHome);
     expect(await ok(['remote', 'sync', 'devbox'], options())).toMatch(/^synced devbox: 2 files \(.+\) in its mirror, 1 brought by this sync\n$/);
     expect(await hashTree(remoteHome)).toEqual(before);
 
     expect((await listed()).map((row) => row.sessionId)).not.toContain(`devbox/codex:${CODEX_ID}`);
+    expect(existsSync(join(mirror(), '.codex'))).toBe(false);
     const shown = await json<{ conversation: { text: string }[] }>(['show', `devbox/claude-code:${CLAUDE_ID}`, '--root', root], options());
     expect(shown.conversation.at(-1)!.text).toBe(MARKER);
     const hits = await json<{ sessionId: string }[]>(['search', 'quokkawhistle', '--root', root], options());

@@ -63,36 +63,50 @@ function sshCommand(remote: Remote): string {
 }
 
 /**
- * How every run reads the remote: recursively, each path kept relative to
- * the remote's home, a path that is not there skipped. Symbolic links,
- * devices and special files are never copied nor followed (`--no-links`):
- * a link in an agent's folder may lead anywhere on the remote, and a mirror
- * holds only what is in the folders themselves. A path named here that is a
- * link itself (`~/.claude/projects` on another disk) is followed, as the
- * agent's own reader follows it.
+ * How every run reads the remote: its home (`host:./`, where ssh starts),
+ * walked only where the filter lets it go ({@link filterRules}). Symbolic
+ * links, devices and special files are never copied nor followed
+ * (`--no-links`): a link may lead anywhere on the remote, so a mirror holds
+ * only what is in the folders themselves (an agent's folder that is itself
+ * a link is not mirrored).
  */
 function readArguments(remote: Remote, plan: SyncPlan): string[] {
   return [
     '--recursive',
-    '--relative',
     '--no-links',
     '--no-devices',
     '--no-specials',
-    '--ignore-missing-args',
+    ...filterRules(plan.paths),
     `--max-size=${plan.maxFileBytes}`,
     `--timeout=${IO_TIMEOUT_SECONDS}`,
     '--no-human-readable',
     '-e',
     sshCommand(remote),
-    ...plan.paths.map((path) => `${remote.destination}:${path}`),
+    `${remote.destination}:./`,
   ];
+}
+
+/**
+ * rsync's filter for `paths` (relative to the home; a folder ends in `/`):
+ * each folder on the way in, then the path (a folder with everything in
+ * it), then nothing else. The first rule that matches a name decides, so the
+ * walk never enters a folder the paths do not lead through.
+ */
+function filterRules(paths: readonly string[]): string[] {
+  const included = new Set<string>();
+  for (const path of paths) {
+    const parts = path.replace(/\/$/, '').split('/');
+    for (let depth = 1; depth < parts.length; depth++) included.add(`/${parts.slice(0, depth).join('/')}/`);
+    included.add(path.endsWith('/') ? `/${path}***` : `/${path}`);
+  }
+  return [...[...included].map((rule) => `--include=${rule}`), '--exclude=*'];
 }
 
 /**
  * Pull `remote`'s agent folders into `plan.mirror`: first a listing, to
  * refuse a remote over the bound before anything moves, then the transfer,
  * which moves only files whose size or time changed and deletes from the
- * mirror what the remote no longer has. The mirror's folders are this
+ * mirror what the remote no longer has (a whole agent's folder included). The mirror's folders are this
  * user's alone (0700). Refusals: `REMOTE_TOO_LARGE`, `REMOTE_UNREACHABLE`
  * (ssh could not connect or log in: the mirror is left as it was),
  * `REMOTE_TOOL_MISSING`, `REMOTE_SYNC_FAILED`.
@@ -116,7 +130,8 @@ export async function syncMirror(remote: Remote, plan: SyncPlan): Promise<SyncRe
   }
   makePrivateFolder(plan.mirror);
   let transferred = 0;
-  const args = [...readArguments(remote, plan), '--times', '--delete', '--delete-missing-args', '--chmod=go=', '--stats', `${plan.mirror}/`];
+  // What the remote no longer has leaves the mirror, and so does anything the filter no longer names (an agent's row that changed).
+  const args = [...readArguments(remote, plan), '--times', '--delete', '--delete-excluded', '--chmod=go=', '--stats', `${plan.mirror}/`];
   await runRsync(remote, args, plan.env, (line) => {
     const match = /^Number of regular files transferred: (\d+)/.exec(line);
     if (match !== null) transferred = Number(match[1]);
@@ -139,8 +154,8 @@ function listedFileSize(line: string): number | undefined {
 
 /**
  * rsync's exit codes that mean the mirror is whole as of this run: 0, and
- * 24, some files vanished while it ran (an agent deleting a transcript, or
- * a folder above a path that is not there): the next sync sees the rest.
+ * 24, some files vanished while it ran (an agent deleting a transcript):
+ * the next sync sees the rest.
  */
 const COMPLETE = new Set([0, 24]);
 

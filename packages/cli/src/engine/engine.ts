@@ -14,17 +14,17 @@ import {
   type TitleReadResult,
 } from '@sessref/core';
 import { utf8Length } from '@sessref/core/internal';
-import { OWN_SOURCE, type Config as ResolverConfig } from '@sessref/dsh/service';
-import { defaultIndexFile, defaultSearchIndexFile } from '@sessref/dsh/title-catalog';
+import { OWN_SOURCE } from '@sessref/dsh/service';
 import type { RefreshProgress, RefreshReport } from '@sessref/search-index';
-import type { HostOptions } from '@sessref/host';
 import type { SessionLogError } from '@sessref/host/reading';
 import { checkMessageText } from '../session-input.js';
 import type { StepMessage } from './own-step.js';
 import { ownParts, partsOverHost, type EngineParts } from './parts.js';
+import { DEFAULT_LOCK_WAIT_MS, engineHostOptions, type EngineOptions } from './options.js';
 import { SessionWriteError } from './write-error.js';
 
 export type { StepMessage } from './own-step.js';
+export { engineHostOptions, type EngineOptions } from './options.js';
 
 /** A session as listings show it. */
 export interface SessionSummary {
@@ -79,38 +79,6 @@ export interface StepPreview {
 /** Every source the step's context messages carry, in order. */
 export function stepSources(preview: StepPreview): PreparedSource[] {
   return preview.messages.flatMap((entry) => entry.prepared?.sources ?? []);
-}
-
-export interface EngineOptions {
-  root: string;
-  resolver?: ResolverConfig;
-  /** The title index file; defaults to the per-root file in the user's cache directory. */
-  indexFile?: string;
-  /** Keep the title index current from file-system events; for long-lived processes such as `serve`. */
-  watchLogs?: boolean;
-  /** sessref's content index file; defaults to the per-root file beside the title index. */
-  searchIndexFile?: string;
-  /** How long the content index waits, once, for another process's lock on its file; default 10 s. */
-  searchIndexWaitMs?: number;
-  /** How long `send` waits for another sessref process writing the same session; default {@link DEFAULT_LOCK_WAIT_MS}. */
-  lockWaitMs?: number;
-  /** Other agents whose sessions are read beside the root's (see `@sessref/sources`); none when absent. */
-  sources?: readonly string[];
-}
-
-const DEFAULT_LOCK_WAIT_MS = 10_000;
-
-/** What `bootHost` gets for an engine: the options, with the index files defaulting to the root's files in the cache directory. */
-export function engineHostOptions(options: EngineOptions): HostOptions {
-  const { lockWaitMs: _lockWaitMs, sources, ...host } = options;
-  return {
-    ...host,
-    // Nothing the CLI shows, serves or sends carries a credential: dsh's own sessions are redacted too.
-    // A mention's excerpt suffix cites that part of the session in prepare, send and the inspector.
-    resolver: { redactSecrets: true, excerpts: true, ...host.resolver, ...(sources === undefined ? {} : { sources: [...sources] }) },
-    indexFile: options.indexFile ?? defaultIndexFile(options.root),
-    searchIndexFile: options.searchIndexFile ?? defaultSearchIndexFile(options.root),
-  };
 }
 
 /**

@@ -21,7 +21,7 @@ import { checkMessageText } from '../session-input.js';
 import type { StepMessage } from './own-step.js';
 import { ownParts, partsOverHost, type EngineParts } from './parts.js';
 import { DEFAULT_LOCK_WAIT_MS, engineHostOptions, type EngineOptions } from './options.js';
-import { SessionWriteError } from './write-error.js';
+import { assertOwnSession, WriteQueue } from './writes.js';
 
 export type { StepMessage } from './own-step.js';
 export { engineHostOptions, type EngineOptions } from './options.js';
@@ -88,8 +88,8 @@ export function stepSources(preview: StepPreview): PreparedSource[] {
  * host, booted the first time one is needed.
  */
 export class Engine {
-  /** The last write queued for each session: this process appends to one session at a time. */
-  private readonly writes = new Map<string, Promise<unknown>>();
+  /** This process appends to one session at a time. */
+  private readonly writes = new WriteQueue();
   /** Derived-file notices already handed out by {@link takeNotices}. */
   private readonly noticed = new Set<string>();
 
@@ -318,7 +318,7 @@ export class Engine {
   /** Run a message for `targetId` through the plugin's pre-step without writing anything. */
   async preview(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview> {
     checkMessageText(text);
-    this.assertOwnSession(targetId, 'prepare');
+    assertOwnSession(targetId, this.agentOf(targetId), 'prepare');
     const messages = await this.parts.step(targetId, text, signal);
     return { target: targetId, messages, maxReferenceBytes: this.maxReferenceBytes };
   }
@@ -331,11 +331,11 @@ export class Engine {
    */
   async send(targetId: string, text: string, signal = new AbortController().signal): Promise<StepPreview & { appendedSeqs: number[] }> {
     checkMessageText(text);
-    this.assertOwnSession(targetId, 'send');
+    assertOwnSession(targetId, this.agentOf(targetId), 'send');
     const host = await this.parts.host();
     const { session, messages } = await host.step(targetId, text, signal);
     signal.throwIfAborted();
-    const appendedSeqs = await this.oneWriteAtATime(session.id, () => host.append(this.root, session.header, messages, this.lockWaitMs, signal));
+    const appendedSeqs = await this.writes.run(session.id, () => host.append(this.root, session.header, messages, this.lockWaitMs, signal));
     return { target: targetId, messages, maxReferenceBytes: this.maxReferenceBytes, appendedSeqs };
   }
 
@@ -383,22 +383,6 @@ export class Engine {
   }
 
   /**
-   * A message is prepared for, and written in, the root's own sessions only:
-   * another agent's session is read in place, never a step's target.
-   */
-  private assertOwnSession(sessionId: string, step: 'prepare' | 'send'): void {
-    const agent = this.agentOf(sessionId);
-    if (agent === undefined) return;
-    const only = step === 'send' ? 'sessref writes messages only into' : 'sessref prepares messages only for';
-    throw new SessionWriteError(
-      sessionId,
-      'SESSION_WRITE_UNSUPPORTED',
-      `this is a ${agent} session, read in place: ${only} the root's own dsh sessions`,
-      `cite it from a dsh session instead, e.g. sessref send --target <dsh session> "see $(sessref mention ${sessionId})"`,
-    );
-  }
-
-  /**
    * A target as discovery takes it: one named by its id and cwd as it is;
    * a session of the root by the header a listing gives it (a live session's
    * own, else the one the listing keeps, with the directory it moved to):
@@ -433,19 +417,5 @@ export class Engine {
     const unexplained = failed.filter((sessionId) => !explained.has(sessionId));
     if (unexplained.length > 0) for (const result of await (await this.parts.host()).titles(unexplained, signal)) explained.set(result.sessionId, result);
     return indexed.map((result) => explained.get(result.sessionId) ?? result);
-  }
-
-  /** Run `write` after every earlier write to the same session in this process; the session lock orders processes. */
-  private oneWriteAtATime<T>(sessionId: string, write: () => Promise<T>): Promise<T> {
-    const queued = (this.writes.get(sessionId) ?? Promise.resolve()).then(write, write);
-    const settled = queued.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.writes.set(sessionId, settled);
-    void settled.then(() => {
-      if (this.writes.get(sessionId) === settled) this.writes.delete(sessionId);
-    });
-    return queued;
   }
 }

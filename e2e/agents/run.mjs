@@ -344,7 +344,7 @@ async function inside() {
   out('');
   out(`isolation: ${INSIDE === 'netns' ? `network namespace, loopback only${context.dns ? '; DNS queries logged' : ''}` : 'NONE (env vars and flags only)'}`);
   for (const record of records) {
-    const steps = record.steps.map((s) => `${s.label} ${seconds(s.ms)}`).join(', ');
+    const steps = record.steps.map((s) => `${s.label} ${seconds(s.ms)}${s.code === 0 ? '' : ` (${s.code})`}`).join(', ');
     out(`${record.status}  ${record.name} (${record.label}) in ${seconds(record.ms)}${record.status === 'SKIP' ? `: ${record.reason}` : ''}`);
     if (steps) out(`      steps: ${steps}`);
     if (record.requests !== undefined) out(`      fake model: ${record.requests} requests${record.compactionRequests === undefined ? '' : `, ${record.compactionRequests} for the compaction`}`);

@@ -480,18 +480,19 @@ async function driveCline(ctx) {
   const screenShows = (text, ms) => poll(async () => (screen = await tui.capture()).includes(text), ms);
   try {
     if (!(await screenShows(turns[0].reply.slice(0, 30), 30_000))) throw new Error(`the Cline TUI did not show the resumed session within 30 s; screen: ${lastLines(screen, 6)}`);
-    await tui.type(turns[1].prompt);
-    await tui.key('Enter');
+    await tui.settle();
+    await tui.submit(turns[1].prompt);
     if (!(await poll(() => saved(turns[1].reply), 45_000))) throw new Error(`turn 2 in the Cline TUI was not saved within 45 s; screen: ${lastLines(screen = await tui.capture(), 6)}`);
+    // The reply is saved before the TUI is done with the turn: a line sent before it settles is queued, not run.
+    await tui.settle();
     ctx.compacting(true);
-    await tui.type('/compact');
-    await tui.key('Enter');
+    await tui.submit('/compact');
     const compacted = await poll(() => existsSync(sidecar), 45_000);
     ctx.compacting(false);
     if (!compacted) throw new Error(`/compact in the Cline TUI wrote no ${id}.compaction.json within 45 s; screen: ${lastLines(screen = await tui.capture(), 6)}`);
     await screenShows('Context compacted', 10_000);
-    await tui.type(turns[2].prompt);
-    await tui.key('Enter');
+    await tui.settle();
+    await tui.submit(turns[2].prompt);
     if (!(await poll(() => saved(turns[2].reply), 45_000))) throw new Error(`turn 3 in the Cline TUI was not saved within 45 s; screen: ${lastLines(screen = await tui.capture(), 6)}`);
     await tui.key('C-c', 2);
     const ended = await poll(async () => !(await tui.alive()), 10_000);
@@ -589,19 +590,20 @@ async function driveDroid(ctx) {
     if (!(await screenShows(/trust/i, 30_000))) throw fail('the droid TUI asked nothing about trusting the folder within 30 s');
     await tui.key('Enter');
     if (!(await screenShows(new RegExp(turns[0].reply.slice(0, 25)), 20_000))) throw fail('the droid TUI did not show the resumed session within 20 s');
-    await tui.type(turns[1].prompt);
-    await tui.key('Enter');
+    // Each line is sent once the screen is still: a TUI at work can queue or drop it.
+    await tui.settle();
+    await tui.submit(turns[1].prompt);
     if (!(await poll(() => holds(parent, turns[1].reply), 45_000))) throw fail('turn 2 in the droid TUI was not saved within 45 s');
+    await tui.settle();
     ctx.compacting(true);
-    await tui.type('/compress');
-    await tui.key('Enter');
+    await tui.submit('/compress');
     if (!(await screenShows(/Compress session/i, 15_000))) throw fail('/compress asked for no confirmation within 15 s');
     await tui.key('Enter');
     child = await poll(() => files().find((path) => path !== parent && holds(path, '"compaction_state"')), 45_000);
     ctx.compacting(false);
     if (child === undefined) throw fail('/compress started no session with a compaction_state within 45 s');
-    await tui.type(turns[2].prompt);
-    await tui.key('Enter');
+    await tui.settle();
+    await tui.submit(turns[2].prompt);
     if (!(await poll(() => holds(child, turns[2].reply), 45_000))) throw fail('turn 3 in the droid TUI was not saved within 45 s');
     await tui.key('C-c', 2);
     const ended = await poll(async () => !(await tui.alive()), 10_000);
@@ -662,21 +664,19 @@ async function driveContinue(ctx) {
   const fail = (what) => new Error(`${what}; screen: ${lastLines(screen, 6)}`);
   try {
     if (!(await poll(async () => (screen = await tui.capture()).includes(turns[1].reply.slice(0, 25)), 30_000))) throw fail('the cn TUI did not show the resumed session within 30 s');
-    // An Enter the TUI takes while it is still busy is lost: each line is sent once it shows in the input, after the last one settled.
-    const submit = async (text) => {
-      await tui.type(text);
-      await poll(async () => (screen = await tui.capture()).includes(text), 5000);
-      await tui.key('Enter');
-    };
+    // An Enter the TUI takes while it is still busy is lost: each line is sent once the screen is still.
+    await tui.settle();
     ctx.compacting(true);
-    await submit('/compact');
+    await tui.submit('/compact');
     const done = await poll(compacted, 45_000);
     ctx.compacting(false);
     if (!done) throw fail('/compact in the cn TUI saved no conversationSummary within 45 s');
     if (!(await poll(async () => (screen = await tui.capture()).includes('compacted successfully'), 15_000))) throw fail('the cn TUI did not report the compaction within 15 s');
-    await submit(turns[2].prompt);
+    await tui.settle();
+    await tui.submit(turns[2].prompt);
     if (!(await poll(() => holds(turns[2].reply), 45_000))) throw fail('turn 3 in the cn TUI was not saved within 45 s');
-    await tui.key('C-c', 2);
+    await tui.settle();
+    await tui.submit('/exit');
     const ended = await poll(async () => !(await tui.alive()), 10_000);
     ctx.steps.push({ label: 'cn TUI: /compact, turn 3', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
   } finally {
@@ -695,8 +695,8 @@ export const DRIVERS = {
   kilo: { drive: driveOpencodeFamily, api: 'chat@kilo', label: `Kilo ${AGENTS.kilo.version}` },
   pi: { drive: drivePi, api: 'chat@pi', label: `pi ${AGENTS.pi.version}` },
   copilot: { drive: driveCopilot, api: 'chat@copilot', label: `Copilot CLI ${AGENTS.copilot.version}` },
+  cline: { drive: driveCline, api: 'chat@cline', label: `Cline ${AGENTS.cline.version}`, preflight: tmuxPreflight('Cline resumes a session and compacts only in its TUI') },
   'qwen-code': { drive: driveQwen, api: 'chat@qwen-code', label: `Qwen Code ${AGENTS['qwen-code'].version}`, promptTokens: 60_000 },
   'factory-droid': { drive: driveDroid, api: 'chat@factory-droid', label: `Factory Droid ${AGENTS['factory-droid'].version}`, preflight: tmuxPreflight('droid continues a session and compresses only in its TUI when offline') },
   continue: { drive: driveContinue, api: 'chat@continue', label: `Continue ${AGENTS.continue.version}`, preflight: tmuxPreflight('Continue saves a compaction only from its TUI') },
-  cline: { drive: driveCline, api: 'chat@cline', label: `Cline ${AGENTS.cline.version}`, preflight: tmuxPreflight('Cline resumes a session and compacts only in its TUI') },
 };

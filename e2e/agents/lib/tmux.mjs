@@ -30,12 +30,35 @@ export async function startTmux({ socket, cwd, env, command }) {
   if (started.code !== 0) throw new Error(`tmux new-session failed: ${started.stderr.trim()}`);
   const pidResult = await tmux(['display-message', '-p', '-t', 'agent', '#{pid}']);
   const serverPid = Number(pidResult.stdout.trim());
+  const capture = async () => (await tmux(['capture-pane', '-p', '-t', 'agent'])).stdout;
+  const type = async (text) => { await tmux(['send-keys', '-t', 'agent', '-l', text]); };
+  const key = async (name, times = 1) => { await tmux(['send-keys', '-t', 'agent', ...Array.from({ length: times }, () => name)]); };
   return {
     serverPid,
-    capture: async () => (await tmux(['capture-pane', '-p', '-t', 'agent'])).stdout,
-    type: async (text) => { await tmux(['send-keys', '-t', 'agent', '-l', text]); },
-    key: async (name, times = 1) => { await tmux(['send-keys', '-t', 'agent', ...Array.from({ length: times }, () => name)]); },
+    capture,
+    type,
+    key,
+    /** Type a line, and press Enter once the screen shows it (up to 5 s). */
+    submit: async (text) => {
+      await type(text);
+      await poll(async () => (await capture()).includes(text), 5000);
+      await key('Enter');
+    },
     alive: async () => (await tmux(['has-session', '-t', 'agent'])).code === 0,
+    /**
+     * Wait (up to `ms`) until the screen stays the same for `quietMs`: a TUI
+     * still at work redraws (spinners, timers), and an Enter it takes then
+     * can be queued or lost.
+     */
+    settle: async (quietMs = 1000, ms = 15_000) => {
+      let last;
+      let since = Date.now();
+      return poll(async () => {
+        const screen = await capture();
+        if (screen !== last) [last, since] = [screen, Date.now()];
+        return Date.now() - since >= quietMs;
+      }, ms);
+    },
     /** End the server and everything in it, by PID. */
     kill: async () => {
       await tmux(['kill-server']).catch(() => {});

@@ -15,7 +15,15 @@ import { checkDestination, checkRemoteName, checkSshOption, readRemotes, remoteN
 import { syncMirror, type SyncPlan, type SyncReport } from '../remote/sync.js';
 import { POSITIVE_INTEGER, parseInteger } from './options.js';
 
-const ACTIONS = ['add', 'list', 'sync', 'remove'] as const;
+/** Each action, the words it takes after it as help spells them, and how many. */
+const ACTIONS = {
+  add: { words: 'NAME [USER@]HOST', least: 2, most: 2 },
+  list: { words: 'no arguments', least: 0, most: 0 },
+  sync: { words: '[NAME]', least: 0, most: 1 },
+  remove: { words: 'NAME', least: 1, most: 1 },
+} as const;
+
+type Action = keyof typeof ACTIONS;
 
 interface RemoteCall {
   readonly action: string;
@@ -25,8 +33,12 @@ interface RemoteCall {
   readonly json: boolean;
 }
 
-/** A transcript larger than this is left out of a mirror: the readers refuse one this large anyway. */
-const MAX_FILE_BYTES = 256 * 1024 * 1024;
+/**
+ * A file larger than this is left out of a mirror: far above a transcript
+ * (the readers refuse one over 256 MiB) and room for an agent's database,
+ * a bound on one stray file filling the cache directory.
+ */
+const MAX_FILE_BYTES = 1024 * 1024 * 1024;
 
 /** What one remote's agent folders may hold in all, unless `SESSREF_REMOTE_MAX_BYTES` says otherwise. */
 const DEFAULT_MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024;
@@ -43,15 +55,18 @@ export async function remoteCommand(io: Io, call: RemoteCall): Promise<void> {
 }
 
 /** The action, with the words and flags it takes and no others. */
-function checkAction(call: RemoteCall): (typeof ACTIONS)[number] {
-  const action = ACTIONS.find((known) => known === call.action);
-  if (action === undefined) throw usageError(`remote has no action "${call.action}"${didYouMean(call.action, ACTIONS, (known) => `"${known}"`)}`, 'the actions are add, list, sync and remove');
-  const words = { add: 'NAME [USER@]HOST', list: '', sync: '[NAME]', remove: 'NAME' }[action];
+function checkAction(call: RemoteCall): Action {
+  const action = call.action;
+  if (!isAction(action)) throw usageError(`remote has no action "${action}"${didYouMean(action, Object.keys(ACTIONS), (known) => `"${known}"`)}`, 'the actions are add, list, sync and remove');
+  const { words, least, most } = ACTIONS[action];
   const given = [call.name, call.destination].filter((word) => word !== undefined).length;
-  const [least, most] = { add: [2, 2], list: [0, 0], sync: [0, 1], remove: [1, 1] }[action];
-  if (given < least! || given > most!) throw usageError(`remote ${action} takes ${words === '' ? 'no arguments' : words}`, `run \`sessref remote --help\` for usage`);
+  if (given < least || given > most) throw usageError(`remote ${action} takes ${words}`, 'run `sessref remote --help` for usage');
   if (action !== 'add' && call.sshOptions.length > 0) throw usageError(`remote ${action} does not take --ssh-option`, 'ssh options are given to remote add');
   return action;
+}
+
+function isAction(word: string): word is Action {
+  return Object.hasOwn(ACTIONS, word);
 }
 
 async function addRemote(io: Io, place: RemotesPlace, remote: Remote, json: boolean): Promise<void> {
@@ -59,9 +74,11 @@ async function addRemote(io: Io, place: RemotesPlace, remote: Remote, json: bool
   if (remotes.some((known) => known.name === remote.name)) {
     throw new CliError('REMOTE_EXISTS', `a remote is already called "${remote.name}"`, `pick another name, or sessref remote remove ${remote.name} first`);
   }
+  // The bound is read before anything is recorded: a mistyped one is a usage error, never the remote's failure.
+  const plan = syncPlan(place, remote);
   writeRemotes(place, [...remotes, remote]);
   if (!json) writeLine(io.stderr, `added ${remote.name} (${terminalSafe(remote.destination)}); syncing it now`);
-  const synced = await syncOne(place, remote);
+  const synced = await syncOne(place, remote, plan);
   if (synced instanceof CliError) throw synced;
   report(io, json, [synced]);
 }
@@ -70,8 +87,9 @@ async function syncRemotes(io: Io, place: RemotesPlace, name: string | undefined
   const remotes = readRemotes(place);
   const chosen = name === undefined ? remotes : [remoteNamed(remotes, name)];
   if (chosen.length === 0 && !json) return writeLine(io.stderr, 'no remotes yet: add one with sessref remote add NAME [USER@]HOST');
+  const plans = chosen.map((remote) => [remote, syncPlan(place, remote)] as const);
   const results: (SyncedRemote | CliError)[] = [];
-  for (const remote of chosen) results.push(await syncOne(place, remote));
+  for (const [remote, plan] of plans) results.push(await syncOne(place, remote, plan));
   const failures = results.filter((result) => result instanceof CliError);
   // One remote that cannot be reached never keeps the others from syncing: each failure is said, and the run fails after all of them.
   if (failures.length > 1 || (failures.length === 1 && results.length > 1)) {
@@ -92,9 +110,9 @@ interface SyncedRemote extends SyncReport {
 }
 
 /** Sync `remote` and record how it went in the remotes file: its time, or its failure beside the last good sync. */
-async function syncOne(place: RemotesPlace, remote: Remote): Promise<SyncedRemote | CliError> {
+async function syncOne(place: RemotesPlace, remote: Remote, plan: SyncPlan): Promise<SyncedRemote | CliError> {
   try {
-    const report = await syncMirror(remote, syncPlan(place, remote));
+    const report = await syncMirror(remote, plan);
     const syncedAt = Date.now();
     record(place, remote.name, (known) => ({ name: known.name, destination: known.destination, sshOptions: known.sshOptions, syncedAt }));
     return { name: remote.name, syncedAt, ...report };

@@ -201,7 +201,7 @@ export const COMMANDS: readonly Command[] = [
       "Its sessions then list, search and cite like this machine's, their ids starting NAME/ and their labels naming the host; none is ever a target. " +
       'list shows each remote and the age of its last sync; a host that cannot be reached keeps its last mirror, read as it was. remove forgets a remote and deletes its mirror. ' +
       'ssh runs with BatchMode (no prompt), no agent or X11 forwarding and no terminal; host keys are checked as your ssh config says. ' +
-      'SESSREF_REMOTE_MAX_BYTES bounds what one remote may hold (default 4 GiB); a file over 256 MiB is left out.',
+      'SESSREF_REMOTE_MAX_BYTES bounds what one remote may hold (default 4 GiB); a file over 1 GiB is left out.',
     operands: [{ name: 'ACTION', needs: 'an action: add, list, sync or remove' }, { name: 'NAME' }, { name: 'HOST' }],
     options: { 'ssh-option': { description: 'an ssh_config option for this remote, passed as ssh -o OPT (add only; may be given again)' } },
     json: 'the remotes with their last sync, or what each sync pulled',

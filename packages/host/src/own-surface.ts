@@ -5,8 +5,9 @@
  * each through dsh's own function: event admission (a known type, or one its
  * writer marked ignorable), the closers of an interrupted turn, the restore
  * that checks header, envelopes, seqs and surface (`Session.fromRestore`),
- * and the surface fold. A fresh `sessref show` answers from this in a
- * fraction of a host's start-up.
+ * and the surface fold, or the title fold. A fresh `sessref show` answers
+ * from this in a fraction of a host's start-up, and a first search titles
+ * and indexes a root without one.
  *
  * Only what the host would answer the same is answered here. rc.8's
  * persistence also upgrades the shapes of pre-release logs before it
@@ -24,12 +25,36 @@ import {
   foldSurface,
   interruptedTurnClosers,
   isSurfaceEvent,
-  snapshotSessionEvent,
   type SessionEvent,
+  type SessionHeader,
 } from '@deepseek-ai/dsh-session';
 import type { SurfaceMessage, SurfaceSnapshot } from '@sessref/core';
 import { toSurfaceMessage } from '@sessref/dsh/surface';
 import type { StoredLog } from './root-logs.js';
+
+/** A log restored as rc.8's persistence restores it: the session's header, and its events with the closers of an open turn. */
+interface Restored {
+  header: SessionHeader;
+  events: readonly SessionEvent[];
+}
+
+/**
+ * `stored` (the log of `id`, read whole) restored as rc.8's persistence
+ * restores it before any read of it; `undefined` where only the host can
+ * say (see the module comment).
+ */
+function restore(id: string, stored: StoredLog): Restored | undefined {
+  const { meta, events } = stored;
+  if (meta.id !== id || meta.version !== SESSION_FORMAT_VERSION || events.some(upgradedByRc8)) return undefined;
+  try {
+    for (const event of events) adoptSessionEvent(event);
+    if (events.some((event) => !KNOWN_SESSION_EVENT_TYPES.has(event.type) && event.ignorable !== true)) return undefined;
+    const balanced = [...events, ...interruptedTurnClosers(events).map(adoptSessionEvent)];
+    return { header: Session.fromRestore(SessionId(id), balanced, meta).header, events: balanced };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The surface `ctx.sessionQuery.readSurface` of rc.8 gives for `stored` (the
@@ -37,24 +62,34 @@ import type { StoredLog } from './root-logs.js';
  * host can say (see the module comment).
  */
 export function surfaceOfStored(id: string, stored: StoredLog): SurfaceSnapshot | undefined {
-  const { meta, events } = stored;
-  if (meta.id !== id || meta.version !== SESSION_FORMAT_VERSION || events.some(upgradedByRc8)) return undefined;
+  const restored = restore(id, stored);
+  if (restored === undefined) return undefined;
+  const { header, events } = restored;
+  const messages: SurfaceMessage[] = [];
   try {
-    for (const event of events) adoptSessionEvent(event);
-    if (events.some((event) => !KNOWN_SESSION_EVENT_TYPES.has(event.type) && event.ignorable !== true)) return undefined;
-    const balanced = [...events, ...interruptedTurnClosers(events).map(adoptSessionEvent)];
-    const session = Session.fromRestore(SessionId(id), balanced, meta);
-    const messages: SurfaceMessage[] = [];
-    for (const seq of foldSurface(balanced).nodes) {
+    for (const seq of foldSurface(events).nodes) {
       // rc.8's read finds each node at its seq; a log where it does not is the host's to refuse.
-      const event = balanced[seq];
+      const event = events[seq];
       if (event?.seq !== seq || !isSurfaceEvent(event)) return undefined;
-      messages.push(toSurfaceMessage(snapshotSessionEvent(event)));
+      // Restored events are frozen and this read's own: the host's copy of each would hold the same values.
+      messages.push(toSurfaceMessage(event));
     }
-    return { session: structuredClone(session.header), capturedThroughSeq: balanced.at(-1)?.seq ?? null, messages };
   } catch {
     return undefined;
   }
+  return { session: structuredClone(header), capturedThroughSeq: events.at(-1)?.seq ?? null, messages };
+}
+
+/**
+ * The header and latest title `ctx.sessionQuery.readTitleSnapshots` of rc.8
+ * gives for `stored` (the log of `id`, read whole): the last `session/title`
+ * event's, after the same restore; `undefined` where only the host can say.
+ */
+export function titleOfStored(id: string, stored: StoredLog): { header: SessionHeader; title: string | undefined } | undefined {
+  const restored = restore(id, stored);
+  if (restored === undefined) return undefined;
+  const titled = restored.events.findLast((event) => event.type === 'session/title');
+  return { header: structuredClone(restored.header), title: titled?.type === 'session/title' ? titled.data.title : undefined };
 }
 
 /**

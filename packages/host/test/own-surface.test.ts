@@ -6,19 +6,20 @@
  * host: session store, the persistence, dsh's SQLite query engine), over
  * generated conversations written as every log generation, whole or with
  * an interrupted last turn, and damaged: the same header, seq and messages,
- * or no answer of its own where the host answers or refuses.
+ * and the same title as `readTitleSnapshot`, or no answer of its own where
+ * the host answers or refuses.
  */
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Context } from '@deepseek-ai/cordis';
+import { SessionId } from '@deepseek-ai/dsh-session';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SurfaceSnapshot } from '@sessref/core';
 import { surfaceThrough } from '@sessref/dsh';
 import { logFileName, sessionLogs } from '@sessref/dsh/jsonl-root';
 import { CheckedJsonlPersistence, bootLayers, pluginLayer, queryEngine, sessionServices } from '@sessref/host';
-import { surfaceOfStored } from '@sessref/host/surface';
+import { surfaceOfStored, titleOfStored } from '@sessref/host/surface';
 import { RootLogs } from '@sessref/host/reading';
 import { createHost, createSession, framePerRecord, setTitle, writeGeneration, type Step } from '@sessref/test-support';
 
@@ -52,20 +53,25 @@ function placeLog(generation: number, bytes: Buffer): void {
   writeFileSync(join(directory, logFileName('zstd', generation)), bytes);
 }
 
-type Answer = { kind: 'surface'; surface: unknown } | { kind: 'refused'; code: unknown } | { kind: 'left to the host' };
+type Answer = { kind: 'surface'; surface: unknown; title: unknown } | { kind: 'refused'; code: unknown } | { kind: 'left to the host' };
 
 /** As JSON carries it: both reads compared field by field, whatever their prototypes. */
-const plain = (surface: SurfaceSnapshot): unknown => JSON.parse(JSON.stringify(surface)) as unknown;
+const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
 
 async function ownRead(): Promise<Answer> {
   const stored = await new RootLogs(root).load(SESSION.id).catch(() => undefined);
   const surface = stored && surfaceOfStored(SESSION.id, stored);
-  return surface === undefined ? { kind: 'left to the host' } : { kind: 'surface', surface: plain(surface) };
+  const titled = stored && titleOfStored(SESSION.id, stored);
+  // Both reads restore the log the same way: one answers exactly when the other does.
+  expect(titled === undefined).toBe(surface === undefined);
+  if (surface === undefined || titled === undefined) return { kind: 'left to the host' };
+  return { kind: 'surface', surface: plain(surface), title: plain(titled) };
 }
 
 async function hostRead(): Promise<Answer> {
   try {
-    return { kind: 'surface', surface: plain(await surfaceThrough(host.sessionQuery, SESSION.id)) };
+    const [surface, titled] = await Promise.all([surfaceThrough(host.sessionQuery, SESSION.id), host.sessionQuery.readTitleSnapshot(SessionId(SESSION.id))]);
+    return { kind: 'surface', surface: plain(surface), title: plain({ header: titled.session, title: titled.title?.title }) };
   } catch (error) {
     return { kind: 'refused', code: (error as { code?: unknown }).code };
   }
@@ -95,7 +101,7 @@ function changed(log: string, how: Change): string {
 }
 
 describe('a surface read without a dsh host', () => {
-  it('is what the host reads, for every generation, or left to the host', async () => {
+  it('is what the host reads, surface and title, for every generation, or left to the host', async () => {
     const outcomes = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 10 }), fc.constantFrom(0, 1, 2, 3, 4), change, async (steps, generation, how) => {

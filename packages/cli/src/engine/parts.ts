@@ -8,7 +8,7 @@
 import type { SessionHeaderLike, SessionReferenceStorage, SurfaceSnapshot } from '@sessref/core';
 import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
 import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
-import { TitleCatalog, type LiveSession, type TitleReads } from '@sessref/dsh/title-catalog';
+import { TitleCatalog, type LiveSession, type TitleRead, type TitleReads } from '@sessref/dsh/title-catalog';
 import { LogFileTracker } from '@sessref/dsh/jsonl-root';
 import { KeptHeaders, RootLogs, type ListedLog } from '@sessref/host/reading';
 import type { HostSide } from './host-side.js';
@@ -68,7 +68,14 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     (booted ??= import('./host-side.js').then(async ({ HostSide }) => (side = await HostSide.boot(kept, service, options.resolver))));
   const titles: TitleReads = {
     live: (): readonly LiveSession[] => side?.titleReads().live() ?? [],
-    read: async (sessionIds, signal) => (await host()).titleReads().read(sessionIds, signal),
+    // A title the host's read would give is read from the log (a first search titles a whole root); the rest, and live sessions, by the host.
+    read: async (sessionIds, signal) => {
+      const own = await ownTitles(kept.logs, sessionIds.filter((id) => side?.live(id) === undefined), signal);
+      const rest = sessionIds.filter((id) => !own.has(id));
+      const hosted = rest.length === 0 ? [] : await (await host()).titleReads().read(rest, signal);
+      const byHost = new Map(hosted.map((read) => [read.sessionId, read]));
+      return sessionIds.map((id) => own.get(id) ?? byHost.get(id)!);
+    },
     listHeaders: (signal) => kept.list(signal),
   };
   const catalog = new TitleCatalog(
@@ -147,6 +154,24 @@ async function ownSurface(logs: RootLogs, sessionId: string): Promise<SurfaceSna
   if (stored === undefined) return undefined;
   const { surfaceOfStored } = await import('@sessref/host/surface');
   return surfaceOfStored(sessionId, stored);
+}
+
+/**
+ * The header and latest title of each of `sessionIds` from sessref's own
+ * read of its log, where that is exactly what the host's read would give
+ * (see `@sessref/host/surface`); a session left out is the host's to read.
+ */
+async function ownTitles(logs: RootLogs, sessionIds: readonly string[], signal?: AbortSignal): Promise<Map<string, TitleRead>> {
+  const read = new Map<string, TitleRead>();
+  if (sessionIds.length === 0) return read;
+  const { titleOfStored } = await import('@sessref/host/surface');
+  for (const sessionId of sessionIds) {
+    signal?.throwIfAborted();
+    const stored = await logs.load(sessionId, signal).catch(() => undefined);
+    const titled = stored && titleOfStored(sessionId, stored);
+    if (titled !== undefined) read.set(sessionId, { sessionId, status: 'fulfilled', header: titled.header, title: titled.title });
+  }
+  return read;
 }
 
 /**

@@ -193,7 +193,7 @@ export const COMMANDS: readonly Command[] = [
   defineCommand({
     name: 'remote',
     summary: "mirror other machines' sessions over ssh, read-only",
-    synopsis: 'add NAME [USER@]HOST [--ssh-option OPT]... | list | sync [NAME] | remove NAME',
+    synopsis: 'add NAME [USER@]HOST | list | sync [NAME] | remove NAME',
     description:
       "Other machines whose agents' sessions are read beside this machine's. add records a remote and syncs it; sync pulls each agent's session folders " +
       "(never its credentials) with the system's rsync over ssh into a private mirror in sessref's cache directory, moving only what changed; " +

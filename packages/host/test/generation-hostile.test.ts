@@ -95,6 +95,20 @@ describe('budgets', () => {
     const bracketText = writeGeneration(3, [{ kind: 'exchange', user: '[[[{{{\\"'.repeat(200), assistant: 'ok' }]);
     expect(readSessionLog(write('brackets', bracketText), 3).events.length).toBeGreaterThan(0);
   });
+
+  it('draws the line at 512 levels, whatever strings with brackets, quotes and escapes sit inside', () => {
+    const tricky = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ' '), maxLength: 40 });
+    fc.assert(
+      fc.property(fc.integer({ min: 505, max: 520 }), tricky, (depth, text) => {
+        // JSON around a string: the string's brackets and escaped quotes never count.
+        const line = `${'['.repeat(depth)}${JSON.stringify(text)}${']'.repeat(depth)}\n`;
+        const code = depth > 512 ? 'SESSION_LOG_TOO_DEEP' : 'SESSION_LOG_CORRUPT';
+        // A value that is not an event is corrupt when shallow enough to be read: the depth check came first or not at all.
+        expect(refusal(`${HEADER}${line}`)).toBe(code);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
 
 describe('files that are not logs', () => {

@@ -15,8 +15,10 @@ const MAX_NESTING_DEPTH = 512;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPENERS = new Set([0x5b, 0x7b]);
-const CLOSERS = new Set([0x5d, 0x7d]);
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
 
 /** The JSON value of line number `lineNumber` (1 is the header). */
 export function parseJsonLine(line: Buffer, lineNumber: number): unknown {
@@ -28,23 +30,24 @@ export function parseJsonLine(line: Buffer, lineNumber: number): unknown {
   }
 }
 
-/** Track bracket depth outside strings; an escaped character never ends a string. */
+/**
+ * Track bracket depth outside strings, a string skipped whole (an escaped
+ * character never ends it). A line no longer than the limit cannot nest
+ * past it and is not scanned; a longer one is scanned once.
+ */
 function assertShallow(line: Buffer, lineNumber: number): void {
+  if (line.length <= MAX_NESTING_DEPTH) return;
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < line.length; index += 1) {
     const byte = line[index]!;
-    if (inString) {
-      if (byte === BACKSLASH) index += 1;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
-    } else if (OPENERS.has(byte)) {
+    if (byte === QUOTE) {
+      for (index += 1; index < line.length && line[index] !== QUOTE; index += 1) if (line[index] === BACKSLASH) index += 1;
+    } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
       depth += 1;
       if (depth > MAX_NESTING_DEPTH) {
         throw new SessionLogReadError('SESSION_LOG_TOO_DEEP', `line ${lineNumber} nests more than ${MAX_NESTING_DEPTH} levels`);
       }
-    } else if (CLOSERS.has(byte)) {
+    } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
       depth -= 1;
     }
   }

@@ -143,6 +143,18 @@ describe('a listing of a v4 session that moves and is written to (synthetic logs
   });
 });
 
+describe('a forked v4 session', () => {
+  it("is not dated by the sends it inherited from its parent, only by its own", () => {
+    const header = { type: 'session', version: 4, id: 'forked', createdAt: CREATED_AT, cwd: ORIGIN, isSeeded: true, delegationDepth: 0 };
+    const inherited = [...appendedLines([{ kind: 'sent', text: 'The parent asked this.' }], 0), JSON.stringify({ type: 'session/end-seed', data: { inherited: true }, seq: 1, time: CREATED_AT + 1 })];
+    const { log } = rootWith('forked', 4, [JSON.stringify(header), ...inherited, ''].join('\n'));
+    expect(readSessionLog(log, 4).lastSentAt).toBeUndefined();
+    const own = appendedLines([{ kind: 'sent', text: 'The fork asks this.' }], 2);
+    append(log, own);
+    expect(readSessionLog(log, 4).lastSentAt).toBe((JSON.parse(own[0]!) as { time: number }).time);
+  });
+});
+
 describe('older generations', () => {
   it('are dated by their creation as before: no last send is read from a v0-v3 log', () => {
     for (const generation of [0, 1, 2, 3]) {

@@ -5,7 +5,9 @@
  * dsh-generations.md, "dsh 0.2.x facts"). A v4 log, which dsh 0.1.7 and 0.2
  * write, says when: the time of its last direct user message (source kind
  * `user`, the one kind a user sends; checkpoints, tool results and injected
- * context carry other kinds).
+ * context carry other kinds). A forked session's events before its
+ * inherited cut are its parent's, copied: the reader forgets their sends at
+ * the cut (log-reader.ts).
  */
 import type { RawEvent } from './envelope.js';
 import { isRecord } from './json.js';

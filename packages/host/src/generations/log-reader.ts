@@ -97,7 +97,11 @@ function upcastStage(generation: UpcastGeneration): EventStage {
   let lastSentAt: number | undefined;
   return {
     event(raw) {
-      if (raw.type === 'session/end-seed' && isRecord(raw.data) && raw.data['inherited'] === true) inheritedCut = raw.seq;
+      if (raw.type === 'session/end-seed' && isRecord(raw.data) && raw.data['inherited'] === true) {
+        inheritedCut = raw.seq;
+        // What came before the cut is the parent's conversation, copied at the fork: its sends are not this session's.
+        lastSentAt = undefined;
+      }
       // Only v4 has the event (dsh 0.2.1+); in an older generation it is an unknown event like any other.
       if (generation === 4 && raw.type === WORKING_DIRECTORY_CHANGE) workingDirectory = changedDirectory(raw);
       // Dated as dsh 0.2 dates a session; older generations keep their creation date.

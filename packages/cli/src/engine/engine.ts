@@ -1,13 +1,9 @@
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionSurfaceSnapshot } from '@deepseek-ai/dsh-session-query';
 import {
-  type ExcerptEntry,
   type ExcerptRequest,
   type PreparedContext,
-  type PreparedSource,
-  type ProjectedItem,
   type ReferenceTarget,
-  type RetainedReference,
   type SessionHeaderLike,
   type SessionReferenceContentHit,
   type SessionReferenceMentionCandidate,
@@ -17,41 +13,16 @@ import { OWN_SOURCE } from '@sessref/dsh/service';
 import type { RefreshProgress, RefreshReport } from '@sessref/search-index';
 import type { SessionLogError } from '@sessref/host/reading';
 import { checkMessageText } from '../session-input.js';
-import type { StepMessage } from './own-step.js';
 import { ownParts, partsOverHost, type EngineParts } from './parts.js';
 import { DEFAULT_LOCK_WAIT_MS, engineHostOptions, type EngineOptions } from './options.js';
 import { latestTitles, sessionSummaries, type SessionSummary } from './summaries.js';
+import type { SessionView, StepPreview } from './views.js';
 import { assertOwnSession, WriteQueue } from './writes.js';
 
 export type { StepMessage } from './own-step.js';
 export { engineHostOptions, type EngineOptions } from './options.js';
 export type { SessionSummary } from './summaries.js';
-
-/** What a reference to one session would carry. */
-export interface SessionView {
-  header: SessionHeaderLike;
-  title?: string;
-  capturedThroughSeq: number | null;
-  surfaceEvents: number;
-  items: (ProjectedItem & { bytes: number })[];
-  /** The data object under the configured budget, exactly as a reference would serialize it. */
-  reference: RetainedReference | undefined;
-  /** With an excerpt asked for: which part of `items` the reference carries. */
-  excerpt?: ExcerptEntry;
-  maxReferenceBytes: number;
-}
-
-/** The model-facing result of one step through `agent/pre-step`. */
-export interface StepPreview {
-  target: string;
-  messages: StepMessage[];
-  maxReferenceBytes: number;
-}
-
-/** Every source the step's context messages carry, in order. */
-export function stepSources(preview: StepPreview): PreparedSource[] {
-  return preview.messages.flatMap((entry) => entry.prepared?.sources ?? []);
-}
+export { stepSources, type SessionView, type StepPreview } from './views.js';
 
 /**
  * sessref's operations over one session root. Reads go through the

@@ -9,7 +9,7 @@ export const OWN_SOURCE = 'dsh';
 export const ALL_SOURCES = 'all';
 
 /** Another agent's sessions a service reads: in its home on this machine, or (with `host`) in the mirror of another machine's. */
-interface ForeignSource extends Omit<LocalSource, 'name'> {
+export interface ForeignSource extends Omit<LocalSource, 'name'> {
   /** The source's provenance name: the agent's (`claude-code`), or `<host>/<agent>` for a mirror. */
   name: string;
   /** The remote the sessions were mirrored from; absent for this machine's. */
@@ -48,12 +48,19 @@ export interface AssembledStorage {
  * snapshots do: its title is often its first prompt, and a title names the
  * session in listings, the picker, labels and the `@label` a message is
  * rewritten to. The host's own titles are redacted with `redactOwnTitles`
- * (the `redactSecrets` key), never by default.
+ * (the `redactSecrets` key), never by default. `more` are read after all of
+ * them, redacted alike: sources a host reads beyond the agents' homes (the
+ * CLI's dsh roots mirrored from other machines).
  */
-export function assembleStorage(own: SessionReferenceStorage, sources: unknown, options: { redactOwnTitles?: boolean } = {}, env: NodeJS.ProcessEnv = process.env): AssembledStorage {
+export function assembleStorage(
+  own: SessionReferenceStorage,
+  sources: unknown,
+  options: { redactOwnTitles?: boolean; more?: readonly ForeignSource[] } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): AssembledStorage {
   const environment = { home: env['HOME'] || homedir(), env };
   const agents = checkSources(sources);
-  const found: ForeignSource[] = [...localSources(environment, agents), ...mirroredSources(environment, agents)];
+  const found: ForeignSource[] = [...localSources(environment, agents), ...mirroredSources(environment, agents), ...(options.more ?? [])];
   const foreign = found.map((local) => ({ ...local, source: withRedactedTitles(local.source) }));
   const readOwnTitles: SessionReferenceStorage['readTitles'] =
     options.redactOwnTitles === true ? async (ids, signal) => (await own.readTitles(ids, signal)).map(redactedTitle) : (ids, signal) => own.readTitles(ids, signal);

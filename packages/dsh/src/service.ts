@@ -35,11 +35,12 @@ import type { SessionReferenceCatalog } from './catalog.js';
 import type { Config } from './config.js';
 import { ContentIndex } from './content-index.js';
 import { resolveHostContract, type HostContract } from './contract.js';
-import { OWN_SOURCE, assembleStorage, type AssembledStorage } from './foreign.js';
+import { OWN_SOURCE, assembleStorage, type AssembledStorage, type ForeignSource } from './foreign.js';
 import type { SessionSnapshotView } from './types.js';
 
 export { OWN_SOURCE } from './foreign.js';
 export type { Config } from './config.js';
+export type { ForeignSource } from './foreign.js';
 
 /** What a service is built over: the host's own sessions, its catalog, the configuration and the contract it answers in. */
 export interface ServiceParts {
@@ -50,6 +51,8 @@ export interface ServiceParts {
   config: Config;
   /** The contract the host speaks; unset, the `hostContract` key's, else the linked dsh release's (see contract.ts). */
   contract?: HostContract;
+  /** Sources read after the agents' homes, as theirs are (the CLI's dsh roots mirrored from other machines). */
+  more?: readonly ForeignSource[];
 }
 
 /** Exact-read snapshots of other sessions as sourced, untrusted model context, whatever host asks. */
@@ -70,9 +73,9 @@ export class ReferenceService {
   readonly hostContract: HostContract;
 
   /** Checks the configuration first: an invalid one throws `SESSION_REFERENCE_INVALID_CONFIG` before anything is read. */
-  constructor({ own, catalog, config, contract }: ServiceParts) {
+  constructor({ own, catalog, config, contract, more }: ServiceParts) {
     contract ??= resolveHostContract(config.hostContract);
-    const assembled = assembleStorage(own, config.sources, { redactOwnTitles: booleanOption(config, 'redactSecrets') });
+    const assembled = assembleStorage(own, config.sources, { redactOwnTitles: booleanOption(config, 'redactSecrets'), ...(more === undefined ? {} : { more }) });
     const coreOptions = { candidateShape: contract === '0.1.7' ? 'workspace' : 'rc.8' } as const;
     this.core = createSessionReferenceCore(assembled.storage, config, coreOptions);
     this.groups = assembled.groups && {

@@ -6,7 +6,7 @@
  * name and label carries the host's name, so two machines holding a session
  * with the same id stay apart, and a snapshot says which machine it came from.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
 import { directoryProblem, sessrefCacheDirectory, sessrefRemotesDirectory } from '@sessref/platform';
@@ -44,39 +44,52 @@ export interface MirroredSource extends Omit<LocalSource, 'name'> {
 
 /**
  * The sources of the agents among `names` in every mirror found in
- * sessref's cache directory, by remote name, then in table order. A remotes
- * folder another user owns or may write into is not read (anyone could plant
- * sessions there); a folder whose name is no remote's is ignored. The
- * readers keep their listing caches in this machine's cache directory, never
- * in the mirror, which the next sync replaces.
+ * sessref's cache directory ({@link mirrors}: a remotes folder another user
+ * owns or may write into is not read, as anyone could plant sessions there),
+ * by remote name, then in table order. The readers keep their listing caches
+ * in this machine's cache directory, never in the mirror, which the next
+ * sync replaces.
  */
 export function mirroredSources(environment: SourceEnvironment, names: readonly AgentName[]): MirroredSource[] {
-  const remotes = sessrefRemotesDirectory(environment.env, environment.home);
-  if (directoryProblem(remotes) !== undefined) return [];
   const cache = { SESSREF_CACHE_DIR: sessrefCacheDirectory(environment.env, environment.home) };
-  return mirrorNames(remotes).flatMap((host) => {
-    const home = mirrorHome(environment, host);
-    if (statSync(home, { throwIfNoEntry: false })?.isDirectory() !== true) return [];
-    return localSources({ home, env: cache }, names).map((local) => hostedSource(host, local));
-  });
+  return mirrors(environment).flatMap(({ host, home }) => localSources({ home, env: cache }, names).map((local) => mirroredSource(host, local)));
 }
 
-/** The remotes' folders in `remotes`, sorted; a name that is no remote's (the config file, a stray folder) is left out. */
-function mirrorNames(remotes: string): string[] {
+/**
+ * Each mirror in sessref's cache directory, by remote name: the host and the
+ * folder laid out as under its home. None from a remotes folder another user
+ * owns or may write into; a folder whose name is no remote's (the remotes
+ * file, a stray folder) is left out.
+ */
+export function mirrors(environment: SourceEnvironment): { host: string; home: string }[] {
+  const remotes = sessrefRemotesDirectory(environment.env, environment.home);
+  if (directoryProblem(remotes) !== undefined) return [];
+  let entries: Dirent[];
   try {
-    return readdirSync(remotes, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && isRemoteName(entry.name))
-      .map((entry) => entry.name)
-      .sort();
+    entries = readdirSync(remotes, { withFileTypes: true });
   } catch {
     return [];
   }
+  return entries
+    .filter((entry) => entry.isDirectory() && isRemoteName(entry.name))
+    .map((entry) => ({ host: entry.name, home: mirrorHome(environment, entry.name) }))
+    .filter(({ home }) => statSync(home, { throwIfNoEntry: false })?.isDirectory() === true)
+    .sort((a, b) => (a.host < b.host ? -1 : 1));
 }
 
-/** `local`, read from the mirror of `host`: its ids prefixed `<host>/`, its labels `<host> · <agent> · <title>`. */
-function hostedSource(host: string, local: LocalSource): MirroredSource {
+/** `local`, read from the mirror of `host`. */
+function mirroredSource(host: string, local: LocalSource): MirroredSource {
+  const source = hostedSource(host, local.source);
+  return { name: source.name, agent: local.name, host, displayName: `${host} · ${local.displayName}`, home: local.home, source };
+}
+
+/**
+ * `inner` as read from the mirror of `host`: its name `<host>/<name>`, its
+ * ids prefixed `<host>/` (and routed back by that prefix), its titles, which
+ * name the agent, `<host> · <title>`.
+ */
+export function hostedSource(host: string, inner: TranscriptSource): TranscriptSource {
   const prefix = `${host}/`;
-  const inner = local.source;
   const hosted = (id: string): string => prefix + id;
   const unhosted = (id: string): string => id.slice(prefix.length);
   const header = (session: SessionHeaderLike): SessionHeaderLike => ({ ...session, id: hosted(session.id) });
@@ -84,7 +97,7 @@ function hostedSource(host: string, local: LocalSource): MirroredSource {
     result.status === 'rejected'
       ? { ...result, sessionId: hosted(result.sessionId) }
       : { ...result, sessionId: hosted(result.sessionId), title: result.title === undefined ? undefined : `${host} · ${result.title}` };
-  const source: TranscriptSource = {
+  return {
     name: `${host}/${inner.name}`,
     owns: (sessionId) => sessionId.startsWith(prefix) && inner.owns(unhosted(sessionId)),
     listSessions: async (signal) => (await inner.listSessions(signal)).map(header),
@@ -97,5 +110,4 @@ function hostedSource(host: string, local: LocalSource): MirroredSource {
     problems: () => inner.problems().map((problem) => ({ ...problem, sessionId: hosted(problem.sessionId) })),
     close: () => inner.close(),
   };
-  return { name: source.name, agent: local.name, host, displayName: `${host} · ${local.displayName}`, home: local.home, source };
 }

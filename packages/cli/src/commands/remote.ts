@@ -12,6 +12,7 @@ import { describeFailure, formatError } from '../errors.js';
 import { CliError, usageError } from '../failure.js';
 import { formatAge, formatBytes, styleFor, table, terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 import { checkDestination, checkRemoteName, checkSshOption, readRemotes, remoteNamed, remotesFolder, writeRemotes, type Remote, type RemotesPlace } from '../remote/remotes.js';
+import { DSH_MIRRORED } from '../remote/dsh-mirrors.js';
 import { syncMirror, type SyncPlan, type SyncReport } from '../remote/sync.js';
 import { POSITIVE_INTEGER, parseInteger } from './options.js';
 
@@ -130,11 +131,11 @@ function record(place: RemotesPlace, name: string, update: (remote: Remote) => R
   if (remotes.some((remote) => remote.name === name)) writeRemotes(place, remotes.map((remote) => (remote.name === name ? update(remote) : remote)));
 }
 
-/** Every agent's folders, the mirror's place, and the bounds. */
+/** dsh's sessions and every agent's folders, the mirror's place, and the bounds. */
 function syncPlan(place: RemotesPlace, remote: Remote): SyncPlan {
   const raw = place.env['SESSREF_REMOTE_MAX_BYTES'];
   return {
-    paths: AGENT_NAMES.flatMap((name) => AGENTS[name].mirrored),
+    paths: [DSH_MIRRORED, ...AGENT_NAMES.flatMap((name) => AGENTS[name].mirrored)],
     mirror: mirrorHome(place, remote.name),
     maxFileBytes: MAX_FILE_BYTES,
     maxTotalBytes: raw === undefined ? DEFAULT_MAX_TOTAL_BYTES : parseInteger('SESSREF_REMOTE_MAX_BYTES', raw, POSITIVE_INTEGER, 'unset it, or set a number of bytes such as 4294967296'),

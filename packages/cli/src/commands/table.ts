@@ -195,7 +195,7 @@ export const COMMANDS: readonly Command[] = [
     summary: "mirror other machines' sessions over ssh, read-only",
     synopsis: 'add NAME [USER@]HOST | list | sync [NAME] | remove NAME',
     description:
-      "Other machines whose agents' sessions are read beside this machine's. add records a remote and syncs it; sync pulls each agent's session folders " +
+      "Other machines whose dsh and agents' sessions are read beside this machine's. add records a remote and syncs it; sync pulls dsh's and each agent's session folders " +
       "(never its credentials) with the system's rsync over ssh into a private mirror in sessref's cache directory, moving only what changed; " +
       'nothing on the remote is ever written, deleted or locked, and links are never followed. ' +
       "Its sessions then list, search and cite like this machine's, their ids starting NAME/ and their labels naming the host; none is ever a target. " +

@@ -5,12 +5,14 @@
  * the root with sessref's own reads, so listing, discovery and search over
  * unchanged logs load none of dsh's runtime.
  */
+import { homedir } from 'node:os';
 import type { SessionHeaderLike, SessionReferenceStorage, SurfaceSnapshot } from '@sessref/core';
 import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
 import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
 import { TitleCatalog, type LiveSession, type TitleRead, type TitleReads } from '@sessref/dsh/title-catalog';
 import { LogFileTracker } from '@sessref/dsh/jsonl-root';
 import { KeptHeaders, RootLogs, type ListedLog } from '@sessref/host/reading';
+import { mirroredDshRoots } from '../remote/dsh-mirrors.js';
 import type { HostSide } from './host-side.js';
 import type { StepMessage } from './own-step.js';
 
@@ -89,7 +91,9 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     // A session this process's host holds is read live; any other from its log, unless only the host can say.
     readSurface: async (sessionId) => (side?.live(sessionId) === undefined ? await ownSurface(kept.logs, sessionId) : undefined) ?? (await host()).surface(sessionId),
   };
-  const service = new ReferenceService({ own, catalog: () => catalog, config: options.resolver });
+  // Other machines' dsh sessions, from their mirrors, read as the agents' homes are: from this process's environment.
+  const more = mirroredDshRoots({ home: process.env['HOME'] || homedir(), env: process.env });
+  const service = new ReferenceService({ own, catalog: () => catalog, config: options.resolver, more });
   return {
     service,
     catalog,
@@ -120,6 +124,11 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
 
 /** A listed log's header, with the directory its session moved to when the log records a move. */
 function placed({ header, workingDirectory }: ListedLog): SessionHeaderLike {
+  return movedTo(header, workingDirectory);
+}
+
+/** `header` with the directory its session moved to, when it moved. */
+function movedTo(header: SessionHeaderLike, workingDirectory: string | undefined): SessionHeaderLike {
   return workingDirectory === undefined ? header : { ...header, workingDirectory };
 }
 
@@ -137,10 +146,7 @@ function placedWhereTheyAre(headers: SessionHeaderLike[], listed: readonly Liste
   const moved = new Map<string, string>();
   for (const { header, workingDirectory } of listed) if (workingDirectory !== undefined) moved.set(header.id, workingDirectory);
   if (moved.size === 0) return headers;
-  return headers.map((header) => {
-    const workingDirectory = moved.get(header.id);
-    return workingDirectory === undefined ? header : { ...header, workingDirectory };
-  });
+  return headers.map((header) => movedTo(header, moved.get(header.id)));
 }
 
 /**

@@ -1,0 +1,76 @@
+/**
+ * dsh's sessions of other machines, read from the mirrors `sessref remote
+ * sync` keeps: each mirror's dsh root read as this machine's is read without
+ * a host (sessref's own strict log reader, then dsh's own title and surface
+ * folds), and named by its host like the agents' mirrored sessions
+ * (`devbox/dsh:<id>`, `devbox · dsh · <title>`). Never written: a remote
+ * session is no target.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SessionHeaderLike } from '@sessref/core';
+import type { ForeignSource } from '@sessref/dsh/service';
+import { RootLogs, assertSupportedRoot, type ListedLog } from '@sessref/host/reading';
+import { SourceReadError, hostedSource, mirrors, sessionLabel, type SourceEnvironment, type TranscriptSource } from '@sessref/sources';
+
+/** Where dsh keeps its sessions on a machine by default (`~/.dsh/sessions`, `$DSH_HOME` unset), relative to its home: what a mirror pulls of dsh. */
+export const DSH_MIRRORED = '.dsh/sessions/';
+
+const NAME = 'dsh';
+const PREFIX = `${NAME}:`;
+
+/** A source per mirror that holds a dsh root, by remote name. */
+export function mirroredDshRoots(environment: SourceEnvironment): ForeignSource[] {
+  return mirrors(environment).flatMap(({ host, home }) => {
+    const root = join(home, DSH_MIRRORED);
+    if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) return [];
+    try {
+      assertSupportedRoot(root);
+    } catch {
+      // A root in a shape sessref does not read (flat, uncompressed) lists nothing, as the agents' sources skip what they cannot read.
+      return [];
+    }
+    return [{ name: `${host}/${NAME}`, displayName: `${host} · dsh`, home: root, host, source: hostedSource(host, dshRootSource(new RootLogs(root))) }];
+  });
+}
+
+/** The sessions of one dsh root, ids `dsh:<id>`, labels `dsh · <title>`, read only through sessref's own reads of its logs. */
+function dshRootSource(logs: RootLogs): TranscriptSource {
+  const native = (sessionId: string): string => sessionId.slice(PREFIX.length);
+  const stored = async (sessionId: string, signal?: AbortSignal) => {
+    const log = await logs.load(native(sessionId), signal);
+    if (log === undefined) throw new SourceReadError('SOURCE_SESSION_NOT_FOUND', `no dsh session has the id "${native(sessionId)}"`);
+    return log;
+  };
+  return {
+    name: NAME,
+    owns: (sessionId) => sessionId.startsWith(PREFIX),
+    listSessions: async (signal) => (await logs.list(signal)).map(listedHeader),
+    readTitles: async (sessionIds, signal) =>
+      Promise.all(
+        sessionIds.map(async (sessionId) => {
+          try {
+            const { titleOfStored } = await import('@sessref/host/surface');
+            const title = titleOfStored(native(sessionId), await stored(sessionId, signal))?.title;
+            return { sessionId, status: 'fulfilled' as const, title: sessionLabel(NAME, title, native(sessionId)) };
+          } catch (reason) {
+            return { sessionId, status: 'rejected' as const, reason };
+          }
+        }),
+      ),
+    readSurface: async (sessionId, signal) => {
+      const { surfaceOfStored } = await import('@sessref/host/surface');
+      const surface = surfaceOfStored(native(sessionId), await stored(sessionId, signal));
+      if (surface === undefined) throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `dsh session "${native(sessionId)}" of a mirror is in a shape only dsh itself reads`);
+      return { ...surface, session: { ...surface.session, id: sessionId } };
+    },
+    changeStamps: async (signal) => new Map((await logs.list(signal)).map((listed) => [PREFIX + listed.header.id, listed.revision])),
+    problems: () => [],
+    close: () => undefined,
+  };
+}
+
+function listedHeader({ header }: ListedLog): SessionHeaderLike {
+  const id = PREFIX + header.id;
+  return header.cwd === undefined ? { id, createdAt: header.createdAt } : { id, createdAt: header.createdAt, cwd: header.cwd };
+}

@@ -1,13 +1,15 @@
 /**
  * The engine reads a root with sessref's own reads (kept headers, the title
- * index, the content index), booting a dsh host only for what needs one: a
- * step, a write, a surface. Two things are held here:
+ * index, the content index), and a surface, a title or a step through dsh's
+ * own session functions; it boots a dsh host only for a write, or a log only
+ * dsh's read answers for. Two things are held here:
  *
  * - it answers exactly as an engine over a whole dsh host (title index and
  *   all, every read through `ctx.sessionQuery`) answers, over a root with
  *   healthy, titled, untitled, compacted and damaged sessions;
  * - a listing, the `@` menu's candidates and a warm search load none of
- *   dsh's runtime, while a snapshot does (a child process records every
+ *   dsh's runtime; a snapshot and a prepared step load dsh's session
+ *   functions but boot no host; a write does (a child process records every
  *   module it resolves).
  */
 import { execFileSync } from 'node:child_process';
@@ -73,7 +75,7 @@ describe("the engine's own reads", () => {
     }
   }, 120_000);
 
-  it("list, the @ menu and a warm search load none of dsh's runtime; a snapshot boots it", async () => {
+  it("list, the @ menu and a warm search load none of dsh's runtime; a snapshot and a step boot no host; a write does", async () => {
     const derived = await options();
     // A first engine fills the derived files, as a first command would (reading the logs through dsh, once).
     const first = await Engine.open(derived);
@@ -92,14 +94,19 @@ describe("the engine's own reads", () => {
         `const engine = await Engine.open(${JSON.stringify(derived)});`,
         "await engine.sessions(); await engine.candidates('scratchpad', 'fix'); await engine.search('the');",
         'const reads = [...loaded];',
-        "await engine.show('flaky-ci');",
-        'console.log(JSON.stringify({ reads, snapshot: [...loaded] }));',
+        "await engine.show('flaky-ci'); await engine.preview('scratchpad', 'see @[CI](dsh-session:ImZsYWt5LWNpIg)');",
+        'const snapshot = [...loaded];',
+        "await engine.create({ title: 'a write boots the host' });",
+        'console.log(JSON.stringify({ reads, snapshot, write: [...loaded] }));',
         'await engine.close();',
       ].join('\n'),
     );
-    const seen = JSON.parse(execFileSync(process.execPath, [probe], { encoding: 'utf8', env: { ...process.env, HOME: await tempDir() } })) as { reads: string[]; snapshot: string[] };
+    const seen = JSON.parse(execFileSync(process.execPath, [probe], { encoding: 'utf8', env: { ...process.env, HOME: await tempDir() } })) as { reads: string[]; snapshot: string[]; write: string[] };
     // The contract is read off dsh-session's manifest (see `@sessref/dsh`'s contract.ts): a JSON file, no module.
     expect(seen.reads.filter((specifier) => !specifier.endsWith('/package.json'))).toEqual([]);
-    expect(seen.snapshot).toEqual(expect.arrayContaining(['@deepseek-ai/cordis', '@deepseek-ai/dsh-session-query']));
+    const host = ['@deepseek-ai/dsh-session-query', '@deepseek-ai/dsh-session-persistence-jsonl'];
+    expect(seen.snapshot).toEqual(expect.arrayContaining(['@deepseek-ai/dsh-session']));
+    expect(seen.snapshot).toEqual(expect.not.arrayContaining([expect.stringMatching(new RegExp(`^(${host.join('|')})$`))]));
+    expect(seen.write).toEqual(expect.arrayContaining(host));
   }, 120_000);
 });

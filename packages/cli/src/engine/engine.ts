@@ -26,9 +26,10 @@ export { stepSources, type SessionView, type StepPreview } from './views.js';
 
 /**
  * sessref's operations over one session root. Reads go through the
- * session-reference service over sessref's own reads of the root (see
- * parts.ts); steps, writes and exact reads of a surface through a real dsh
- * host, booted the first time one is needed.
+ * session-reference service over sessref's own reads of the root, and
+ * surfaces, titles and steps through dsh's own session functions (see
+ * parts.ts); writes, and a log only dsh's read answers for, through a real
+ * dsh host, booted the first time one is needed.
  */
 export class Engine {
   /** This process appends to one session at a time. */

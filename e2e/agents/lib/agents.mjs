@@ -55,6 +55,30 @@ export function expectStdout(result, text, label) {
   if (!result.stdout.includes(text)) throw new Error(`${label}: the CLI printed ${JSON.stringify(lastLines(result.stdout, 2))}, not the fake's reply ${JSON.stringify(text.slice(0, 60))}`);
 }
 
+/**
+ * One session of a terminal UI under a private tmux server, in the agent's
+ * work folder, bounded by `timeout --foreground` (a TUI without it is stopped
+ * by SIGTTIN): `drive(tui)` types and waits, and returns whether the TUI then
+ * ended by itself. The step is recorded, the last screen kept in the agent's
+ * folder (`tui-screen.txt`), and the server killed by PID whatever happens.
+ */
+async function inTui(ctx, env, { label, seconds, argv }, drive) {
+  ctx.log(`${ctx.name}: ${label}`);
+  const started = Date.now();
+  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = ['timeout', '--foreground', String(seconds), ...argv].map(quoted).join(' ');
+  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
+  ctx.onCleanup(() => tui.kill());
+  try {
+    const ended = await drive(tui);
+    ctx.steps.push({ label, ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
+  } finally {
+    ctx.compacting(false);
+    writeFileSync(join(ctx.dir, 'tui-screen.txt'), await tui.capture().catch(() => ''));
+    await tui.kill();
+  }
+}
+
 // ── Claude Code ──────────────────────────────────────────────────────────────
 /** Claude Code on the fake model, with every switch against updates, telemetry, error reports and marketplace syncs. */
 export function claudeEnv(home, modelUrl) {
@@ -132,14 +156,9 @@ async function driveCodex(ctx) {
   if (rollout === undefined) throw new Error(`no rollout for ${id} under ${codexHome}/sessions`);
 
   // /compact exists only in the TUI: resume the thread there, compact, quit.
-  ctx.log(`${ctx.name}: codex TUI under tmux: resume ${id}, /compact, /quit`);
-  const started = Date.now();
-  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
-  const command = ['timeout', '--foreground', '120', node, codex, '--no-daemon', ...CODEX_FLAGS, 'resume', id].map(quoted).join(' ');
-  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
-  ctx.onCleanup(() => tui.kill());
-  let screen = '';
-  try {
+  const argv = [node, codex, '--no-daemon', ...CODEX_FLAGS, 'resume', id];
+  await inTui(ctx, env, { label: 'codex TUI /compact', seconds: 120, argv }, async (tui) => {
+    let screen = '';
     const ready = await poll(async () => {
       screen = await tui.capture();
       return screen.includes(turns[1].reply.slice(0, 30)) && /›/.test(screen);
@@ -155,12 +174,8 @@ async function driveCodex(ctx) {
     await poll(async () => /Context compacted/.test(await tui.capture()), 10_000);
     await tui.type('/quit');
     await tui.key('Enter');
-    const ended = await poll(async () => !(await tui.alive()), 15_000);
-    ctx.steps.push({ label: 'codex TUI /compact', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
-  } finally {
-    ctx.compacting(false);
-    await tui.kill();
-  }
+    return poll(async () => !(await tui.alive()), 15_000);
+  });
   expectStdout(await exec('codex exec resume (turn 3)', ['resume', id, turns[2].prompt]), turns[2].reply, 'turn 3');
   return { nativeId: id, transcript: rollout };
 }
@@ -470,15 +485,9 @@ async function driveCline(ctx) {
   const sidecar = join(sessions, id, `${id}.compaction.json`);
   const saved = (text) => existsSync(messagesFile) && readFileSync(messagesFile, 'utf8').includes(text);
 
-  ctx.log(`${ctx.name}: cline TUI under tmux: --id ${id}, turn 2, /compact, turn 3`);
-  const started = Date.now();
-  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
-  const command = ['timeout', '--foreground', '180', ...cline, '--id', id].map(quoted).join(' ');
-  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
-  ctx.onCleanup(() => tui.kill());
-  let screen = '';
-  const screenShows = (text, ms) => poll(async () => (screen = await tui.capture()).includes(text), ms);
-  try {
+  await inTui(ctx, env, { label: 'cline TUI: turn 2, /compact, turn 3', seconds: 180, argv: [...cline, '--id', id] }, async (tui) => {
+    let screen = '';
+    const screenShows = (text, ms) => poll(async () => (screen = await tui.capture()).includes(text), ms);
     if (!(await screenShows(turns[0].reply.slice(0, 30), 30_000))) throw new Error(`the Cline TUI did not show the resumed session within 30 s; screen: ${lastLines(screen, 6)}`);
     await tui.settle();
     await tui.submit(turns[1].prompt);
@@ -495,13 +504,8 @@ async function driveCline(ctx) {
     await tui.submit(turns[2].prompt);
     if (!(await poll(() => saved(turns[2].reply), 45_000))) throw new Error(`turn 3 in the Cline TUI was not saved within 45 s; screen: ${lastLines(screen = await tui.capture(), 6)}`);
     await tui.key('C-c', 2);
-    const ended = await poll(async () => !(await tui.alive()), 10_000);
-    ctx.steps.push({ label: 'cline TUI: turn 2, /compact, turn 3', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
-  } finally {
-    ctx.compacting(false);
-    writeFileSync(join(ctx.dir, 'tui-screen.txt'), await tui.capture().catch(() => screen));
-    await tui.kill();
-  }
+    return poll(async () => !(await tui.alive()), 10_000);
+  });
   return { nativeId: id, transcript: messagesFile };
 }
 
@@ -575,17 +579,11 @@ async function driveDroid(ctx) {
   const idOf = (path) => path.split('/').at(-1).replace(/\.jsonl$/, '');
   const holds = (path, text) => existsSync(path) && readFileSync(path, 'utf8').includes(text);
 
-  ctx.log(`${ctx.name}: droid TUI under tmux: --resume ${idOf(parent)}, turn 2, /compress, turn 3`);
-  const started = Date.now();
-  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
-  const command = ['timeout', '--foreground', '180', droid, '--resume', idOf(parent)].map(quoted).join(' ');
-  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
-  ctx.onCleanup(() => tui.kill());
-  let screen = '';
-  const screenShows = (pattern, ms) => poll(async () => pattern.test(screen = await tui.capture()), ms);
-  const fail = (what) => new Error(`${what}; screen: ${lastLines(screen, 6)}`);
   let child;
-  try {
+  await inTui(ctx, env, { label: 'droid TUI: turn 2, /compress, turn 3', seconds: 180, argv: [droid, '--resume', idOf(parent)] }, async (tui) => {
+    let screen = '';
+    const screenShows = (pattern, ms) => poll(async () => pattern.test(screen = await tui.capture()), ms);
+    const fail = (what) => new Error(`${what}; screen: ${lastLines(screen, 6)}`);
     // A fresh home has not trusted the work folder: droid asks first.
     if (!(await screenShows(/trust/i, 30_000))) throw fail('the droid TUI asked nothing about trusting the folder within 30 s');
     await tui.key('Enter');
@@ -606,13 +604,8 @@ async function driveDroid(ctx) {
     await tui.submit(turns[2].prompt);
     if (!(await poll(() => holds(child, turns[2].reply), 45_000))) throw fail('turn 3 in the droid TUI was not saved within 45 s');
     await tui.key('C-c', 2);
-    const ended = await poll(async () => !(await tui.alive()), 10_000);
-    ctx.steps.push({ label: 'droid TUI: turn 2, /compress, turn 3', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
-  } finally {
-    ctx.compacting(false);
-    writeFileSync(join(ctx.dir, 'tui-screen.txt'), await tui.capture().catch(() => screen));
-    await tui.kill();
-  }
+    return poll(async () => !(await tui.alive()), 10_000);
+  });
   // The session the user sees after /compress is the child; the parent stays a session of its own, listed too.
   return { nativeId: idOf(child), transcript: child, alsoListed: [{ nativeId: idOf(parent), why: 'the session /compress left behind' }] };
 }
@@ -654,15 +647,9 @@ async function driveContinue(ctx) {
   const compacted = () => saved()?.history?.some((item) => item.conversationSummary !== undefined) === true;
   const holds = (text) => existsSync(transcript) && readFileSync(transcript, 'utf8').includes(text);
 
-  ctx.log(`${ctx.name}: cn TUI under tmux: --resume, /compact, turn 3`);
-  const started = Date.now();
-  const quoted = (arg) => `'${arg.replaceAll("'", "'\\''")}'`;
-  const command = ['timeout', '--foreground', '180', node, ...cn, '--resume'].map(quoted).join(' ');
-  const tui = await startTmux({ socket: join(ctx.dir, 'tmux.sock'), cwd: ctx.work, env, command });
-  ctx.onCleanup(() => tui.kill());
-  let screen = '';
-  const fail = (what) => new Error(`${what}; screen: ${lastLines(screen, 6)}`);
-  try {
+  await inTui(ctx, env, { label: 'cn TUI: /compact, turn 3', seconds: 180, argv: [node, ...cn, '--resume'] }, async (tui) => {
+    let screen = '';
+    const fail = (what) => new Error(`${what}; screen: ${lastLines(screen, 6)}`);
     if (!(await poll(async () => (screen = await tui.capture()).includes(turns[1].reply.slice(0, 25)), 30_000))) throw fail('the cn TUI did not show the resumed session within 30 s');
     // An Enter the TUI takes while it is still busy is lost: each line is sent once the screen is still.
     await tui.settle();
@@ -677,13 +664,8 @@ async function driveContinue(ctx) {
     if (!(await poll(() => holds(turns[2].reply), 45_000))) throw fail('turn 3 in the cn TUI was not saved within 45 s');
     await tui.settle();
     await tui.submit('/exit');
-    const ended = await poll(async () => !(await tui.alive()), 10_000);
-    ctx.steps.push({ label: 'cn TUI: /compact, turn 3', ms: Date.now() - started, code: ended ? 0 : 'still running (killed)' });
-  } finally {
-    ctx.compacting(false);
-    writeFileSync(join(ctx.dir, 'tui-screen.txt'), await tui.capture().catch(() => screen));
-    await tui.kill();
-  }
+    return poll(async () => !(await tui.alive()), 10_000);
+  });
   return { nativeId: files[0].replace(/\.json$/, ''), transcript };
 }
 

@@ -101,7 +101,7 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     kept,
     async sessions(signal) {
       const records = new Map<string, SessionRecord>();
-      for (const entry of await kept.entries(signal)) records.set(entry.header.id, { header: placed(entry), ...lastSent(entry), live: false, persisted: true });
+      for (const entry of await kept.entries(signal)) records.set(entry.header.id, { header: movedTo(entry.header, entry.workingDirectory), ...lastSent(entry), live: false, persisted: true });
       for (const { id, header } of titles.live()) records.set(id, { header, live: true, persisted: records.has(id) });
       return [...records.values()].sort((a, b) => b.header.createdAt - a.header.createdAt || a.header.id.localeCompare(b.header.id));
     },
@@ -122,12 +122,7 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
   };
 }
 
-/** A listed log's header, with the directory its session moved to when the log records a move. */
-function placed({ header, workingDirectory }: ListedLog): SessionHeaderLike {
-  return movedTo(header, workingDirectory);
-}
-
-/** `header` with the directory its session moved to, when it moved. */
+/** `header` with the directory its session moved to, when its log records a move. */
 function movedTo(header: SessionHeaderLike, workingDirectory: string | undefined): SessionHeaderLike {
   return workingDirectory === undefined ? header : { ...header, workingDirectory };
 }

@@ -117,6 +117,9 @@ describe('a remote over ssh', () => {
     const remoteId = `devbox/claude-code:${CLAUDE_ID}`;
     const mention = (await ok(['mention', remoteId, '--root', root], options())).trim();
     const dshMention = (await ok(['mention', 'devbox/dsh:oauth-migration', '--root', root], options())).trim();
+    // Over a root without sessions of its own too, a remote session's mention is labelled by its host and title.
+    const bare = await sessref(['mention', 'devbox/dsh:oauth-migration', '--root', await emptyRoot()], options());
+    expect(bare.stdout).toBe(`${dshMention}\n`);
     const prepared = await json<{ references: { sessionId: string; label: string }[]; messages: { content: { text: string }[] }[] }>(
       ['prepare', '--target', target, `see ${mention} and ${dshMention}`, '--root', root],
       options(),

@@ -1,5 +1,5 @@
 /** Which places a command reads sessions from (`--sources LIST`), and how it names one session. */
-import { AGENT_NAMES, isAgentName, localSources, mirroredSources, nativeSessionId, unreadableHomes, type AgentName, type UnreadableHome } from '@sessref/sources';
+import { AGENT_NAMES, isAgentName, isRemoteName, localSources, mirroredSources, nativeSessionId, unreadableHomes, type AgentName, type UnreadableHome } from '@sessref/sources';
 import { homedir } from 'node:os';
 import { SESSION_REFERENCE_SCHEME, decodeSessionReferenceUri, parseSessionReferenceText } from '@sessref/core';
 import { OWN_SOURCE } from '@sessref/dsh/service';
@@ -37,9 +37,10 @@ export function homesSkipped(selection: SourceSelection, env: NodeJS.ProcessEnv)
   return unreadableHomes({ home: env.HOME || homedir(), env }, selection.agents);
 }
 
-/** Whether `sessionId` is spelled as another agent's session (`claude-code:…`). */
+/** Whether `sessionId` is spelled as another agent's session (`claude-code:…`) or a session of another machine (`devbox/…`). */
 export function isForeignId(sessionId: string): boolean {
-  return AGENT_NAMES.some((name) => nativeSessionId(name, sessionId) !== undefined);
+  const host = /^([^/]+)\//.exec(sessionId)?.[1];
+  return (host !== undefined && isRemoteName(host)) || AGENT_NAMES.some((name) => nativeSessionId(name, sessionId) !== undefined);
 }
 
 /**

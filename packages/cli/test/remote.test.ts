@@ -8,7 +8,7 @@
  * host; the remote's changes come with the next sync; nothing there ever
  * changes; a host that goes away leaves its mirror read.
  */
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,8 @@ const CLAUDE_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 const CLAUDE_LAST_UUID = '5cafd95d-28af-456d-b379-beea59afc6c2';
 /** A transcript reached only through a link that leads out of the projects folder. */
 const OUTSIDE_ID = '0b9f3c51-5d2e-4c38-9d7e-6a1f00000001';
+/** A transcript on the remote whose first line is not JSON. */
+const DAMAGED_ID = '0b9f3c51-5d2e-4c38-9d7e-6a1f00000002';
 const CODEX_ID = '019b2ea4-aaaa-bbbb-cccc-58208e1f0000';
 const OPENCODE_ID = 'ses_db61e1770ffeybPhSJoD20QnA2';
 const MARKER = 'quokkawhistle appended on the dev box';
@@ -159,6 +161,16 @@ describe('a remote over ssh', () => {
     expect(shown.conversation.at(-1)!.text).toBe(MARKER);
     const hits = await json<{ sessionId: string }[]>(['search', 'quokkawhistle', '--root', root], options());
     expect(hits.map((hit) => hit.sessionId)).toEqual([`devbox/claude-code:${CLAUDE_ID}`]);
+  });
+
+  it('flags a damaged remote transcript alone; the others still list', async () => {
+    writeFileSync(join(remoteHome, '.claude', 'projects', '-work-app', `${DAMAGED_ID}.jsonl`), 'not a record\n{"type":"user"}\n');
+    expect(await ok(['remote', 'sync', 'devbox'], options())).toMatch(/, 1 brought by this sync\n$/);
+    const listing = await run(['list', '--json']);
+    expect(listing.code, listing.stderr).toBe(0);
+    expect((JSON.parse(listing.stdout) as Row[]).map((row) => row.sessionId)).toContain(`devbox/claude-code:${CLAUDE_ID}`);
+    const warnings = listing.stderr.split('\n').filter((line) => line.startsWith('{"warning"')).map((line) => (JSON.parse(line) as { warning: { code: string; message: string } }).warning);
+    expect(warnings).toEqual([expect.objectContaining({ code: 'SOURCE_SESSION_CORRUPT', message: expect.stringContaining(`session "devbox/claude-code:${DAMAGED_ID}"`) })]);
   });
 
   it('refuses a remote over the bound before pulling anything', async () => {

@@ -11,7 +11,10 @@ import { childPath, deepFreeze, readDerivedFile, revisionToken, sameRevision, wr
 import { HEADER_BUDGET_BYTES } from './log-probe.js';
 import { readLogHead, type LogHead } from './log-head.js';
 import { assertSupportedRoot } from './root-shape.js';
-import { isReaderRefusalCode, listedFacts, type KeptRefusal, type ListedFacts, type ListedLog, type RootLogs } from './root-logs.js';
+import { listedFacts, type ListedFacts, type ListedLog } from './log-reads.js';
+import type { KeptRefusal } from './refusal-memory.js';
+import type { RootLogs } from './root-logs.js';
+import { isReaderRefusalCode } from './session-log-error.js';
 
 /**
  * A header read from a log, and what it answers for. It is the log's while

@@ -30,7 +30,7 @@ import {
 } from '@deepseek-ai/dsh-session';
 import type { SurfaceMessage, SurfaceSnapshot } from '@sessref/core';
 import { toSurfaceMessage } from '@sessref/dsh/surface';
-import type { StoredLog } from './root-logs.js';
+import type { StoredLog } from './log-reads.js';
 
 /** A log restored as rc.8's persistence restores it: the session's header, and its events with the closers of an open turn. */
 interface Restored {

@@ -7,6 +7,9 @@
  * of `@sessref/host` answers through the same classes.
  * @module @sessref/host/reading
  */
-export { RootLogs, SessionLogError, type KeptRefusal, type ListedLog, type StoredLog } from './root-logs.js';
+export { RootLogs } from './root-logs.js';
+export { SessionLogError } from './session-log-error.js';
+export type { KeptRefusal } from './refusal-memory.js';
+export type { ListedLog, StoredLog } from './log-reads.js';
 export { KeptHeaders } from './kept-headers.js';
 export { RootFormatError, assertSupportedRoot, type RootFormatCode } from './root-shape.js';

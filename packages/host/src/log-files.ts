@@ -1,0 +1,91 @@
+/**
+ * Where a root's session logs are: each session's log in each project
+ * directory, found through the root's kept directory listings without
+ * opening any log, and the session directories this user cannot open.
+ */
+import { accessSync, constants } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { errorCode } from '@sessref/core';
+import { childPath, type DirectoryListings } from '@sessref/platform';
+import { decodeSessionDirectory, listSubdirectories, logFileName, sessionLogs, sessionLogsOf, type Compression, type SessionLog } from '@sessref/dsh/jsonl-root';
+
+/** One session's log file: its session, its path and its generation. */
+export type LogFile = Pick<SessionLog, 'sessionId' | 'path' | 'generation'>;
+
+/** The log files of one root. */
+export class RootLogFiles {
+  /** The closed project directories already in {@link notices}. */
+  private readonly noted = new Set<string>();
+
+  constructor(
+    private readonly root: string,
+    private readonly compression: Compression,
+    private readonly listings: DirectoryListings,
+    /** Where each project directory this user cannot open is named, once: no listing can name its sessions. */
+    private readonly notices: string[],
+  ) {}
+
+  /** The log of `id` in each project directory, where there is something at that path (the backend's lookup, without opening anything). */
+  of(id: string): LogFile[] {
+    return sessionLogsOf(this.root, id, this.compression, this.listings.list);
+  }
+
+  /** Every session's log under the root, in listing order. */
+  all(): LogFile[] {
+    const logs = sessionLogs(this.root, this.compression, this.listings.list);
+    return [...logs, ...this.closedDirectories(logs)];
+  }
+
+  /**
+   * A session directory this user cannot list or search (mode 000, another
+   * user's) holds a log no one here can name: it stands for that one
+   * session, named by its directory, with the generation-0 log name in place
+   * of whichever log it holds, so its probe refuses it (`EACCES`) and the
+   * rest of the root lists as before. A project directory this user cannot
+   * open hides even the names of its sessions: it is named once in
+   * {@link notices}. Only the directories where no log was found are
+   * checked, one `access()` each.
+   */
+  private closedDirectories(found: readonly LogFile[]): LogFile[] {
+    const seen = new Set(found.map((log) => dirname(log.path)));
+    const projects = new Set(found.map((log) => dirname(dirname(log.path))));
+    const closed: LogFile[] = [];
+    for (const project of listSubdirectories(this.root, this.listings.list)) {
+      const projectPath = childPath(this.root, project);
+      if (!projects.has(projectPath) && this.noteClosedProject(project)) continue;
+      for (const directory of listSubdirectories(projectPath, this.listings.list)) {
+        const path = childPath(projectPath, directory);
+        if (!seen.has(path) && !canOpenDirectory(path)) closed.push({ sessionId: decodeSessionDirectory(directory), path: childPath(path, logFileName(this.compression)), generation: 0 });
+      }
+    }
+    return closed;
+  }
+
+  /** Whether the project directory `project` is closed to this user; noted the first time it is. */
+  private noteClosedProject(project: string): boolean {
+    if (canOpenDirectory(join(this.root, project))) return false;
+    if (!this.noted.has(project)) {
+      this.noted.add(project);
+      this.notices.push(`project directory ${project} of the root cannot be opened by this user: the sessions in it are left out`);
+    }
+    return true;
+  }
+}
+
+/** The session ids that have a log in more than one project directory. */
+export function duplicateIds(files: readonly LogFile[]): Set<string> {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const { sessionId } of files) (seen.has(sessionId) ? duplicates : seen).add(sessionId);
+  return duplicates;
+}
+
+/** Whether this user may list and search the directory at `path`; one that is gone meanwhile counts as open (it holds nothing). */
+function canOpenDirectory(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK | constants.X_OK);
+    return true;
+  } catch (error) {
+    return errorCode(error) === 'ENOENT';
+  }
+}

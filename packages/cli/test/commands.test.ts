@@ -97,8 +97,8 @@ describe('numeric flags', () => {
       return typeof value === 'object' ? [{ name, range: value, command: COMMANDS.find((command) => name in command.options)! }] : [];
     });
 
-  it('are --limit, --max-bytes and --port', () => {
-    expect(numeric.map(({ name }) => name).sort()).toEqual(['limit', 'max-bytes', 'port']);
+  it('are --limit, --max-bytes, --port and --sync-every', () => {
+    expect(numeric.map(({ name }) => name).sort()).toEqual(['limit', 'max-bytes', 'port', 'sync-every']);
   });
 
   it.each(numeric)('--$name reads a whole number in its range', ({ name, range, command }) => {

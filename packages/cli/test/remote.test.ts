@@ -12,7 +12,7 @@ import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readdir
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, sessref, tempDir, type RunOptions } from './support';
+import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, serveInChild, sessref, tempDir, type RunOptions } from './support';
 import { startSshd, type RunningSshd } from './sshd';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/', import.meta.url));
@@ -185,6 +185,23 @@ describe('a remote over ssh', () => {
     expect(remote).toMatchObject({ name: 'devbox', destination: sshd.destination });
     expect(Date.now() - remote!.syncedAt!).toBeLessThan(60_000);
     expect(await ok(['remote', 'list'], options())).toMatch(/^NAME {2,}DESTINATION {2,}LAST SYNC {2,}STATE\ndevbox {2,}\S+ {2,}\d+s ago {2,}REMOTE_TOO_LARGE/);
+  });
+
+  it('is synced by serve --sync-every at start, while the inspector serves', async () => {
+    const [before] = await json<{ syncedAt: number }[]>(['remote', 'list'], options());
+    const stop = new AbortController();
+    try {
+      await serveInChild(['--root', root, '--sync-every', '60'], { ...options(), signal: stop.signal });
+      const deadline = Date.now() + 30_000;
+      let synced = before!.syncedAt;
+      while (synced === before!.syncedAt && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        synced = (await json<{ syncedAt: number }[]>(['remote', 'list'], options()))[0]!.syncedAt;
+      }
+      expect(synced).toBeGreaterThan(before!.syncedAt);
+    } finally {
+      stop.abort();
+    }
   });
 
   it('keeps the mirror read when the host goes away, and says why the sync failed', async () => {

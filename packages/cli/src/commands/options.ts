@@ -46,6 +46,7 @@ export const OPTIONS = {
   resources: { value: 'flag' },
   around: { value: 'string', placeholder: 'PHRASE' },
   'ssh-option': { value: 'strings', placeholder: 'OPT' },
+  'sync-every': { value: POSITIVE_INTEGER, placeholder: 'MIN' },
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -5,16 +5,13 @@
 import { rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { AGENT_NAMES, AGENTS } from '@sessref/sources/agents';
 import { mirrorHome } from '@sessref/sources';
 import { didYouMean } from '../did-you-mean.js';
 import { describeFailure, formatError } from '../errors.js';
 import { CliError, usageError } from '../failure.js';
 import { formatAge, formatBytes, styleFor, table, terminalSafe, writeJson, writeLine, type Io } from '../output.js';
 import { checkDestination, checkRemoteName, checkSshOption, readRemotes, remoteNamed, remotesFolder, writeRemotes, type Remote, type RemotesPlace } from '../remote/remotes.js';
-import { DSH_MIRRORED } from '../remote/dsh-mirrors.js';
-import { syncMirror, type SyncPlan, type SyncReport } from '../remote/sync.js';
-import { POSITIVE_INTEGER, parseInteger } from './options.js';
+import { syncPlan, syncRecorded, type SyncedRemote } from '../remote/syncing.js';
 
 /** Each action, the words it takes after it as help spells them, and how many. */
 const ACTIONS = {
@@ -33,16 +30,6 @@ interface RemoteCall {
   readonly sshOptions: readonly string[];
   readonly json: boolean;
 }
-
-/**
- * A file larger than this is left out of a mirror: far above a transcript
- * (the readers refuse one over 256 MiB) and room for an agent's database,
- * a bound on one stray file filling the cache directory.
- */
-const MAX_FILE_BYTES = 1024 * 1024 * 1024;
-
-/** What one remote's agent folders may hold in all, unless `SESSREF_REMOTE_MAX_BYTES` says otherwise. */
-const DEFAULT_MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024;
 
 /** `sessref remote ACTION [NAME] [DEST] [--ssh-option OPT]... [--json]` */
 export async function remoteCommand(io: Io, call: RemoteCall): Promise<void> {
@@ -79,7 +66,7 @@ async function addRemote(io: Io, place: RemotesPlace, remote: Remote, json: bool
   const plan = syncPlan(place, remote);
   writeRemotes(place, [...remotes, remote]);
   if (!json) writeLine(io.stderr, `added ${remote.name} (${terminalSafe(remote.destination)}); syncing it now`);
-  const synced = await syncOne(place, remote, plan);
+  const synced = await syncRecorded(place, remote, plan);
   if (synced instanceof CliError) throw synced;
   report(io, json, [synced]);
 }
@@ -90,7 +77,7 @@ async function syncRemotes(io: Io, place: RemotesPlace, name: string | undefined
   if (chosen.length === 0 && !json) return writeLine(io.stderr, 'no remotes yet: add one with sessref remote add NAME [USER@]HOST');
   const plans = chosen.map((remote) => [remote, syncPlan(place, remote)] as const);
   const results: (SyncedRemote | CliError)[] = [];
-  for (const [remote, plan] of plans) results.push(await syncOne(place, remote, plan));
+  for (const [remote, plan] of plans) results.push(await syncRecorded(place, remote, plan));
   const failures = results.filter((result) => result instanceof CliError);
   // One remote that cannot be reached never keeps the others from syncing: each failure is said, and the run fails after all of them.
   if (failures.length > 1 || (failures.length === 1 && results.length > 1)) {
@@ -103,44 +90,6 @@ async function syncRemotes(io: Io, place: RemotesPlace, name: string | undefined
   );
   if (failures.length === 1 && results.length === 1) throw failures[0]!;
   if (failures.length > 0) throw new CliError(failures[0]!.code, `${failures.length} of ${results.length} remotes did not sync`, 'the warnings above say why; their last mirrors are still read');
-}
-
-interface SyncedRemote extends SyncReport {
-  readonly name: string;
-  readonly syncedAt: number;
-}
-
-/** Sync `remote` and record how it went in the remotes file: its time, or its failure beside the last good sync. */
-async function syncOne(place: RemotesPlace, remote: Remote, plan: SyncPlan): Promise<SyncedRemote | CliError> {
-  try {
-    const report = await syncMirror(remote, plan);
-    const syncedAt = Date.now();
-    record(place, remote.name, (known) => ({ name: known.name, destination: known.destination, sshOptions: known.sshOptions, syncedAt }));
-    return { name: remote.name, syncedAt, ...report };
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    const failure = { at: Date.now(), code: error.code, message: error.message };
-    record(place, remote.name, (known) => ({ ...known, failure }));
-    return error;
-  }
-}
-
-/** Replace the remote called `name` in the file as read now: a remote removed meanwhile stays removed. */
-function record(place: RemotesPlace, name: string, update: (remote: Remote) => Remote): void {
-  const remotes = readRemotes(place);
-  if (remotes.some((remote) => remote.name === name)) writeRemotes(place, remotes.map((remote) => (remote.name === name ? update(remote) : remote)));
-}
-
-/** dsh's sessions and every agent's folders, the mirror's place, and the bounds. */
-function syncPlan(place: RemotesPlace, remote: Remote): SyncPlan {
-  const raw = place.env['SESSREF_REMOTE_MAX_BYTES'];
-  return {
-    paths: [DSH_MIRRORED, ...AGENT_NAMES.flatMap((name) => AGENTS[name].mirrored)],
-    mirror: mirrorHome(place, remote.name),
-    maxFileBytes: MAX_FILE_BYTES,
-    maxTotalBytes: raw === undefined ? DEFAULT_MAX_TOTAL_BYTES : parseInteger('SESSREF_REMOTE_MAX_BYTES', raw, POSITIVE_INTEGER, 'unset it, or set a number of bytes such as 4294967296'),
-    env: place.env,
-  };
 }
 
 function report(io: Io, json: boolean, synced: readonly SyncedRemote[]): void {

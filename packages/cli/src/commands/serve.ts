@@ -16,6 +16,8 @@ import { seedDemo } from '../seed/demo.js';
 import { isLoopback } from '../server/address.js';
 import { startServer } from '../server/server.js';
 import { errorCode } from '@sessref/core';
+import { processPlace } from '../remote/remotes.js';
+import { keepMirrorsSynced } from '../remote/syncing.js';
 
 export interface ServeOptions {
   root: string;
@@ -37,6 +39,8 @@ export interface ServeOptions {
   lockWaitMs?: number;
   /** How long the content index waits, once, for another process's lock on its file. */
   searchIndexWaitMs?: number;
+  /** Sync every remote (`sessref remote`) at start, then every this many minutes while serving; off when absent. */
+  syncEveryMinutes?: number;
 }
 
 /** Just the writes serve needs; the CLI's `Io` fits. */
@@ -62,7 +66,9 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     if (!isLoopback(options.host)) say(io.stderr, `warning: listening on ${options.host}; anyone who can reach it and has the token can read these sessions`);
     say(io.stdout, server.url);
     say(io.stderr, 'Open the URL above (it carries the access token). Press Ctrl+C to stop.');
+    const stopSyncing = options.syncEveryMinutes === undefined ? undefined : keepMirrorsSynced(processPlace(), options.syncEveryMinutes * 60_000, (line) => say(io.stderr, line));
     await stopRequested(options.signal);
+    await stopSyncing?.();
     await server.close();
   } finally {
     if (!options.engine) await engine.close();

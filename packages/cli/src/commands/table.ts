@@ -12,6 +12,11 @@ const sessions = () => import('./sessions.js');
 const named = () => import('./sources.js');
 const step = () => import('./step.js');
 
+/** `serve` and `mcp`: keep the mirrors of `sessref remote` fresh while they run. */
+const SYNC_EVERY_OPTION = {
+  'sync-every': { description: 'sync every remote (sessref remote) at start, then every MIN minutes while running', default: 'off' },
+} as const;
+
 const SOURCES_OPTION = {
   sources: { description: `read sessions from these places only (comma-separated: ${['dsh', ...AGENT_NAMES].join(', ')})`, default: 'every one found' },
 } as const;
@@ -223,6 +228,7 @@ export const COMMANDS: readonly Command[] = [
       host: { description: 'the address to listen on', default: DEFAULT_HOST },
       'seed-if-empty': { description: 'serve the demo root, seeding it while missing or empty' },
       ...SOURCES_OPTION,
+      ...SYNC_EVERY_OPTION,
     },
     examples: ['sessref serve --port 7317', 'npm start -- --port 0'],
     seedsDemo: (flags) => flags['seed-if-empty'] === true,
@@ -231,7 +237,16 @@ export const COMMANDS: readonly Command[] = [
     announcesRoot: true,
     run: async ({ flags, io, opened, tools: { lockWait, indexWait, sourcesRead } }) =>
       (await import('./serve.js')).serveCommand(
-        { root: opened.root.path, host: flags.host ?? DEFAULT_HOST, port: flags.port ?? DEFAULT_PORT, seedFirst: opened.demoToSeed, ...lockWait(io.env), ...indexWait(io.env), ...sourcesRead(flags.sources) },
+        {
+          root: opened.root.path,
+          host: flags.host ?? DEFAULT_HOST,
+          port: flags.port ?? DEFAULT_PORT,
+          seedFirst: opened.demoToSeed,
+          ...lockWait(io.env),
+          ...indexWait(io.env),
+          ...sourcesRead(flags.sources),
+          ...(flags['sync-every'] === undefined ? {} : { syncEveryMinutes: flags['sync-every'] }),
+        },
         io,
       ),
   }),
@@ -251,13 +266,19 @@ export const COMMANDS: readonly Command[] = [
       resources: { description: 'also serve every session as a resource (the model can read these too)' },
       limit: { description: 'resources per resources/list page', default: String(DEFAULT_PAGE_SIZE) },
       ...SOURCES_OPTION,
+      ...SYNC_EVERY_OPTION,
     },
     examples: [...SETUP_COMMANDS, 'sessref mcp --resources --sources dsh,claude-code'],
     needs: 'root',
     longLived: true,
     run: async ({ flags, io, opened, tools: { budget, sourcesRead } }) =>
       (await import('../mcp/server.js')).mcpCommand(
-        { engine: { root: opened.root.path, ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) }, resources: flags.resources, pageSize: flags.limit ?? DEFAULT_PAGE_SIZE },
+        {
+          engine: { root: opened.root.path, ...budget(flags['max-bytes']), ...sourcesRead(flags.sources) },
+          resources: flags.resources,
+          pageSize: flags.limit ?? DEFAULT_PAGE_SIZE,
+          ...(flags['sync-every'] === undefined ? {} : { syncEveryMinutes: flags['sync-every'] }),
+        },
         io.stderr,
       ),
   }),

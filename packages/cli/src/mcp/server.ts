@@ -14,6 +14,8 @@ import { BatchRefusal } from './batches.js';
 import { registerRefPrompt } from './prompt.js';
 import { serveSessionResources } from './resources.js';
 import { CitableSessions } from './sessions.js';
+import { processPlace } from '../remote/remotes.js';
+import { keepMirrorsSynced } from '../remote/syncing.js';
 import { packageVersion } from '../version.js';
 
 export interface McpOptions {
@@ -22,6 +24,8 @@ export interface McpOptions {
   readonly resources: boolean;
   /** Resources per `resources/list` page. */
   readonly pageSize: number;
+  /** Sync every remote (`sessref remote`) at start, then every this many minutes while serving; off when absent. */
+  readonly syncEveryMinutes?: number;
 }
 
 /**
@@ -35,7 +39,9 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** Serve MCP on this process's stdin and stdout until the client closes stdin; progress and failures go to `stderr`. */
 export async function mcpCommand(options: McpOptions, stderr: { write(text: string): unknown }): Promise<void> {
   // Long-lived like `serve`: the title index follows file events, and content search is primed in the background.
-  const sessions = await CitableSessions.open({ ...options.engine, watchLogs: true }, process.cwd(), (line) => stderr.write(`sessref mcp: ${terminalSafe(line)}\n`));
+  const say = (line: string) => stderr.write(`sessref mcp: ${terminalSafe(line)}\n`);
+  const sessions = await CitableSessions.open({ ...options.engine, watchLogs: true }, process.cwd(), say);
+  const stopSyncing = options.syncEveryMinutes === undefined ? undefined : keepMirrorsSynced(processPlace(), options.syncEveryMinutes * 60_000, say);
   try {
     // A batch is answered here with Invalid Request: the SDK would drop it without a reply.
     const input = new BatchRefusal((line) => process.stdout.write(line), MAX_MESSAGE_BYTES);
@@ -56,6 +62,7 @@ export async function mcpCommand(options: McpOptions, stderr: { write(text: stri
     process.stdin.off('error', forwardError);
     process.stdin.pause();
   } finally {
+    await stopSyncing?.();
     await sessions.close();
   }
 }

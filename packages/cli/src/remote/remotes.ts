@@ -4,6 +4,7 @@
  * per remote with how to reach it and how its last sync went. Read whole,
  * replaced whole and atomically; the folder is this user's alone.
  */
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { directoryProblem, readRegularFile, replaceFileAtomically, sessrefRemotesDirectory } from '@sessref/platform';
 import { isRemoteName } from '@sessref/sources';
@@ -27,6 +28,11 @@ export interface Remote {
 export interface RemotesPlace {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly home: string;
+}
+
+/** The place as this process's environment gives it: where a long-lived process, which reads the agents' homes from it too, keeps its remotes. */
+export function processPlace(): RemotesPlace {
+  return { env: process.env, home: process.env['HOME'] || homedir() };
 }
 
 const FILE_VERSION = 1;

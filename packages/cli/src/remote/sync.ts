@@ -23,6 +23,8 @@ export interface SyncPlan {
   readonly maxTotalBytes: number;
   /** rsync's and ssh's environment (the user's ssh agent and config). */
   readonly env: NodeJS.ProcessEnv;
+  /** Stops a sync under way (its rsync killed): a long-lived process that is closing. */
+  readonly signal?: AbortSignal;
 }
 
 /** What a sync found and moved. */
@@ -115,7 +117,7 @@ export async function syncMirror(remote: Remote, plan: SyncPlan): Promise<SyncRe
   let files = 0;
   let bytes = 0;
   // A destination is named only because rsync takes several sources with one; a listing writes nothing there.
-  await runRsync(remote, [...readArguments(remote, plan), '--list-only', `${plan.mirror}/`], plan.env, (line) => {
+  await runRsync(remote, [...readArguments(remote, plan), '--list-only', `${plan.mirror}/`], plan, (line) => {
     const size = listedFileSize(line);
     if (size === undefined || size > plan.maxFileBytes) return;
     files += 1;
@@ -132,7 +134,7 @@ export async function syncMirror(remote: Remote, plan: SyncPlan): Promise<SyncRe
   let transferred = 0;
   // What the remote no longer has leaves the mirror, and so does anything the filter no longer names (an agent's row that changed).
   const args = [...readArguments(remote, plan), '--times', '--delete', '--delete-excluded', '--chmod=go=', '--stats', `${plan.mirror}/`];
-  await runRsync(remote, args, plan.env, (line) => {
+  await runRsync(remote, args, plan, (line) => {
     const match = /^Number of regular files transferred: (\d+)/.exec(line);
     if (match !== null) transferred = Number(match[1]);
   });
@@ -163,14 +165,14 @@ const COMPLETE = new Set([0, 24]);
 const CONNECTION_FAILED = new Set([12, 255]);
 
 /**
- * Run rsync with `args`, stdin closed, within {@link RUN_TIMEOUT_MS}, handing
+ * Run rsync with `args`, stdin closed, within {@link RUN_TIMEOUT_MS} and until `signal` aborts, handing
  * each line it prints to `onLine` (a listing of any length is never held
  * whole); resolves when it completes, else rejects with the refusal its exit
  * code and last words give.
  */
-function runRsync(remote: Remote, args: readonly string[], env: NodeJS.ProcessEnv, onLine: (line: string) => void): Promise<void> {
+function runRsync(remote: Remote, args: readonly string[], { env, signal }: Pick<SyncPlan, 'env' | 'signal'>, onLine: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('rsync', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('rsync', args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...(signal === undefined ? {} : { signal, killSignal: 'SIGKILL' as const }) });
     let partial = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -5,7 +5,8 @@
  * (index.ts) is this service behind dsh's faces (the Remote methods, the
  * `agent/pre-step` listener); a process that only reads a root (a
  * `sessref list`) builds the same service over its own reads, so every face
- * answers alike.
+ * answers alike. The candidates' order is discovery.ts's, and what it tells
+ * of the other agents' sources other-agents.ts's.
  * @module @sessref/dsh/service
  */
 import {
@@ -29,13 +30,15 @@ import {
   type SourceFailure,
   type TitleReadResult,
 } from '@sessref/core';
-import { checkCandidateLimit, toCandidate, withMention } from '@sessref/core/internal';
+import { checkCandidateLimit, withMention } from '@sessref/core/internal';
 import type { RefreshProgress, RefreshReport } from '@sessref/search-index';
 import type { SessionReferenceCatalog } from './catalog.js';
 import type { Config } from './config.js';
 import { ContentIndex } from './content-index.js';
 import { resolveHostContract, type HostContract } from './contract.js';
-import { OWN_SOURCE, assembleStorage, type AssembledStorage, type ForeignSource } from './foreign.js';
+import { Discovery, coreOptionsFor } from './discovery.js';
+import { OWN_SOURCE, assembleStorage, type ForeignSource } from './foreign.js';
+import { OtherAgents } from './other-agents.js';
 import type { SessionSnapshotView } from './types.js';
 
 export { OWN_SOURCE } from './foreign.js';
@@ -59,10 +62,11 @@ export interface ServiceParts {
 export class ReferenceService {
   /** The core over every source this service reads. */
   readonly core: SessionReferenceCore;
-  /** With other agents' sources: discovery over the host's sessions and over theirs, ranked apart (see {@link rankedCandidates}). */
-  private readonly groups: { own: SessionReferenceCore; foreign: SessionReferenceCore } | undefined;
+  /** The candidates' order: the host's sessions first, title matches before content matches (discovery.ts). */
+  private readonly discovery: Discovery;
   private readonly storage: CombinedStorage;
-  private readonly assembled: AssembledStorage;
+  /** The other agents' sources beside the host's sessions (other-agents.ts). */
+  private readonly others: OtherAgents;
   private readonly content: ContentIndex;
   private readonly contentEnabled: boolean;
   /** Whether the host's own sessions are redacted too (the `redactSecrets` key); other agents' always are. */
@@ -76,17 +80,13 @@ export class ReferenceService {
   constructor({ own, catalog, config, contract, more }: ServiceParts) {
     contract ??= resolveHostContract(config.hostContract);
     const assembled = assembleStorage(own, config.sources, { redactOwnTitles: booleanOption(config, 'redactSecrets'), ...(more === undefined ? {} : { more }) });
-    const coreOptions = { candidateShape: contract === '0.1.7' ? 'workspace' : 'rc.8' } as const;
-    this.core = createSessionReferenceCore(assembled.storage, config, coreOptions);
-    this.groups = assembled.groups && {
-      own: createSessionReferenceCore(assembled.groups.own, config, coreOptions),
-      foreign: createSessionReferenceCore(assembled.groups.foreign, config, coreOptions),
-    };
+    this.core = createSessionReferenceCore(assembled.storage, config, coreOptionsFor(contract));
+    this.discovery = new Discovery(this.core, assembled, config, contract, (target, query, titled, signal) => this.contentMatches(target, query, titled, signal));
     this.contentEnabled = booleanOption(config, 'contentSearch');
     this.redactOwn = booleanOption(config, 'redactSecrets');
     this.excerptsEnabled = booleanOption(config, 'excerpts');
     this.storage = assembled.storage;
-    this.assembled = assembled;
+    this.others = new OtherAgents(assembled);
     this.catalog = catalog;
     this.hostContract = contract;
     this.content = new ContentIndex({ own, catalog, foreign: assembled.foreign.map((local) => local.source), storage: assembled.storage });
@@ -112,22 +112,22 @@ export class ReferenceService {
 
   /** The other agents' homes whose sessions are offered beside the host's (the `sources` key), in order; a mirror of another machine's names its `host`. */
   get foreignSources(): readonly { name: string; displayName: string; home: string; host?: string }[] {
-    return this.assembled.foreign.map(({ name, displayName, home, host }) => ({ name, displayName, home, ...(host === undefined ? {} : { host }) }));
+    return this.others.sources();
   }
 
   /** The other agents' homes left out because they cannot even be checked (a link loop, closed to this user), each with why. */
   get skippedHomes(): readonly { name: string; displayName: string; home: string; message: string }[] {
-    return this.assembled.skipped.map(({ name, displayName, home, error }) => ({ name, displayName, home, message: error.message }));
+    return this.others.skipped();
   }
 
   /** Foreign sources whose last listing failed, with why; their sessions were left out of it. */
   get sourceFailures(): readonly SourceFailure[] {
-    return this.assembled.failures();
+    return this.others.failures();
   }
 
   /** Other agents' sessions their last listing left out because they cannot be read, each with its source and why. */
   foreignProblems(): { sessionId: string; source: string; error: Error }[] {
-    return this.assembled.foreign.flatMap(({ name, source }) => source.problems().map(({ sessionId, error }) => ({ sessionId, source: name, error })));
+    return this.others.problems();
   }
 
   /**
@@ -135,16 +135,8 @@ export class ReferenceService {
    * session may have (its transcript's revision, kept current by the sources'
    * file-system watches); a home that cannot be listed adds none.
    */
-  async foreignChangeStamps(signal?: AbortSignal): Promise<Map<string, string>> {
-    const stamps = new Map<string, string>();
-    for (const { source } of this.assembled.foreign) {
-      try {
-        for (const [sessionId, stamp] of await source.changeStamps(signal)) stamps.set(sessionId, stamp);
-      } catch (error) {
-        if (signal?.aborted) throw error;
-      }
-    }
-    return stamps;
+  foreignChangeStamps(signal?: AbortSignal): Promise<Map<string, string>> {
+    return this.others.changeStamps(signal);
   }
 
   /** Where a session is read from: `dsh` for the host's own, else the agent's name (`claude-code`, …). */
@@ -160,22 +152,15 @@ export class ReferenceService {
   /**
    * The title matches in the picker's order, at most `limit` in all: the
    * host's sessions ranked by cwd exactly as the official plugin ranks them,
-   * then, in the room left, the other agents' sessions ranked by cwd among
-   * themselves (each agent's newest first inside a rank, agents in the
-   * `sources` order). A session of the user's own host is what a dsh user
-   * means first; ranking both together would let another agent's session in
-   * the same folder push the host's older ones down or out of the list.
+   * then, in the room left, the other agents' (see `Discovery.ranked`).
    */
-  async rankedCandidates(
+  rankedCandidates(
     target: ReferenceTarget,
     query?: string,
     limit = this.core.config.candidateLimit,
     signal?: AbortSignal,
   ): Promise<{ own: SessionReferenceCandidate[]; foreign: SessionReferenceCandidate[] }> {
-    if (this.groups === undefined) return { own: await this.core.listCandidates(target, query, limit, signal), foreign: [] };
-    const own = await this.groups.own.listCandidates(target, query, limit, signal);
-    if (own.length >= limit) return { own, foreign: [] };
-    return { own, foreign: await this.groups.foreign.listCandidates(target, query, limit - own.length, signal) };
+    return this.discovery.ranked(target, query, limit, signal);
   }
 
   /** {@link rankedCandidates} in one list, each candidate with its canonical mention. */
@@ -193,25 +178,8 @@ export class ReferenceService {
    * never lost to it. The host's sessions come first (title, then content
    * matches), then the other agents' (title, then content matches).
    */
-  async menuCandidates(target: ReferenceTarget, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
-    const limit = this.core.config.candidateLimit;
-    const titled = await this.rankedCandidates(target, query, limit, signal);
-    const hits = await this.contentMatches(target, query, titled.own.length + titled.foreign.length, signal);
-    const ownHits = hits.filter((hit) => this.storage.sourceOf(hit.sessionId) === OWN_SOURCE);
-    const foreignHits = hits.filter((hit) => !ownHits.includes(hit));
-    const shape = this.hostContract === '0.1.7' ? 'workspace' : 'rc.8';
-    const asCandidate = ({ sessionId, label, cwd, createdAt }: SessionReferenceContentHit): SessionReferenceCandidate =>
-      // The candidates' own shape and key order.
-      toCandidate(cwd === undefined ? { id: sessionId, createdAt } : { id: sessionId, cwd, createdAt }, { title: label }, target, shape);
-    const candidates: SessionReferenceMentionCandidate[] = [];
-    const seen = new Set<string>();
-    for (const candidate of [...titled.own, ...ownHits.map(asCandidate), ...titled.foreign, ...foreignHits.map(asCandidate)]) {
-      if (candidates.length >= limit) break;
-      if (seen.has(candidate.sessionId)) continue;
-      seen.add(candidate.sessionId);
-      candidates.push(withMention(candidate));
-    }
-    return candidates;
+  menuCandidates(target: ReferenceTarget, query: string, signal: AbortSignal): Promise<SessionReferenceMentionCandidate[]> {
+    return this.discovery.menu(target, query, signal);
   }
 
   /** The content hits {@link menuCandidates} adds after `titled` title matches: none when off, full, blank or failed. */
@@ -311,7 +279,7 @@ export class ReferenceService {
   /** Stop the content index and the other agents' watches. */
   async close(): Promise<void> {
     await this.content.close();
-    for (const { source } of this.assembled.foreign) source.close();
+    this.others.close();
   }
 }
 

@@ -50,6 +50,7 @@ type CliCode =
 type RemoteCode =
   | 'REMOTE_NOT_FOUND'
   | 'REMOTE_EXISTS'
+  | 'REMOTE_BUSY'
   | 'REMOTE_UNREACHABLE'
   | 'REMOTE_TOO_LARGE'
   | 'REMOTE_SYNC_FAILED'
@@ -143,6 +144,8 @@ export const FAILURE_CLASS: { readonly [C in FailureCode]: KnownClass } = {
 
   REMOTE_NOT_FOUND: 'not-found',
   REMOTE_EXISTS: 'conflict',
+  // Another sessref process is syncing that remote now: retry when it is done.
+  REMOTE_BUSY: 'conflict',
   // The host, or ssh's way to it, is not there now: its last mirror is still read.
   REMOTE_UNREACHABLE: 'unavailable',
   // The remote's folders hold more than the mirror's bound: nothing was pulled.

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, serveInChild, sessref, tempDir, type RunOptions } from './support';
+import { FileLock } from '../src/engine/session-lock.js';
 import { startSshd, type RunningSshd } from './sshd';
 
 const SAMPLES = fileURLToPath(new URL('../../../../shared/cross-harness-samples/', import.meta.url));
@@ -185,6 +186,17 @@ describe('a remote over ssh', () => {
     expect(remote).toMatchObject({ name: 'devbox', destination: sshd.destination });
     expect(Date.now() - remote!.syncedAt!).toBeLessThan(60_000);
     expect(await ok(['remote', 'list'], options())).toMatch(/^NAME {2,}DESTINATION {2,}LAST SYNC {2,}STATE\ndevbox {2,}\S+ {2,}\d+s ago {2,}REMOTE_TOO_LARGE/);
+  });
+
+  it('syncs a remote once at a time: another process syncing it makes a sync REMOTE_BUSY, recording nothing', async () => {
+    const [before] = await json<unknown[]>(['remote', 'list'], options());
+    const held = await FileLock.acquire(join(cache, 'remotes', 'devbox', 'sync.lock'), { waitMs: 0 });
+    try {
+      expect(expectFailure(await run(['remote', 'sync', 'devbox']), 1, 'REMOTE_BUSY')).toMatch(/^devbox is being synced by another sessref process: .* is held by process \d+/);
+    } finally {
+      held.release();
+    }
+    expect((await json<unknown[]>(['remote', 'list'], options()))[0]).toEqual(before);
   });
 
   it('is synced by serve --sync-every at start, while the inspector serves', async () => {

@@ -3,12 +3,15 @@
  * interval (`serve` and `mcp` with `--sync-every`): what to pull and within
  * which bounds, and how it went, recorded in the remotes file.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { AGENT_NAMES, AGENTS } from '@sessref/sources/agents';
 import { mirrorHome } from '@sessref/sources';
 import { CliError } from '../failure.js';
 import { POSITIVE_INTEGER, parseInteger } from '../commands/options.js';
 import { DSH_MIRRORED } from './dsh-mirrors.js';
-import { readRemotes, writeRemotes, type Remote, type RemotesPlace } from './remotes.js';
+import { FileLock, LockBusyError, LockInvalidError } from '../engine/session-lock.js';
+import { readRemotes, remotesFolder, writeRemotes, type Remote, type RemotesPlace } from './remotes.js';
 import { syncMirror, type SyncPlan, type SyncReport } from './sync.js';
 
 /**
@@ -45,8 +48,14 @@ export function syncPlan(place: RemotesPlace, remote: Remote, signal?: AbortSign
   };
 }
 
-/** Sync `remote` and record how it went in the remotes file: its time, or its failure beside the last good sync. */
+/**
+ * Sync `remote` and record how it went in the remotes file: its time, or its
+ * failure beside the last good sync. One sync of a remote at a time: while
+ * another process syncs it, this one is `REMOTE_BUSY` and records nothing.
+ */
 export async function syncRecorded(place: RemotesPlace, remote: Remote, plan: SyncPlan): Promise<SyncedRemote | CliError> {
+  const lock = await syncLock(place, remote);
+  if (lock instanceof CliError) return lock;
   try {
     const report = await syncMirror(remote, plan);
     const syncedAt = Date.now();
@@ -57,6 +66,20 @@ export async function syncRecorded(place: RemotesPlace, remote: Remote, plan: Sy
     const failure = { at: Date.now(), code: error.code, message: error.message };
     record(place, remote.name, (known) => ({ ...known, failure }));
     return error;
+  } finally {
+    lock.release();
+  }
+}
+
+/** The remote's sync lock (`<remotes>/<name>/sync.lock`, the session writer's lock rule: a holder that died is taken over), taken at once or not at all. */
+async function syncLock(place: RemotesPlace, remote: Remote): Promise<FileLock | CliError> {
+  const folder = join(remotesFolder(place), remote.name);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  try {
+    return await FileLock.acquire(join(folder, 'sync.lock'), { waitMs: 0 });
+  } catch (error) {
+    if (!(error instanceof LockBusyError || error instanceof LockInvalidError)) throw error;
+    return new CliError('REMOTE_BUSY', `${remote.name} is being synced by another sessref process: ${error.message}`, 'run sessref remote sync again when it is done', { cause: error });
   }
 }
 

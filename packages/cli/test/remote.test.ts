@@ -177,7 +177,7 @@ describe('a remote over ssh', () => {
   it('refuses a remote over the bound before pulling anything', async () => {
     const before = await hashTree(mirror());
     const message = expectFailure(await run(['remote', 'sync'], { SESSREF_REMOTE_MAX_BYTES: '1000' }), 1, 'REMOTE_TOO_LARGE');
-    expect(message).toMatch(/^devbox's agent folders hold \d+ bytes in \d+ files, over the mirror's bound of 1000 bytes: nothing was pulled$/);
+    expect(message).toMatch(/^devbox's session folders hold \d+ bytes in \d+ files, over the mirror's bound of 1000 bytes: nothing was pulled$/);
     expect(await hashTree(mirror())).toEqual(before);
   });
 

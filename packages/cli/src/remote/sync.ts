@@ -105,19 +105,19 @@ function filterRules(paths: readonly string[]): string[] {
 }
 
 /**
- * Pull `remote`'s agent folders into `plan.mirror`: first a listing, to
+ * Pull `remote`'s session folders into `plan.mirror`: first a listing, to
  * refuse a remote over the bound before anything moves, then the transfer,
  * which moves only files whose size or time changed and deletes from the
- * mirror what the remote no longer has (a whole agent's folder included). The mirror's folders are this
- * user's alone (0700). Refusals: `REMOTE_TOO_LARGE`, `REMOTE_UNREACHABLE`
- * (ssh could not connect or log in: the mirror is left as it was),
- * `REMOTE_TOOL_MISSING`, `REMOTE_SYNC_FAILED`.
+ * mirror what the remote no longer has (a whole agent's folder included).
+ * The mirror's folders are this user's alone (0700). Refusals:
+ * `REMOTE_TOO_LARGE`, `REMOTE_UNREACHABLE` (ssh could not connect or log
+ * in: the mirror is left as it was), `REMOTE_TOOL_MISSING`,
+ * `REMOTE_SYNC_FAILED`.
  */
 export async function syncMirror(remote: Remote, plan: SyncPlan): Promise<SyncReport> {
   let files = 0;
   let bytes = 0;
-  // A destination is named only because rsync takes several sources with one; a listing writes nothing there.
-  await runRsync(remote, [...readArguments(remote, plan), '--list-only', `${plan.mirror}/`], plan, (line) => {
+  await runRsync(remote, [...readArguments(remote, plan), '--list-only'], plan, (line) => {
     const size = listedFileSize(line);
     if (size === undefined || size > plan.maxFileBytes) return;
     files += 1;
@@ -126,7 +126,7 @@ export async function syncMirror(remote: Remote, plan: SyncPlan): Promise<SyncRe
   if (bytes > plan.maxTotalBytes) {
     throw new CliError(
       'REMOTE_TOO_LARGE',
-      `${remote.name}'s agent folders hold ${bytes} bytes in ${files} files, over the mirror's bound of ${plan.maxTotalBytes} bytes: nothing was pulled`,
+      `${remote.name}'s session folders hold ${bytes} bytes in ${files} files, over the mirror's bound of ${plan.maxTotalBytes} bytes: nothing was pulled`,
       'raise SESSREF_REMOTE_MAX_BYTES if that much is meant to be mirrored',
     );
   }

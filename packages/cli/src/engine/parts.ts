@@ -11,7 +11,7 @@ import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
 import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
 import { TitleCatalog, type LiveSession, type TitleRead, type TitleReads } from '@sessref/dsh/title-catalog';
 import { LogFileTracker } from '@sessref/dsh/jsonl-root';
-import { KeptHeaders, RootLogs, type ListedLog } from '@sessref/host/reading';
+import { KeptHeaders, RootLogs, SessionLogError, type ListedLog, type StoredLog } from '@sessref/host/reading';
 import { mirroredDshRoots } from '../remote/dsh-mirrors.js';
 import type { HostSide } from './host-side.js';
 import type { StepMessage } from './own-step.js';
@@ -164,12 +164,18 @@ async function ownSurface(logs: RootLogs, sessionId: string): Promise<SurfaceSna
  */
 async function ownTitles(logs: RootLogs, sessionIds: readonly string[], signal?: AbortSignal): Promise<Map<string, TitleRead>> {
   const read = new Map<string, TitleRead>();
-  if (sessionIds.length === 0) return read;
-  const { titleOfStored } = await import('@sessref/host/surface');
   for (const sessionId of sessionIds) {
     signal?.throwIfAborted();
-    const stored = await logs.load(sessionId, signal).catch(() => undefined);
-    const titled = stored && titleOfStored(sessionId, stored);
+    let stored: StoredLog | undefined;
+    try {
+      stored = await logs.load(sessionId, signal);
+    } catch (error) {
+      // A log sessref's reader refuses (kept by its revision, so refused without a read) is one the listing leaves out: no host is asked again.
+      if (error instanceof SessionLogError) read.set(sessionId, { sessionId, status: 'rejected', reason: error, missing: false });
+      continue;
+    }
+    // dsh's session functions are loaded with the first log read whole, not for a refusal.
+    const titled = stored && (await import('@sessref/host/surface')).titleOfStored(sessionId, stored);
     if (titled !== undefined) read.set(sessionId, { sessionId, status: 'fulfilled', header: titled.header, title: titled.title });
   }
   return read;

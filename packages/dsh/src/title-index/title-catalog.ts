@@ -156,10 +156,8 @@ export class TitleCatalog implements SessionReferenceCatalog {
     const stale = [...files].map(([id, revision]) => [id, tokenOf(revision)] as const).filter(([id, token]) => entries.get(id)?.revision !== token);
     // Settled only when nothing was left to read: a log whose read failed is tried again by the next refresh.
     this.settled = stale.length === 0 ? { revisions: files } : undefined;
-    if (stale.length > 0) {
-      await this.reindex(entries, new Map(stale), signal);
-      changed = true;
-    }
+    // A log still unreadable at the revision it was refused at changes no entry: nothing to save again.
+    if (stale.length > 0 && (await this.reindex(entries, new Map(stale), signal))) changed = true;
     if (changed && indexFile !== undefined && !saveIndex(indexFile, root, entries) && !this.unsaved) {
       this.unsaved = true;
       this.notices.push(`title index ${indexFile} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);
@@ -167,25 +165,29 @@ export class TitleCatalog implements SessionReferenceCatalog {
     return entries;
   }
 
-  /** Re-read header and title of the logs whose revision changed. */
-  private async reindex(entries: Map<string, IndexEntry>, stale: Map<string, string>, signal: AbortSignal | undefined): Promise<void> {
+  /** Re-read header and title of the logs whose revision changed; whether any entry changed. */
+  private async reindex(entries: Map<string, IndexEntry>, stale: Map<string, string>, signal: AbortSignal | undefined): Promise<boolean> {
+    let changed = false;
     const unreadable: string[] = [];
     for (const result of await this.reads.read([...stale.keys()], signal)) {
       const revision = stale.get(result.sessionId)!;
       if (result.status === 'fulfilled') {
         entries.set(result.sessionId, { revision, header: result.header, ...(result.title === undefined ? {} : { title: result.title }) });
+        changed = true;
       } else if (!result.missing) {
         unreadable.push(result.sessionId);
       }
       // Missing: gone between the walk and the read, and the next walk will not see it either.
     }
-    if (unreadable.length === 0) return;
+    if (unreadable.length === 0) return changed;
     // A log whose title cannot be read still lists, under the header the host lists it with.
     const listed = new Map((await this.reads.listHeaders(signal)).map((header) => [header.id, header]));
     for (const id of unreadable) {
       const header = listed.get(id);
       if (header) entries.set(id, { revision: stale.get(id)!, header, unreadable: true });
+      changed ||= header !== undefined;
     }
+    return changed;
   }
 
   private async readFromHost(sessionIds: readonly string[], signal: AbortSignal | undefined): Promise<TitleReadResult[]> {

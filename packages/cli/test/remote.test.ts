@@ -105,6 +105,11 @@ describe('a remote over ssh', () => {
     expect(dsh.length).toBe(8);
     expect(dsh.every((row) => row.host === 'devbox' && row.sessionId.startsWith('devbox/dsh:'))).toBe(true);
     expect(dsh.find((row) => row.sessionId === 'devbox/dsh:oauth-migration')?.title).toBe('devbox · dsh · Migrate auth to OAuth');
+    // --sources names dsh's sessions wherever they are, this machine's root or a mirrored one.
+    const claudeOnly = await json<Row[]>(['list', '--root', root, '--sources', 'claude-code'], options());
+    expect(claudeOnly.map((row) => row.source)).toEqual(['devbox/claude-code']);
+    const dshOnly = await json<Row[]>(['list', '--root', root, '--sources', 'dsh'], options());
+    expect(new Set(dshOnly.map((row) => row.source))).toEqual(new Set(['dsh', 'devbox/dsh']));
     const text = await ok(['list', '--root', root], options());
     expect(text).toContain(`devbox/claude-code:${CLAUDE_ID}`);
   });

@@ -1,5 +1,4 @@
 import { excerptAround, type PlainExcerpt } from '@sessref/core';
-import { OWN_SOURCE } from '@sessref/dsh/service';
 import type { Engine } from '../engine/engine.js';
 import { listSessions, sourceWarnings } from '../engine/listing.js';
 import { formatError } from '../errors.js';
@@ -9,7 +8,7 @@ import { TITLE_COLUMNS, fitFor, formatAge, progress, table, terminalSafe, writeJ
 import { shellWord } from './hints.js';
 import { refuseForeignTarget } from './target.js';
 import { listMatches } from './sessions.js';
-import type { SourceSelection } from './sources.js';
+import { isDshSource, type SourceSelection } from './sources.js';
 
 interface SearchOptions {
   query: string;
@@ -38,7 +37,7 @@ export async function searchCommand(engine: Engine, io: Io, options: SearchOptio
     ...(options.limit === undefined ? {} : { limit: options.limit }),
   });
   // The root's own sessions are always indexed; `--sources` without dsh leaves them out here, as `list` does.
-  const hits = found.filter((hit) => options.sources.dsh || engine.sourceOf(hit.sessionId) !== OWN_SOURCE);
+  const hits = found.filter((hit) => options.sources.dsh || !isDshSource(engine.sourceOf(hit.sessionId)));
   const warn = styleFor(io.stderr, io.env);
   for (const { code, message } of sourceWarnings(engine, { homes: false })) {
     writeLine(io.stderr, options.json ? JSON.stringify({ warning: { code, message } }) : formatError({ code, message }, warn, 'warning'));

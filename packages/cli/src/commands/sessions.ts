@@ -4,7 +4,7 @@ import { PATH_COLUMNS, TITLE_COLUMNS, cut, fitFor, table, formatAge, formatListe
 import type { Engine, SessionView } from '../engine/engine.js';
 import { listSessions } from '../engine/listing.js';
 import { describeFailure, formatError, type CliReport } from '../errors.js';
-import type { SourceSelection } from './sources.js';
+import { isDshSource, type SourceSelection } from './sources.js';
 import { refuseForeignTarget } from './target.js';
 
 interface ListOptions {
@@ -35,7 +35,7 @@ const ID_COLUMNS = 24;
 export function listMatches<S extends { sessionId: string; source: string; cwd?: string; title?: string }>(sessions: readonly S[], query: string, sources: SourceSelection): S[] {
   const needle = query.toLowerCase();
   return sessions
-    .filter((s) => sources.dsh || s.source !== OWN_SOURCE)
+    .filter((s) => sources.dsh || !isDshSource(s.source))
     .filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)));
 }
 

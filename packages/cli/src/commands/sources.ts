@@ -37,6 +37,11 @@ export function homesSkipped(selection: SourceSelection, env: NodeJS.ProcessEnv)
   return unreadableHomes({ home: env.HOME || homedir(), env }, selection.agents);
 }
 
+/** Whether sessions of `source` are dsh's, which `--sources dsh` names: the root's own, and those of a dsh root mirrored from another machine (`devbox/dsh`). */
+export function isDshSource(source: string): boolean {
+  return source === OWN_SOURCE || source.endsWith(`/${OWN_SOURCE}`);
+}
+
 /** Whether `sessionId` is spelled as another agent's session (`claude-code:…`) or a session of another machine (`devbox/…`). */
 export function isForeignId(sessionId: string): boolean {
   const host = /^([^/]+)\//.exec(sessionId)?.[1];

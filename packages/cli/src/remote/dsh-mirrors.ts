@@ -9,14 +9,15 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionHeaderLike } from '@sessref/core';
-import type { ForeignSource } from '@sessref/dsh/service';
+import { OWN_SOURCE, type ForeignSource } from '@sessref/dsh/service';
 import { RootLogs, assertSupportedRoot, type ListedLog } from '@sessref/host/reading';
 import { SourceReadError, hostedSource, mirrors, sessionLabel, type SourceEnvironment, type TranscriptSource } from '@sessref/sources';
 
 /** Where dsh keeps its sessions on a machine by default (`~/.dsh/sessions`, `$DSH_HOME` unset), relative to its home: what a mirror pulls of dsh. */
 export const DSH_MIRRORED = '.dsh/sessions/';
 
-const NAME = 'dsh';
+/** A mirrored root's sessions are dsh's, named as this machine's are: `devbox/dsh`, which `--sources dsh` reads too. */
+const NAME = OWN_SOURCE;
 const PREFIX = `${NAME}:`;
 
 /** A source per mirror that holds a dsh root, by remote name. */

@@ -14,11 +14,12 @@ import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSy
 import { syncBuiltinESMExports } from 'node:module';
 import { dirname, join } from 'node:path';
 import zlib, { constants, zstdCompressSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { framePerRecord, writeGeneration, type Step } from '@sessref/test-support';
 import { classify } from '../src/classify.js';
 import { explainMissing, listSessions } from '../src/engine/listing.js';
 import { Engine } from '../src/engine/engine.js';
+import { HostSide } from '../src/engine/host-side.js';
 import { logPath, tempDir } from './support.js';
 
 const CWD = '/work/app';
@@ -197,6 +198,22 @@ describe.runIf(existsSync('/proc/self/io'))('one damaged log of each kind among 
     }
     const { bytes: searching } = await decompressing(() => engine.search('markerhealthy07'));
     expect(searching).toBeLessThan(1024 * 1024);
+  });
+
+  it('lists in a new engine without starting a dsh host or saving the title index again', async () => {
+    const boot = vi.spyOn(HostSide, 'boot');
+    const titles = join(damaged.cache, 'titles.json');
+    const saved = statSync(titles).mtimeMs;
+    const fresh = await open(damaged);
+    try {
+      await listSessions(fresh);
+    } finally {
+      await fresh.close();
+    }
+    // Each damaged log's refusal is kept by its revision: nothing asks dsh about it again, and nothing in the index changed.
+    expect(boot).not.toHaveBeenCalled();
+    expect(statSync(titles).mtimeMs).toBe(saved);
+    boot.mockRestore();
   });
 
   it('lists again reading no log at all', async () => {

@@ -169,14 +169,26 @@ describe('a remote over ssh', () => {
     expect(hits.map((hit) => hit.sessionId)).toEqual([`devbox/claude-code:${CLAUDE_ID}`]);
   });
 
-  it('flags a damaged remote transcript alone; the others still list', async () => {
+  it('flags a damaged remote transcript or dsh log alone; the others still list', async () => {
     writeFileSync(join(remoteHome, '.claude', 'projects', '-work-app', `${DAMAGED_ID}.jsonl`), 'not a record\n{"type":"user"}\n');
-    expect(await ok(['remote', 'sync', 'devbox'], options())).toMatch(/, 1 brought by this sync\n$/);
+    const dshRoot = join(remoteHome, '.dsh', 'sessions');
+    const flakyLog = readdirSync(dshRoot, { recursive: true }).map(String).find((path) => path.endsWith(join('flaky-ci', 'session.jsonl.zstd')))!;
+    writeFileSync(join(dshRoot, flakyLog), 'not a zstd frame');
+    expect(await ok(['remote', 'sync', 'devbox'], options())).toMatch(/, 2 brought by this sync\n$/);
     const listing = await run(['list', '--json']);
     expect(listing.code, listing.stderr).toBe(0);
-    expect((JSON.parse(listing.stdout) as Row[]).map((row) => row.sessionId)).toContain(`devbox/claude-code:${CLAUDE_ID}`);
+    const rows = JSON.parse(listing.stdout) as (Row & { readError?: { code: string } })[];
+    expect(rows.map((row) => row.sessionId)).toEqual(expect.arrayContaining([`devbox/claude-code:${CLAUDE_ID}`, 'devbox/dsh:oauth-migration']));
+    // Each damaged one is listed by its id, marked unreadable, as a damaged session of this machine is.
+    expect(rows.filter((row) => row.readError !== undefined).map((row) => [row.sessionId, row.readError!.code])).toEqual([
+      [`devbox/claude-code:${DAMAGED_ID}`, 'SOURCE_SESSION_CORRUPT'],
+      ['devbox/dsh:flaky-ci', 'SOURCE_SESSION_CORRUPT'],
+    ]);
     const warnings = listing.stderr.split('\n').filter((line) => line.startsWith('{"warning"')).map((line) => (JSON.parse(line) as { warning: { code: string; message: string } }).warning);
-    expect(warnings).toEqual([expect.objectContaining({ code: 'SOURCE_SESSION_CORRUPT', message: expect.stringContaining(`session "devbox/claude-code:${DAMAGED_ID}"`) })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ code: 'SOURCE_SESSION_CORRUPT', message: expect.stringContaining(`session "devbox/claude-code:${DAMAGED_ID}"`) }),
+      expect.objectContaining({ code: 'SOURCE_SESSION_CORRUPT', message: expect.stringMatching(/^session "devbox\/dsh:flaky-ci": log .*flaky-ci\/session\.jsonl\.zstd is damaged/) }),
+    ]);
   });
 
   it('refuses a remote over the bound before pulling anything', async () => {

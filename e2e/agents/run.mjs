@@ -8,7 +8,7 @@
  * turns (for Codex also the user prompts its compaction retains), never tool
  * output or injected context.
  *
- * Then the real Gemini CLI (headless) and Claude Code (its TUI) cite
+ * Then the real Gemini CLI and Qwen Code (headless) and Claude Code (its TUI) cite
  * sessions through `sessref mcp`, set up with the README's commands: a dsh
  * session and another agent's session from this run must reach the fake
  * model in the user's turn as the exact snapshot `sessref prepare` builds,
@@ -34,7 +34,7 @@ import { DRIVERS, script } from './lib/agents.mjs';
 import { startFakeModel } from './lib/fake-model.mjs';
 import { AGENTS, CACHE_DIR, ensureInstall } from './lib/install.mjs';
 import { detectIsolation, startDnsLogger, wrapped } from './lib/isolation.mjs';
-import { foreignSessionFor, McpFailure, mcpClaude, mcpGemini } from './lib/mcp.mjs';
+import { foreignSessionFor, McpFailure, mcpClaude, mcpHeadless } from './lib/mcp.mjs';
 
 const ARGS = process.argv.slice(2);
 const FLAGS = new Set(ARGS.filter((arg) => !arg.includes('=')));
@@ -43,7 +43,8 @@ const INSIDE = option('inside');
 const ONLY = option('only')?.split(',') ?? Object.keys(DRIVERS);
 /** The clients that cite sessions through `sessref mcp` (lib/mcp.mjs), each after the agents' own runs. */
 const MCP_CLIENTS = {
-  'gemini-cli': { drive: mcpGemini, api: 'gemini', label: `Gemini CLI ${AGENTS['gemini-cli'].version} -p "/ref --session=<id>"` },
+  'gemini-cli': { drive: (ctx, foreign) => mcpHeadless(ctx, foreign, 'gemini-cli'), api: 'gemini', label: `Gemini CLI ${AGENTS['gemini-cli'].version} -p "/ref --session=<id>"` },
+  'qwen-code': { drive: (ctx, foreign) => mcpHeadless(ctx, foreign, 'qwen-code'), api: 'chat@qwen-code', label: `Qwen Code ${AGENTS['qwen-code'].version} "/ref --session=<id>"` },
   'claude-code': { drive: (ctx, foreign) => mcpClaude(ctx, foreign, AGENTS['claude-code'].version), api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version} TUI /mcp__sessref__ref <id>` },
 };
 const MCP_REPLY = 'Fake model: the cited snapshot arrived.';
@@ -352,8 +353,10 @@ async function inside() {
     if (record.mcp) {
       out(`      set up with the README's: ${record.mcp.setup}`);
       for (const cited of record.mcp.cited) {
-        out(`      cited ${cited.kind} ${cited.id}: its exact snapshot (${cited.text.length} chars) in the user's turn of ${cited.carrying} request(s); ${cited.tools} tools offered, none reads sessions, resources or prompts`);
+        const beyond = record.mcp.builtIn?.length > 0 ? ' beyond the client\'s own below' : '';
+        out(`      cited ${cited.kind} ${cited.id}: its exact snapshot (${cited.text.length} chars) in the user's turn of ${cited.carrying} request(s); ${cited.tools} tools offered, none reads sessions, resources or prompts${beyond}`);
       }
+      if (record.mcp.builtIn?.length > 0) out(`      offered with no MCP server too, so not sessref's (its own run's requests): ${record.mcp.builtIn.join(', ')}`);
       if (record.mcp.control) out(`      control: with sessref mcp --resources the same check flags ${record.mcp.control.join(', ')}`);
     }
     if (record.lookups !== undefined) out(`      DNS lookups: ${record.lookups.length === 0 ? 'none' : [...new Set(record.lookups)].join(', ')}`);

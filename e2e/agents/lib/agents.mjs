@@ -517,17 +517,22 @@ async function driveCline(ctx) {
  * as a prompt); it refuses unless the history's reported prompt size exceeds
  * the summary's, so the fake reports a large prompt for this agent.
  */
-async function driveQwen(ctx) {
-  const { turns } = script(ctx.name);
-  mkdirSync(join(ctx.home, '.qwen'), { recursive: true });
-  writeFileSync(join(ctx.home, '.qwen', 'settings.json'), JSON.stringify({
+/** Qwen Code's user settings written into `home`, the env, and the command (after node) every run of it takes. */
+export function qwenSetup(home, modelUrl) {
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify({
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     general: { disableAutoUpdate: true, disableUpdateNag: true },
     security: { auth: { selectedType: 'openai' } },
   }, null, 2));
-  const env = { ...baseEnv(ctx.home), OPENAI_API_KEY: 'x', OPENAI_BASE_URL: `${ctx.modelUrl}/qwen-code/v1`, OPENAI_MODEL: 'gpt-fake' };
-  const qwen = [binPath('qwen-code'), '--auth-type', 'openai', '-m', 'gpt-fake', '--yolo'];
+  const env = { ...baseEnv(home), OPENAI_API_KEY: 'x', OPENAI_BASE_URL: `${modelUrl}/qwen-code/v1`, OPENAI_MODEL: 'gpt-fake' };
+  return { env, qwen: [binPath('qwen-code'), '--auth-type', 'openai', '-m', 'gpt-fake', '--yolo'] };
+}
+
+async function driveQwen(ctx) {
+  const { turns } = script(ctx.name);
+  const { env, qwen } = qwenSetup(ctx.home, ctx.modelUrl);
   const node = process.execPath;
   expectStdout(await step(ctx, 'qwen (turn 1)', node, [...qwen, turns[0].prompt], env), turns[0].reply, 'turn 1');
   expectStdout(await step(ctx, 'qwen -c (turn 2)', node, [...qwen, '-c', turns[1].prompt], env), turns[1].reply, 'turn 2');

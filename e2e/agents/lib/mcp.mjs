@@ -1,8 +1,9 @@
 /**
- * `sessref mcp` in the real clients: Gemini CLI headless (`gemini -p
- * "/ref --session=<id>"`) and Claude Code's TUI under tmux
- * (`/mcp__sessref__ref <id>`), each set up with the very command the CLI
- * README gives (`claude mcp add …`, `gemini mcp add …`), run from a project
+ * `sessref mcp` in the real clients: Gemini CLI and Qwen Code headless
+ * (`gemini -p "/ref --session=<id>"`, `qwen "/ref --session=<id>"`) and
+ * Claude Code's TUI under tmux (`/mcp__sessref__ref <id>`), each set up with
+ * the very command the CLI README gives (`claude mcp add …`, `gemini mcp add
+ * …`, `qwen mcp add …`), run from a project
  * that has sessref installed, so the README's `npx --no-install sessref mcp` resolves to
  * the built CLI with no registry. The user's home holds a seeded dsh root at
  * dsh's default place and a transcript another real agent wrote in this run,
@@ -18,7 +19,7 @@ import { dirname, join, relative } from 'node:path';
 import process from 'node:process';
 import { REPO_ROOT } from '../../dsh-app/lib/install.mjs';
 import { lastLines, run } from '../../dsh-app/lib/proc.mjs';
-import { claudeEnv, expectStdout, geminiEnv, step } from './agents.mjs';
+import { claudeEnv, expectStdout, geminiEnv, qwenSetup, step } from './agents.mjs';
 import { binPath } from './install.mjs';
 import { offeredTools, userTurns } from './fake-model.mjs';
 import { poll, startTmux } from './tmux.mjs';
@@ -30,11 +31,15 @@ const CLI_BIN = join(REPO_ROOT, 'packages/cli/bundle/bin.js');
 const DSH_SESSION = 'oauth-migration';
 const PREPARE_TARGET = 'scratchpad';
 /** Which other agent's session each client cites, in order of preference (its own earlier session only when no other ran). */
-const FOREIGN_PREFERENCE = { 'gemini-cli': ['claude-code', 'codex', 'gemini-cli'], 'claude-code': ['codex', 'gemini-cli', 'claude-code'] };
+const FOREIGN_PREFERENCE = {
+  'gemini-cli': ['claude-code', 'codex', 'gemini-cli'],
+  'claude-code': ['codex', 'gemini-cli', 'claude-code'],
+  'qwen-code': ['gemini-cli', 'claude-code', 'codex', 'qwen-code'],
+};
 /**
  * A tool the model could use to reach a session the user did not choose:
- * sessref's own (`mcp__sessref__…` in Claude Code, `…sessref…` in Gemini CLI),
- * the clients' MCP resource readers (`ListMcpResourcesTool`,
+ * sessref's own (`mcp__sessref__…` in Claude Code, `…sessref…` in Gemini CLI
+ * and Qwen Code), the clients' MCP resource readers (`ListMcpResourcesTool`,
  * `ReadMcpResourceTool`, `list_mcp_resources`, `read_mcp_resource`, …), or
  * anything that gets prompts.
  */
@@ -50,7 +55,7 @@ const RESOURCE_READER_MENTION = /(?:ListMcpResources|ReadMcpResource|list_mcp_re
 export class McpFailure extends Error {}
 const check = (condition, message) => { if (!condition) throw new McpFailure(message); };
 
-/** The README's setup command for `client` (`claude` or `gemini`): its argv after the client's binary. */
+/** The README's setup command for `client` (`claude`, `gemini` or `qwen`): its argv after the client's binary. */
 function readmeSetup(client) {
   const lines = readFileSync(CLI_README, 'utf8').split('\n').filter((line) => line.startsWith(`${client} mcp add `));
   check(lines.length === 1, `packages/cli/README.md has ${lines.length} lines starting "${client} mcp add", expected one`);
@@ -115,10 +120,11 @@ async function citations(home, foreign) {
 
 /**
  * Check the fake model's requests since `from`: one of them carries `cited`'s
- * snapshot in a user turn (and nowhere else), and none offers a session-reading tool.
+ * snapshot in a user turn (and nowhere else), and none offers a session-reading
+ * tool but the `builtIn` ones the client offers with no MCP server at all.
  * @returns {number} how many requests carried it
  */
-function checkReceived(requests, api, cited, client) {
+function checkReceived(requests, api, cited, client, builtIn = []) {
   const mine = requests.filter((request) => request.api === api);
   check(mine.length > 0, `${client} sent the fake model no request for ${cited.kind} ${cited.id}`);
   const carrying = mine.filter((request) => userTurns(api, request.body).some((text) => text.includes(cited.delivered)));
@@ -132,7 +138,7 @@ function checkReceived(requests, api, cited, client) {
       `request ${request.n} put ${cited.kind} ${cited.id} in the system prompt`);
   }
   check(carrying.some((request) => userTurns(api, request.body).at(-1).includes(cited.delivered)), `the snapshot of ${cited.id} is not in the newest user turn`);
-  const offending = sessionReadingTools(api, mine, [cited.delivered]);
+  const offending = sessionReadingTools(api, mine, [cited.delivered]).filter((name) => !builtIn.includes(name));
   check(offending.length === 0, `the model was offered tools that read sessions, resources or prompts: ${offending.join(', ')}`);
   return { carrying: carrying.length, tools: new Set(mine.flatMap((request) => offeredTools(api, request.body))).size };
 }
@@ -157,30 +163,72 @@ export function foreignSessionFor(client, sessions) {
   return name === undefined ? undefined : { name, ...sessions[name] };
 }
 
-// ── Gemini CLI, headless ─────────────────────────────────────────────────────
-export async function mcpGemini(ctx, foreign) {
+// ── Gemini CLI and Qwen Code, headless ───────────────────────────────────────
+/**
+ * The clients that run an MCP prompt as a headless prompt: Gemini CLI 0.61.0
+ * and its fork Qwen Code 0.24.4, whose `McpPromptLoader` is the same. Each:
+ * its binary's name in the README's setup line, the API its requests speak,
+ * the project folder `mcp add` writes its settings into, its environment and
+ * command on the fake model, how a headless prompt is given, and whether the
+ * entry its `mcp add` wrote keeps npx from fetching a stranger's `sessref`.
+ */
+const HEADLESS = {
+  'gemini-cli': {
+    name: 'Gemini CLI', binary: 'gemini', api: 'gemini', settings: '.gemini',
+    start: (home, modelUrl) => ({ env: geminiEnv(home, modelUrl).env, argv: [binPath('gemini-cli')] }),
+    ask: (text) => ['-p', text],
+    // Its `mcp add` drops every --flag, so the line sets npm's own refusal in the server's environment.
+    refuses: (entry) => entry.env?.npm_config_yes === 'false',
+  },
+  'qwen-code': {
+    name: 'Qwen Code', binary: 'qwen', api: 'chat@qwen-code', settings: '.qwen',
+    start: (home, modelUrl) => { const { env, qwen } = qwenSetup(home, modelUrl); return { env, argv: qwen }; },
+    ask: (text) => [text],
+    // Its `mcp add` passes the flags it does not know to the server: npx's own --no-install.
+    refuses: (entry) => entry.args?.[0] === '--no-install',
+    // Its model runs commands through the `skill` tool, by the names a reminder lists: `ref` must not be one.
+    invocable: (body) => [...JSON.stringify(body).matchAll(/<skill>\\n<name>\\n?([^<\\]*)/g)].map((match) => match[1]),
+  },
+};
+
+export async function mcpHeadless(ctx, foreign, client) {
+  const { name, binary, api, settings, start, ask, refuses, invocable } = HEADLESS[client];
+  // What the client offers its model with no MCP server: its own run earlier in this run. Qwen Code
+  // 0.24.4 announces `read_mcp_resource` (a deferred tool) in every request whatever is configured;
+  // it reads nothing from sessref, which serves no resources without --resources.
+  const ownRun = ctx.requests.filter((request) => request.api === api);
+  check(ownRun.length > 0, `the fake model has no request from ${name}'s own run, to tell what it offers its model with no MCP server`);
+  const builtIn = sessionReadingTools(api, ownRun);
   const home = await userHome(ctx.dir, foreign);
   const work = join(ctx.dir, 'work');
   mkdirSync(work, { recursive: true });
   installSessrefInto(work);
-  const { env } = geminiEnv(home, ctx.modelUrl);
-  const gemini = [binPath('gemini-cli')];
+  const { env, argv } = start(home, ctx.modelUrl);
   const node = process.execPath;
-  const setup = readmeSetup('gemini');
-  await step({ ...ctx, work }, `gemini ${setup.join(' ')}`, node, [...gemini, ...setup], env);
-  const added = JSON.parse(readFileSync(join(work, '.gemini', 'settings.json'), 'utf8')).mcpServers?.sessref;
-  check(added !== undefined, 'gemini mcp add wrote no sessref entry into the project\'s .gemini/settings.json');
-  // Gemini CLI 0.61.0 submits a prompt's text as JSON.stringify(text) (its McpPromptLoader): the model
-  // gets the snapshot as one JSON string literal, framing and tags included, escaped once more.
+  const setup = readmeSetup(binary);
+  // `mcp add` takes none of the flags a prompt's run does (Qwen Code's refuses them): the binary alone.
+  await step({ ...ctx, work }, `${binary} ${setup.join(' ')}`, node, [argv[0], ...setup], env);
+  const settingsPath = join(work, settings, 'settings.json');
+  const added = existsSync(settingsPath) ? JSON.parse(readFileSync(settingsPath, 'utf8')).mcpServers?.sessref : undefined;
+  check(added !== undefined, `${binary} mcp add wrote no sessref entry into the project's ${settings}/settings.json`);
+  check(refuses(added), `the entry ${binary} mcp add wrote would let npx fetch a package named sessref: ${JSON.stringify(added)}`);
+  // Both submit a prompt's text as JSON.stringify(text) (McpPromptLoader): the model gets the
+  // snapshot as one JSON string literal, framing and tags included, escaped once more.
   const cited = (await citations(home, foreign)).map((session) => ({ ...session, delivered: JSON.stringify(session.text) }));
   const results = [];
   for (const session of cited) {
+    const prompt = `/ref --session=${session.id}`;
     const from = ctx.requests.length;
-    const result = await step({ ...ctx, work }, `gemini -p "/ref --session=${session.id}"`, node, [...gemini, '-p', `/ref --session=${session.id}`], env);
+    const result = await step({ ...ctx, work }, [binary, ...ask(`"${prompt}"`)].join(' '), node, [...argv, ...ask(prompt)], env);
     expectStdout(result, 'Fake model', `/ref ${session.id}`);
-    results.push({ ...session, ...checkReceived(ctx.requests.slice(from), 'gemini', session, 'Gemini CLI') });
+    const requests = ctx.requests.slice(from);
+    results.push({ ...session, ...checkReceived(requests, api, session, name, builtIn) });
+    const commands = requests.filter((request) => request.api === api).flatMap((request) => invocable?.(request.body) ?? []);
+    const prompts = commands.filter((command) => /^(?:.*:)?ref$|sessref/.test(command));
+    check(prompts.length === 0, `${name} lets its model run sessref's ref prompt as a command: ${[...new Set(prompts)].join(', ')}`);
   }
-  return { cited: results, setup: `gemini ${setup.join(' ')}`, control: await geminiResourcesControl(ctx, work, node, gemini, env) };
+  const control = await headlessResourcesControl({ ...ctx, work }, HEADLESS[client], settingsPath, [node, ...argv], env);
+  return { cited: results, setup: `${binary} ${setup.join(' ')}`, control, builtIn };
 }
 
 /**
@@ -188,16 +236,15 @@ export async function mcpGemini(ctx, foreign) {
  * `--resources`, is offered the resource readers that make sessions a
  * model-facing lookup, and the check must name them.
  */
-async function geminiResourcesControl(ctx, work, node, gemini, env) {
-  const path = join(work, '.gemini', 'settings.json');
+async function headlessResourcesControl(ctx, { name, binary, api, ask }, path, [command, ...args], env) {
   const settings = JSON.parse(readFileSync(path, 'utf8'));
   const entry = settings.mcpServers.sessref;
   writeFileSync(path, JSON.stringify({ ...settings, mcpServers: { sessref: { ...entry, args: [...entry.args, '--resources'] } } }, null, 2));
   try {
     const from = ctx.requests.length;
-    expectStdout(await step({ ...ctx, work }, 'control: gemini -p with sessref mcp --resources', node, [...gemini, '-p', 'Say hello.'], env), 'Fake model', 'control');
-    const flagged = sessionReadingTools('gemini', ctx.requests.slice(from).filter((request) => request.api === 'gemini'));
-    check(flagged.length > 0, 'with sessref mcp --resources, Gemini CLI offered its model no resource tool: the check that no session-reading tool is offered cannot fail, so it proves nothing');
+    expectStdout(await step(ctx, `control: ${binary} with sessref mcp --resources`, command, [...args, ...ask('Say hello.')], env), 'Fake model', 'control');
+    const flagged = sessionReadingTools(api, ctx.requests.slice(from).filter((request) => request.api === api));
+    check(flagged.length > 0, `with sessref mcp --resources, ${name} offered its model no resource tool: the check that no session-reading tool is offered cannot fail, so it proves nothing`);
     return flagged;
   } finally {
     writeFileSync(path, JSON.stringify(settings, null, 2));

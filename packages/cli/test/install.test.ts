@@ -80,17 +80,20 @@ interface Launch {
  * What each client's setup line has it start, read as that client reads the
  * line: `claude mcp add` passes what follows `--`; Gemini CLI's `mcp add`
  * (yargs) keeps no `--flag` for the server and takes `-e K=V` as variables;
- * VS Code and opencode take JSON.
+ * Qwen Code's (yargs too) takes `--scope project` as its own and passes the
+ * flags it does not know to the server; VS Code and opencode take JSON.
  */
 function launches(): Record<string, Launch> {
-  const [claude, gemini, code] = SETUP_COMMANDS;
+  const [claude, gemini, qwen, code] = SETUP_COMMANDS;
   const vscode = JSON.parse(/'(.*)'/.exec(code!)![1]!) as { command: string; args: string[] };
   const [geminiCommand, ...geminiArgs] = gemini!.replace('gemini mcp add sessref ', '').replace(/ -e \S+/g, '').split(' ').filter((word) => !word.startsWith('--'));
   const [claudeCommand, ...claudeArgs] = claude!.split(' -- ')[1]!.split(' ');
+  const [qwenCommand, ...qwenArgs] = qwen!.replace('qwen mcp add --scope project sessref ', '').split(' ');
   const [opencodeCommand, ...opencodeArgs] = (JSON.parse(OPENCODE_ENTRY) as { sessref: { command: string[] } }).sessref.command;
   return {
     'claude mcp add': { command: claudeCommand!, args: claudeArgs, env: {} },
     'gemini mcp add': { command: geminiCommand!, args: geminiArgs, env: Object.fromEntries([...gemini!.matchAll(/ -e (\w+)=(\S+)/g)].map(([, name, value]) => [name!, value!])) },
+    'qwen mcp add': { command: qwenCommand!, args: qwenArgs, env: {} },
     'code --add-mcp': { command: vscode.command, args: vscode.args, env: {} },
     opencode: { command: opencodeCommand!, args: opencodeArgs, env: {} },
   };

@@ -17,10 +17,19 @@ const LAUNCH = ['npx', '--no-install', 'sessref', 'mcp'] as const;
  */
 const GEMINI_LAUNCH = `${LAUNCH.filter((word) => !word.startsWith('--')).join(' ')} -e npm_config_yes=false`;
 
+/**
+ * Qwen Code's `mcp add` hands every `--flag` it does not know to the server
+ * (0.24.4), so `--no-install` reaches npx as in Claude Code's line.
+ * `--scope project` because its default scope is the user's settings, which
+ * every project then starts sessref from.
+ */
+const QWEN_SETUP = `qwen mcp add --scope project sessref ${LAUNCH.join(' ')}`;
+
 /** One setup command per client that has one. */
 export const SETUP_COMMANDS: readonly string[] = [
   `claude mcp add sessref -- ${LAUNCH.join(' ')}`,
   `gemini mcp add sessref ${GEMINI_LAUNCH}`,
+  QWEN_SETUP,
   `code --add-mcp '${JSON.stringify({ name: 'sessref', command: LAUNCH[0], args: LAUNCH.slice(1) })}'`,
 ];
 

@@ -5,7 +5,7 @@
  */
 import { SessionReferenceError, errorCode } from '@sessref/core';
 import { SessionInputError } from './session-input.js';
-import { RootFormatError, SessionLogError } from '@sessref/host/reading';
+import { RootFormatError, SessionLogError } from '@sessref/dsh/reading';
 import { SourceReadError } from '@sessref/sources';
 import { SessionWriteError } from './engine/write-error.js';
 import { CliError, FAILURE_CLASS, asQueryError, type FailureCode, type KnownClass } from './failure.js';

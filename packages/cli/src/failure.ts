@@ -9,7 +9,7 @@
 import type { SessionQueryErrorCode } from '@deepseek-ai/dsh-session-query';
 import type { SessionReferenceErrorCode } from '@sessref/core';
 import type { SessionInputCode } from './session-input.js';
-import type { RootFormatCode, SessionLogError } from '@sessref/host/reading';
+import type { RootFormatCode, SessionLogError } from '@sessref/dsh/reading';
 import type { SourceReadCode } from '@sessref/sources';
 import type { SessionWriteCode } from './engine/write-error.js';
 

@@ -21,7 +21,7 @@ import { SessionId } from '@deepseek-ai/dsh-session';
 import type { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { encodeSessionReferenceUri } from '@sessref/core';
 import { createHost } from '@sessref/test-support';
-import { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type ProbeCounters } from '@sessref/host';
+import { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type ProbeCounters } from '@sessref/dsh/reading';
 import { copyRoot, emptyRoot, expectFailure, finished, json, logPath, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
 
 const WEBAPP = '/home/dev/webapp';

@@ -1,6 +1,22 @@
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { SessionReferenceError, combineSources, redactSecrets, type CombinedStorage, type SessionReferenceStorage, type SourceFailure, type TitleReadResult } from '@sessref/core';
-import { AGENT_NAMES, isAgentName, localSources, mirroredSources, unreadableHomes, type AgentName, type LocalSource, type UnreadableHome } from '@sessref/sources';
+import {
+  AGENT_NAMES,
+  hostedSource,
+  isAgentName,
+  localSources,
+  mirroredSources,
+  mirrors,
+  unreadableHomes,
+  type AgentName,
+  type LocalSource,
+  type SourceEnvironment,
+  type UnreadableHome,
+} from '@sessref/sources';
+import { RootLogs, assertSupportedRoot } from './reading/index.js';
+import { rootSource } from './reading/root-source.js';
 
 /** The provenance name of the host's own sessions, beside the agents' names (`claude-code`, …). */
 export const OWN_SOURCE = 'dsh';
@@ -9,12 +25,15 @@ export const OWN_SOURCE = 'dsh';
 export const ALL_SOURCES = 'all';
 
 /** Another agent's sessions a service reads: in its home on this machine, or (with `host`) in the mirror of another machine's. */
-export interface ForeignSource extends Omit<LocalSource, 'name'> {
+interface ForeignSource extends Omit<LocalSource, 'name'> {
   /** The source's provenance name: the agent's (`claude-code`), or `<host>/<agent>` for a mirror. */
   name: string;
   /** The remote the sessions were mirrored from; absent for this machine's. */
   host?: string;
 }
+
+/** Where dsh keeps its sessions on a machine by default (`~/.dsh/sessions`, `$DSH_HOME` unset), relative to its home: what a mirror pulls of dsh. */
+export const DSH_MIRRORED = '.dsh/sessions/';
 
 /** The storage discovery and snapshots read through, and the other agents' homes it reads. */
 export interface AssembledStorage {
@@ -39,28 +58,30 @@ export interface AssembledStorage {
  * (`'all'`: every agent sessref knows) whose homes exist on this machine
  * (see `@sessref/sources`), and those agents' sessions in the mirrors of
  * other machines `sessref remote sync` keeps in sessref's cache directory,
- * each id, source and label naming its host. Without any, reads go to the host's storage
- * untouched, so a default install answers exactly as the official plugin.
- * An unknown agent name is an invalid configuration, refused before
- * anything is read.
+ * then the dsh roots of those mirrors ({@link mirroredDshRoots}: with any
+ * agent, as the agents' mirrors are, or with `mirroredDshRoots` whatever
+ * `sources` names), each id, source and label naming its host. Without any,
+ * reads go to the host's storage untouched, so a default install answers
+ * exactly as the official plugin. An unknown agent name is an invalid
+ * configuration, refused before anything is read.
  *
  * Another agent's titles come with their credentials redacted, as its
  * snapshots do: its title is often its first prompt, and a title names the
  * session in listings, the picker, labels and the `@label` a message is
  * rewritten to. The host's own titles are redacted with `redactOwnTitles`
- * (the `redactSecrets` key), never by default. `more` are read after all of
- * them, redacted alike: sources a host reads beyond the agents' homes (the
- * CLI's dsh roots mirrored from other machines).
+ * (the `redactSecrets` key), never by default; a mirrored dsh root's are
+ * another machine's, redacted as the agents' are.
  */
 export function assembleStorage(
   own: SessionReferenceStorage,
   sources: unknown,
-  options: { redactOwnTitles?: boolean; more?: readonly ForeignSource[] } = {},
+  options: { redactOwnTitles?: boolean; mirroredDshRoots?: boolean } = {},
   env: NodeJS.ProcessEnv = process.env,
 ): AssembledStorage {
   const environment = { home: env['HOME'] || homedir(), env };
   const agents = checkSources(sources);
-  const found: ForeignSource[] = [...localSources(environment, agents), ...mirroredSources(environment, agents), ...(options.more ?? [])];
+  const dshRoots = options.mirroredDshRoots === true || agents.length > 0 ? mirroredDshRoots(environment) : [];
+  const found: ForeignSource[] = [...localSources(environment, agents), ...mirroredSources(environment, agents), ...dshRoots];
   const foreign = found.map((local) => ({ ...local, source: withRedactedTitles(local.source) }));
   const readOwnTitles: SessionReferenceStorage['readTitles'] =
     options.redactOwnTitles === true ? async (ids, signal) => (await own.readTitles(ids, signal)).map(redactedTitle) : (ids, signal) => own.readTitles(ids, signal);
@@ -85,6 +106,26 @@ export function assembleStorage(
     readSurface: (id, signal) => combined.readSurface(id, signal),
   });
   return { storage: combined, foreign, skipped, failures: () => failures, groups: { own: part(true), foreign: part(false) } };
+}
+
+/**
+ * dsh's sessions of other machines: a source per mirror that holds a dsh
+ * root, by remote name, read as a root no host owns is ({@link rootSource})
+ * and named by its host like the agents' mirrored sessions (`devbox/dsh:<id>`,
+ * `devbox · dsh · <title>`). Never written: a remote session is no target.
+ */
+function mirroredDshRoots(environment: SourceEnvironment): ForeignSource[] {
+  return mirrors(environment).flatMap(({ host, home }) => {
+    const root = join(home, DSH_MIRRORED);
+    if (statSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) return [];
+    try {
+      assertSupportedRoot(root);
+    } catch {
+      // A root in a shape sessref does not read (flat, uncompressed) lists nothing, as the agents' sources skip what they cannot read.
+      return [];
+    }
+    return [{ name: `${host}/${OWN_SOURCE}`, displayName: `${host} · dsh`, home: root, host, source: hostedSource(host, rootSource(new RootLogs(root), OWN_SOURCE)) }];
+  });
 }
 
 function checkSources(sources: unknown): readonly AgentName[] {

@@ -37,13 +37,12 @@ import type { Config } from './config.js';
 import { ContentIndex } from './content-index.js';
 import { resolveHostContract, type HostContract } from './contract.js';
 import { Discovery, coreOptionsFor } from './discovery.js';
-import { OWN_SOURCE, assembleStorage, type ForeignSource } from './foreign.js';
+import { OWN_SOURCE, assembleStorage } from './foreign.js';
 import { OtherAgents } from './other-agents.js';
 import type { SessionSnapshotView } from './types.js';
 
-export { OWN_SOURCE } from './foreign.js';
+export { DSH_MIRRORED, OWN_SOURCE } from './foreign.js';
 export type { Config } from './config.js';
-export type { ForeignSource } from './foreign.js';
 
 /** What a service is built over: the host's own sessions, its catalog, the configuration and the contract it answers in. */
 export interface ServiceParts {
@@ -54,8 +53,12 @@ export interface ServiceParts {
   config: Config;
   /** The contract the host speaks; unset, the `hostContract` key's, else the linked dsh release's (see contract.ts). */
   contract?: HostContract;
-  /** Sources read after the agents' homes, as theirs are (the CLI's dsh roots mirrored from other machines). */
-  more?: readonly ForeignSource[];
+  /**
+   * Read the dsh roots mirrored from other machines whatever the `sources`
+   * key names (the CLI, whose `--sources dsh` names them with no agent);
+   * unset, they are read when it names any agent, as the agents' mirrors are.
+   */
+  mirroredDshRoots?: boolean;
 }
 
 /** Exact-read snapshots of other sessions as sourced, untrusted model context, whatever host asks. */
@@ -77,9 +80,9 @@ export class ReferenceService {
   readonly hostContract: HostContract;
 
   /** Checks the configuration first: an invalid one throws `SESSION_REFERENCE_INVALID_CONFIG` before anything is read. */
-  constructor({ own, catalog, config, contract, more }: ServiceParts) {
+  constructor({ own, catalog, config, contract, mirroredDshRoots }: ServiceParts) {
     contract ??= resolveHostContract(config.hostContract);
-    const assembled = assembleStorage(own, config.sources, { redactOwnTitles: booleanOption(config, 'redactSecrets'), ...(more === undefined ? {} : { more }) });
+    const assembled = assembleStorage(own, config.sources, { redactOwnTitles: booleanOption(config, 'redactSecrets'), mirroredDshRoots: mirroredDshRoots === true });
     this.core = createSessionReferenceCore(assembled.storage, config, coreOptionsFor(contract));
     this.discovery = new Discovery(this.core, assembled, config, contract, (target, query, titled, signal) => this.contentMatches(target, query, titled, signal));
     this.contentEnabled = booleanOption(config, 'contentSearch');

@@ -1,7 +1,7 @@
 /**
  * One folded surface event in the core's host-neutral shape: the one mapping
  * every read of a dsh surface goes through (the plugin's `ctx.sessionQuery`
- * read, and sessref's own read of a log in `@sessref/host/surface`). Its own
+ * read, and sessref's own read of a log in `@sessref/dsh/own-surface`). Its own
  * entry point, so a read without a dsh host loads only what it names.
  * @module @sessref/dsh/surface
  */

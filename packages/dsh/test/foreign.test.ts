@@ -5,13 +5,14 @@
  * themselves, even when one of them shares the target's folder. The Claude
  * Code transcript is written by the test into a temporary `HOME`.
  */
-import { readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { SessionReferenceSource } from '@sessref/core';
 import SessionReferenceResolver, { type Config } from '@sessref/dsh';
-import { appendExchange, createSession, makeAgent, setTitle } from '@sessref/test-support';
-import { loadOurs, useClaudeTranscript, useScratch } from './support';
+import { appendExchange, createSession, makeAgent, runPreStep, setTitle, userPrompt } from '@sessref/test-support';
+import { loadOurs, snapshotJson, textOf, useClaudeTranscript, useScratch } from './support';
 
 const scratch = useScratch();
 const CLAUDE_ID = '5b0c8a52-1f0e-4c1e-9d55-2f4e0c7a9b11';
@@ -51,7 +52,7 @@ async function world(config: Config) {
   setTitle(elsewhere, 'Suite triage');
   const resolver = await loadOurs(host, config);
   const target = createSession(host, { id: 'target', cwd: '/proj', createdAt: 3 });
-  return { resolver, agent: makeAgent(host, target) };
+  return { host, resolver, agent: makeAgent(host, target) };
 }
 
 const ids = (candidates: readonly { sessionId: string }[]) => candidates.map((candidate) => candidate.sessionId);
@@ -153,5 +154,74 @@ describe("an agent's home that cannot be checked (#37)", () => {
     expect(resolver.service.skippedHomes).toEqual([{ name: 'codex', displayName: 'Codex', home: codex, message: `Codex sessions skipped: ${codex} cannot be read (ELOOP)` }]);
     expect(resolver.service.foreignSources.map((source) => source.name)).toEqual(['claude-code']);
     expect(ids(await resolver.remoteExportCandidates(makeAgent(host, target), '', signal()))).toEqual(['dsh-here', CLAUDE]);
+  });
+});
+
+describe('a dsh root mirrored from another machine (#36)', () => {
+  const REMOTE = 'devbox/dsh:deploy';
+  const LABEL = 'devbox · dsh · Roll back the deploy';
+  const ANSWER = 'Revert the migration first, then the release tag.';
+
+  /**
+   * `SESSREF_CACHE_DIR` (until `vi.unstubAllEnvs()`) at a new cache folder
+   * holding the mirror of `devbox` as `sessref remote sync` lays it out
+   * (`remotes/devbox/home/`, as under that machine's home), its dsh root at
+   * dsh's default place written by a dsh host of its own.
+   */
+  async function useDevboxMirror(): Promise<void> {
+    const cache = await scratch.tempRoot();
+    const root = join(cache, 'remotes', 'devbox', 'home', '.dsh', 'sessions');
+    mkdirSync(root, { recursive: true });
+    chmodSync(join(cache, 'remotes'), 0o700);
+    const devbox = await scratch.host({ root });
+    const session = createSession(devbox, { id: 'deploy', cwd: '/home/dev/app', createdAt: 4 });
+    appendExchange(session, { user: 'How do we roll back the deploy?', assistant: ANSWER });
+    setTitle(session, 'Roll back the deploy');
+    await devbox.flush(session);
+    vi.stubEnv('SESSREF_CACHE_DIR', cache);
+  }
+
+  beforeEach(useDevboxMirror);
+
+  it("is offered after this machine's sessions and the agents', its id and label naming its host, by title and by content", async () => {
+    const { resolver, agent } = await world({ contentSearch: true, sources: 'all', redactSecrets: true });
+    expect(resolver.service.foreignSources.map(({ name, displayName, host }) => ({ name, displayName, host }))).toEqual([
+      { name: 'claude-code', displayName: 'Claude Code', host: undefined },
+      { name: 'devbox/dsh', displayName: 'devbox · dsh', host: 'devbox' },
+    ]);
+    const candidates = await resolver.remoteExportCandidates(agent, '', signal());
+    expect(ids(candidates)).toEqual(['dsh-here', 'dsh-elsewhere', CLAUDE, REMOTE]);
+    expect(candidates[3]).toMatchObject({ label: LABEL, cwd: '/home/dev/app' });
+    expect(ids(await resolver.remoteExportCandidates(agent, 'roll back', signal()))).toEqual([REMOTE]);
+    const hits = await resolver.remoteExportSearch(agent, 'migration', signal());
+    expect(hits.map((hit) => ({ sessionId: hit.sessionId, label: hit.label }))).toEqual([{ sessionId: REMOTE, label: LABEL }]);
+  });
+
+  it('a mention of it brings its snapshot under the same untrusted framing, its label naming the host', async () => {
+    const { host, resolver, agent } = await world({ sources: 'all' });
+    const [candidate] = await resolver.remoteExportCandidates(agent, 'roll back', signal());
+    const prompt = userPrompt(`see ${candidate!.mention}`);
+    const decision = await runPreStep(host, agent, [prompt]);
+    expect(decision.kind).toBe('enter');
+    if (decision.kind !== 'enter') return;
+    const [readable, context, ...rest] = decision.messages;
+    expect(rest).toEqual([]);
+    expect(textOf(readable!)).toBe(`see @${LABEL}`);
+    expect((context!.source as SessionReferenceSource).references).toMatchObject([{ sessionId: REMOTE, label: LABEL }]);
+    expect(JSON.parse(snapshotJson(context!))).toMatchObject([{ sessionId: REMOTE, label: LABEL }]);
+    expect(snapshotJson(context!)).toContain(ANSWER);
+  });
+
+  it('follows the `sources` key, as the agents\' mirrors do: offered with any agent named, never without one', async () => {
+    const cases: [Config, string[]][] = [
+      [{ sources: ['codex'] }, ['devbox/dsh']],
+      [{ sources: [] }, []],
+      [{}, []],
+    ];
+    for (const [config, offered] of cases) {
+      const { resolver, agent } = await world(config);
+      expect(resolver.service.foreignSources.map((source) => source.name)).toEqual(offered);
+      expect(ids(await resolver.remoteExportCandidates(agent, '', signal())).includes(REMOTE)).toBe(offered.length > 0);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Context } from '@deepseek-ai/cordis';
 import { SessionReferenceResolver, type Config as ResolverConfig, type ReferenceService } from '@sessref/dsh';
 import { quietSqliteWarning } from '@sessref/platform';
-import type { KeptHeaders } from './kept-headers.js';
+import type { KeptHeaders } from '@sessref/dsh/reading';
 import { bootLayers, checkedPersistence, contentIndexRefresh, queryEngine, referencePlugin, sessionServices, titleIndex } from './layers.js';
 
 export interface HostOptions {
@@ -59,7 +59,7 @@ export async function bootHost(options: HostOptions): Promise<Context> {
 
 /**
  * A dsh host for the steps and writes of a process that reads a root with
- * sessref's own reads (`@sessref/host/reading`): session services,
+ * sessref's own reads (`@sessref/dsh/reading`): session services,
  * sessref's strict persistence answering its listings from `kept` (the
  * listing those reads already keep, so nothing is walked or read twice),
  * dsh's query engine for exact reads, and the sessref plugin, whose

@@ -18,13 +18,8 @@ export {
   titleIndex,
   type HostLayer,
 } from './layers.js';
-export { CheckedJsonlPersistence, SessionLogError } from './storage.js';
+export { CheckedJsonlPersistence } from './storage.js';
 export { ListedJsonlPersistence } from './snapshot-listing.js';
-export { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type LogProbeCode, type LogProblem, type ProbeCounters } from './log-probe.js';
-export { effectiveCwd, readSessionLog, type SessionLogRead } from './generations/read-session-log.js';
-export { SessionLogReadError, type SessionLogReadCode } from './generations/errors.js';
-export type { ReadLimits, TornTail } from './generations/physical.js';
-export { RootFormatError, assertSupportedRoot, type RootFormatCode } from './root-shape.js';
 export { StepAgent, dispatchPreStep, runDetachedPreStep, type PreStepPayload, type StepAgentOptions } from './agent.js';
 export {
   appendAssistant,

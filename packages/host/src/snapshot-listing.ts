@@ -1,8 +1,7 @@
 import type { Context } from '@deepseek-ai/cordis';
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import type { SessionPersistenceSnapshot } from '@deepseek-ai/dsh-session-persistence';
-import { KeptHeaders } from './kept-headers.js';
-import type { RootLogs } from './root-logs.js';
+import { KeptHeaders, type RootLogs } from '@sessref/dsh/reading';
 import { CheckedJsonlPersistence, snapshotOf } from './storage.js';
 
 /**

@@ -3,11 +3,7 @@ import type { SessionHeader, SessionId } from '@deepseek-ai/dsh-session';
 import { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persistence-jsonl';
 import { PROCESS_LISTINGS, type DirectoryListings } from '@sessref/platform';
 import { type Compression } from '@sessref/dsh/jsonl-root';
-import type { ListedLog, StoredLog } from './log-reads.js';
-import { RootLogs } from './root-logs.js';
-import { SessionLogError } from './session-log-error.js';
-
-export { SessionLogError } from './session-log-error.js';
+import { RootLogs, SessionLogError, type ListedLog, type StoredLog } from '@sessref/dsh/reading';
 
 type Stored = Awaited<ReturnType<JsonlSessionPersistence['loadStored']>>;
 

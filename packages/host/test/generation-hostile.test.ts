@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { constants, zstdCompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SessionLogReadError, readSessionLog, type ReadLimits, type SessionLogReadCode } from '@sessref/host';
+import { SessionLogReadError, readSessionLog, type ReadLimits, type SessionLogReadCode } from '@sessref/dsh/log-generations';
 import { SAMPLES, framePerRecord, scratchDirectory } from './generation-support.js';
 import { writeGeneration } from '@sessref/test-support';
 

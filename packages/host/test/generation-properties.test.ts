@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readSessionLog } from '@sessref/host';
+import { readSessionLog } from '@sessref/dsh/log-generations';
 import { framePerRecord, projectThroughRc8, scratchDirectory, titleOf } from './generation-support.js';
 import { expectedSnapshot, writeGeneration, type Step } from '@sessref/test-support';
 

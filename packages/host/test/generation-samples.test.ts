@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSessionLog, type SessionLogReadCode } from '@sessref/host';
+import { readSessionLog, type SessionLogReadCode } from '@sessref/dsh/log-generations';
 import { SAMPLES, framePerRecord, projectThroughRc8, scratchDirectory, titleOf, unscrub, type Line } from './generation-support.js';
 
 const write = scratchDirectory();

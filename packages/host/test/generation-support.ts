@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { KNOWN_SESSION_EVENT_TYPES, Session, interruptedTurnClosers, isSurfaceEvent, type SessionEvent } from '@deepseek-ai/dsh-session';
 import { projectConversation } from '@sessref/core';
 import { toSurfaceMessage } from '@sessref/dsh';
-import type { SessionLogRead } from '@sessref/host';
+import type { SessionLogRead } from '@sessref/dsh/log-generations';
 import { afterAll } from 'vitest';
 
 /** The shared samples, beside the repository (`../shared`), never copied into it. */

@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeSessionDirectory, logFileName, projectDirectoryName } from '@sessref/dsh/jsonl-root';
-import { effectiveCwd, readSessionLog } from '@sessref/host';
-import { KeptHeaders, RootLogs } from '../src/reading.js';
+import { effectiveCwd, readSessionLog } from '@sessref/dsh/log-generations';
+import { KeptHeaders, RootLogs } from '@sessref/dsh/reading';
 import { framePerRecord, writeGeneration } from '@sessref/test-support';
 
 const temps: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * A session's surface read without a dsh host (`@sessref/host/surface`,
+ * A session's surface read without a dsh host (`@sessref/dsh/own-surface`,
  * what a fresh `sessref show` and the inspector answer from) against the
  * read every reference made until now, dsh 0.1.0-rc.8's
  * `ctx.sessionQuery.readSurface` over sessref's strict persistence (a real
@@ -19,8 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { surfaceThrough } from '@sessref/dsh';
 import { logFileName, sessionLogs } from '@sessref/dsh/jsonl-root';
 import { CheckedJsonlPersistence, bootLayers, pluginLayer, queryEngine, sessionServices } from '@sessref/host';
-import { surfaceOfStored, titleOfStored } from '@sessref/host/surface';
-import { RootLogs } from '@sessref/host/reading';
+import { surfaceOfStored, titleOfStored } from '@sessref/dsh/own-surface';
+import { RootLogs } from '@sessref/dsh/reading';
 import { createHost, createSession, framePerRecord, setTitle, writeGeneration, type Step } from '@sessref/test-support';
 
 const SESSION = { id: 'generated', cwd: '/work', createdAt: 1 };

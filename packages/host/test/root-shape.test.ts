@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROCESS_LISTINGS } from '@sessref/platform';
-import { RootFormatError, assertSupportedRoot } from '../src/root-shape.js';
+import { RootFormatError, assertSupportedRoot } from '@sessref/dsh/reading';
 
 const temp = mkdtempSync(join(tmpdir(), 'sessref-root-shape-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

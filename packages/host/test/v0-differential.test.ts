@@ -18,7 +18,8 @@ import type { JsonlSessionPersistence } from '@deepseek-ai/dsh-session-persisten
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionLogs } from '@sessref/dsh/jsonl-root';
-import { CheckedJsonlPersistence, SessionLogError, bootLayers, dshPersistence, pluginLayer, sessionServices } from '@sessref/host';
+import { SessionLogError } from '@sessref/dsh/reading';
+import { CheckedJsonlPersistence, bootLayers, dshPersistence, pluginLayer, sessionServices } from '@sessref/host';
 import { createHost, createSession, framePerRecord, setTitle, writeGeneration, type Step } from '@sessref/test-support';
 
 /** The generated logs' session, as `writeGeneration` writes its header. */

@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { effectiveCwd, readSessionLog } from '@sessref/host';
+import { effectiveCwd, readSessionLog } from '@sessref/dsh/log-generations';
 import { writeGeneration, type Step } from '@sessref/test-support';
 import { framePerRecord, projectThroughRc8, scratchDirectory, titleOf } from './generation-support.js';
 

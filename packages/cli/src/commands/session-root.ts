@@ -1,5 +1,5 @@
 /** The session root a command works on, and the engine over it: what every command but `uri` starts with. */
-import { assertSupportedRoot } from '@sessref/host/reading';
+import { assertSupportedRoot } from '@sessref/dsh/reading';
 import { PROCESS_LISTINGS } from '@sessref/platform';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import { explainMissing } from '../engine/listing.js';

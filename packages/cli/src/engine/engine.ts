@@ -11,7 +11,7 @@ import {
 import { utf8Length } from '@sessref/core/internal';
 import { OWN_SOURCE } from '@sessref/dsh/service';
 import type { RefreshProgress, RefreshReport } from '@sessref/search-index';
-import type { SessionLogError } from '@sessref/host/reading';
+import type { SessionLogError } from '@sessref/dsh/reading';
 import { checkMessageText } from '../session-input.js';
 import { ownParts, partsOverHost, type EngineParts } from './parts.js';
 import { DEFAULT_LOCK_WAIT_MS, engineHostOptions, type EngineOptions } from './options.js';

@@ -15,7 +15,7 @@ import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessr
 import { surfaceThrough, type Config as ResolverConfig, type ReferenceService, type SessionReferenceCatalog } from '@sessref/dsh';
 import { hostTitleReads, type TitleReads } from '@sessref/dsh/title-index';
 import { CheckedJsonlPersistence, ListedJsonlPersistence, bootStepHost, currentTurn, runDetachedPreStep, seedDemo } from '@sessref/host';
-import type { KeptHeaders, RootLogs } from '@sessref/host/reading';
+import type { KeptHeaders, RootLogs } from '@sessref/dsh/reading';
 import { checkTitle, untitled } from '../session-input.js';
 import { stepMessage, type StepMessage } from './own-step.js';
 import { appendTurn, writeNewSession } from './session-writes.js';

@@ -1,6 +1,6 @@
 import type { Engine, SessionSummary } from './engine.js';
 import { OWN_SOURCE } from '@sessref/dsh/service';
-import { assertSupportedRoot } from '@sessref/host/reading';
+import { assertSupportedRoot } from '@sessref/dsh/reading';
 import { describeFailure } from '../errors.js';
 import { didYouMean } from '../did-you-mean.js';
 import { CliError, asQueryError } from '../failure.js';

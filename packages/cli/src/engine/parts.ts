@@ -5,14 +5,12 @@
  * the root with sessref's own reads, so listing, discovery and search over
  * unchanged logs load none of dsh's runtime.
  */
-import { homedir } from 'node:os';
 import type { SessionHeaderLike, SessionReferenceStorage, SurfaceSnapshot } from '@sessref/core';
 import type { SessionReferenceCatalog } from '@sessref/dsh/title-catalog';
 import { ReferenceService, type Config as ResolverConfig } from '@sessref/dsh/service';
 import { TitleCatalog, type LiveSession, type TitleRead, type TitleReads } from '@sessref/dsh/title-catalog';
 import { LogFileTracker } from '@sessref/dsh/jsonl-root';
-import { KeptHeaders, RootLogs, SessionLogError, type ListedLog, type StoredLog } from '@sessref/host/reading';
-import { mirroredDshRoots } from '../remote/dsh-mirrors.js';
+import { KeptHeaders, RootLogs, SessionLogError, type ListedLog, type StoredLog } from '@sessref/dsh/reading';
 import type { HostSide } from './host-side.js';
 import type { StepMessage } from './own-step.js';
 
@@ -91,9 +89,8 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     // A session this process's host holds is read live; any other from its log, unless only the host can say.
     readSurface: async (sessionId) => (side?.live(sessionId) === undefined ? await ownSurface(kept.logs, sessionId) : undefined) ?? (await host()).surface(sessionId),
   };
-  // Other machines' dsh sessions, from their mirrors, read as the agents' homes are: from this process's environment.
-  const more = mirroredDshRoots({ home: process.env['HOME'] || homedir(), env: process.env });
-  const service = new ReferenceService({ own, catalog: () => catalog, config: options.resolver, more });
+  // Other machines' dsh sessions are read whatever agents the run reads: `--sources dsh` names them with none.
+  const service = new ReferenceService({ own, catalog: () => catalog, config: options.resolver, mirroredDshRoots: true });
   return {
     service,
     catalog,
@@ -146,21 +143,21 @@ function placedWhereTheyAre(headers: SessionHeaderLike[], listed: readonly Liste
 
 /**
  * A session's surface from sessref's own read of its log, where that is
- * exactly what the host's read would give (see `@sessref/host/surface`):
+ * exactly what the host's read would give (see `@sessref/dsh/own-surface`):
  * `undefined` for a log it cannot read or leaves to the host, whose answer
  * or refusal is then the one given.
  */
 async function ownSurface(logs: RootLogs, sessionId: string): Promise<SurfaceSnapshot | undefined> {
   const stored = await logs.load(sessionId).catch(() => undefined);
   if (stored === undefined) return undefined;
-  const { surfaceOfStored } = await import('@sessref/host/surface');
+  const { surfaceOfStored } = await import('@sessref/dsh/own-surface');
   return surfaceOfStored(sessionId, stored);
 }
 
 /**
  * The header and latest title of each of `sessionIds` from sessref's own
  * read of its log, where that is exactly what the host's read would give
- * (see `@sessref/host/surface`); a session left out is the host's to read.
+ * (see `@sessref/dsh/own-surface`); a session left out is the host's to read.
  */
 async function ownTitles(logs: RootLogs, sessionIds: readonly string[], signal?: AbortSignal): Promise<Map<string, TitleRead>> {
   const read = new Map<string, TitleRead>();
@@ -175,7 +172,7 @@ async function ownTitles(logs: RootLogs, sessionIds: readonly string[], signal?:
       continue;
     }
     // dsh's session functions are loaded with the first log read whole, not for a refusal.
-    const titled = stored && (await import('@sessref/host/surface')).titleOfStored(sessionId, stored);
+    const titled = stored && (await import('@sessref/dsh/own-surface')).titleOfStored(sessionId, stored);
     if (titled !== undefined) read.set(sessionId, { sessionId, status: 'fulfilled', header: titled.header, title: titled.title });
   }
   return read;

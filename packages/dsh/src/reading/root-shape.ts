@@ -18,7 +18,7 @@
  */
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, flatLogSessionId, logFileName, parseLogFileName, readEntries, type ListDirectory } from '@sessref/dsh/jsonl-root';
+import { DEFAULT_LOG_FILE_NAME, decodeSessionDirectory, flatLogSessionId, logFileName, parseLogFileName, readEntries, type ListDirectory } from '../jsonl-root/index.js';
 import { PROCESS_LISTINGS, childPath } from '@sessref/platform';
 
 /** What sessref reads, as the refusals say it. */

@@ -7,7 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { childPath, type DirectoryListings } from '@sessref/platform';
-import { decodeSessionDirectory, listSubdirectories, logFileName, sessionLogs, sessionLogsOf, type Compression, type SessionLog } from '@sessref/dsh/jsonl-root';
+import { decodeSessionDirectory, listSubdirectories, logFileName, sessionLogs, sessionLogsOf, type Compression, type SessionLog } from '../jsonl-root/index.js';
 
 /** One session's log file: its session, its path and its generation. */
 export type LogFile = Pick<SessionLog, 'sessionId' | 'path' | 'generation'>;

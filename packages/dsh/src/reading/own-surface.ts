@@ -14,7 +14,7 @@
  * restores them (helpers it does not export); a log with any such shape,
  * and every log this read refuses, is left to the host (`undefined`), whose
  * answer, or refusal with its own code and words, is then the exact one.
- * @module @sessref/host/surface
+ * @module @sessref/dsh/own-surface
  */
 import {
   KNOWN_SESSION_EVENT_TYPES,
@@ -29,7 +29,7 @@ import {
   type SessionHeader,
 } from '@deepseek-ai/dsh-session';
 import type { SurfaceMessage, SurfaceSnapshot } from '@sessref/core';
-import { toSurfaceMessage } from '@sessref/dsh/surface';
+import { toSurfaceMessage } from '../surface-message.js';
 import type { StoredLog } from './log-reads.js';
 
 /** A log restored as rc.8's persistence restores it: the session's header, and its events with the closers of an open turn. */

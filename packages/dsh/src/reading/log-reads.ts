@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
 import { revisionToken, type FileRevision } from '@sessref/platform';
-import { projectDirectoryName } from '@sessref/dsh/jsonl-root';
+import { projectDirectoryName } from '../jsonl-root/index.js';
 import type * as LogReader from './generations/read-session-log.js';
 import type { LogFile } from './log-files.js';
 import type { RefusalMemory } from './refusal-memory.js';

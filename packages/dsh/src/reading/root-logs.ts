@@ -12,7 +12,7 @@
  */
 import { relative } from 'node:path';
 import { PROCESS_LISTINGS, revisionToken, type DirectoryListings, type FileRevision } from '@sessref/platform';
-import type { Compression } from '@sessref/dsh/jsonl-root';
+import type { Compression } from '../jsonl-root/index.js';
 import { LogDamage } from './log-damage.js';
 import { RootLogFiles, type LogFile } from './log-files.js';
 import { LogListing } from './log-listing.js';

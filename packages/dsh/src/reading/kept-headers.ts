@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import type { SessionHeader } from '@deepseek-ai/dsh-session';
 import { isJsonObject } from '@sessref/core/internal';
-import { LogFileTracker, listSubdirectories, sessionLogs } from '@sessref/dsh/jsonl-root';
+import { LogFileTracker, listSubdirectories, sessionLogs } from '../jsonl-root/index.js';
 import { childPath, deepFreeze, readDerivedFile, revisionToken, sameRevision, writeDerivedFile, type DerivedFileKind, type FileRevision } from '@sessref/platform';
 import { HEADER_BUDGET_BYTES } from './log-probe.js';
 import { readLogHead, type LogHead } from './log-head.js';

@@ -27,6 +27,17 @@ export function scratchDirectory(): (name: string, content: string | Buffer) => 
   };
 }
 
+/** A maker of fresh directories named after their prefix, all removed after this test file. */
+export function temporaryDirectories(): (prefix: string) => string {
+  const made: string[] = [];
+  afterAll(() => made.forEach((path) => rmSync(path, { recursive: true, force: true })));
+  return (prefix) => {
+    const path = mkdtempSync(join(tmpdir(), prefix));
+    made.push(path);
+    return path;
+  };
+}
+
 export { framePerRecord } from '@sessref/test-support';
 
 /** One projected snapshot item, written `role: text`, `checkpoint: text` for checkpoints. */

@@ -13,24 +13,18 @@
  * the shape upstream's `packages/session/working-directory` declares (see
  * working-directory.test.ts).
  */
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeSessionDirectory, logFileName, projectDirectoryName } from '@sessref/dsh/jsonl-root';
 import { effectiveCwd, readSessionLog } from '@sessref/dsh/log-generations';
 import { KeptHeaders, RootLogs } from '@sessref/dsh/reading';
 import { framePerRecord, writeGeneration } from '@sessref/test-support';
+import { temporaryDirectories } from './generation-support.js';
 
-const temps: string[] = [];
-afterAll(() => temps.forEach((path) => rmSync(path, { recursive: true, force: true })));
 afterEach(() => vi.restoreAllMocks());
-function temp(prefix: string): string {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(path);
-  return path;
-}
+const temp = temporaryDirectories();
 
 const ORIGIN = '/work/webapp';
 const CREATED_AT = 1_786_707_340_000;

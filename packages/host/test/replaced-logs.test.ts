@@ -11,23 +11,17 @@
  * candidates must answer from the new file, and the new file's injected
  * plugin message (text no snapshot carries) is never a hit.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import SessionReferenceResolver from '@sessref/dsh';
 import { sessionLogs } from '@sessref/dsh/jsonl-root';
 import { bootHost } from '@sessref/host';
 import { appendExchange, appendInjected, createHost, createSession, endTurn, setTitle } from '@sessref/test-support';
+import { temporaryDirectories } from './generation-support.js';
 
-const temps: string[] = [];
-afterAll(() => temps.forEach((path) => rmSync(path, { recursive: true, force: true })));
-function temp(prefix: string): string {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(path);
-  return path;
-}
+const temp = temporaryDirectories();
 
 const ID = 'swapped';
 const CREATED_AT = 1_700_000_000_000;

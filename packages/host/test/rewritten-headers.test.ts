@@ -6,22 +6,16 @@
  * root, and by a new process over the kept headers of an earlier one. An
  * append (dsh's logs only grow) keeps the header without a full listing.
  */
-import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sessionLogs } from '@sessref/dsh/jsonl-root';
 import { CheckedJsonlPersistence, bootHost } from '@sessref/host';
 import { appendExchange, createHost, createSession, setTitle } from '@sessref/test-support';
+import { temporaryDirectories } from './generation-support.js';
 
-const temps: string[] = [];
-afterAll(() => temps.forEach((path) => rmSync(path, { recursive: true, force: true })));
 afterEach(() => vi.restoreAllMocks());
-function temp(prefix: string): string {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(path);
-  return path;
-}
+const temp = temporaryDirectories();
 
 const ID = 'rewritten';
 const CWD = '/work/app';

@@ -5,10 +5,13 @@
  * menu shows it under the group's heading until the search is answered
  * (Chromium against the real server). The build is held midway by holding
  * the host's own session reads after the first batch, so the test sees it
- * mid-build however fast the machine is. The batch is counted in sessions,
- * not reads: each keystroke stops the previous search, and a refresh it
- * stopped mid-batch is read again by the next; reads of the session the
- * page shows are the page's, not the build's.
+ * mid-build however fast the machine is. The build is started by a first
+ * `GET /api/index` before the user types, as the page's own poll would: it
+ * follows the build to its end, so the keystrokes' searches join that one
+ * build and stopping one never stops it (a search stopped alone would end
+ * its refresh after the first batch was written, and the next refresh would
+ * begin past the held line). Reads of the session the page shows are the
+ * page's, not the build's.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -43,8 +46,7 @@ beforeAll(async () => {
   const query = hostOf(engine).get('sessionQuery')!;
   const read = query.readSurface.bind(query);
   const gate = new Promise<void>((resolve) => (release = resolve));
-  // The first batch's sessions, by id: a keystroke stops the search before it, and the refresh the next
-  // one starts reads them again; only a session past them waits.
+  // The first batch's sessions, by id: only a session past them waits.
   const admitted = new Set<string>();
   vi.spyOn(query, 'readSurface').mockImplementation(async (...args) => {
     const sessionId: string = args[0];
@@ -91,6 +93,7 @@ describe('a first build of the content index', () => {
     shown = (await page.evaluate(() => new URLSearchParams(location.search).get('session'))) ?? undefined;
     expect(shown).toMatch(/^topic-/);
     holding = true;
+    expect(await status()).toMatchObject({ state: 'building' });
 
     await page.click('#draft');
     await page.keyboard.type('@heron');

@@ -113,8 +113,30 @@ export const SEARCH_INDEX = {
 /**
  * Suite 6 (`--only foreign-list`): listing other agents' sessions with and without the persisted
  * listing cache. `runs` per warm figure; the baselines re-read every transcript and run a fifth as often.
+ * `shares` spreads `count` sessions over every agent sessref reads, about as their users' numbers
+ * rank them, with at least 500 each so every reader's own figure stands out of the noise;
+ * `agentProcessRuns` whole `sessref list --sources <agent>` processes time each reader alone.
+ * The corpus is `home-<cacheVersion>-<count>`: bump the version when what it holds changes.
  */
-export const FOREIGN_LIST = { count: 10_000, runs: 15 };
+export const FOREIGN_LIST = {
+  count: 10_000,
+  runs: 15,
+  agentProcessRuns: 5,
+  cacheVersion: 'v2',
+  shares: {
+    'claude-code': 2500,
+    codex: 1500,
+    'gemini-cli': 800,
+    opencode: 800,
+    kilo: 500,
+    pi: 1000,
+    'qwen-code': 500,
+    copilot: 700,
+    cline: 600,
+    'factory-droid': 600,
+    continue: 500,
+  },
+};
 
 /**
  * Suite 7 (`--only fresh`): whole `sessref` processes beside `node -e 0`, `runs` pairs each; the

@@ -120,14 +120,16 @@ async function runSearchIndex() {
 
 /**
  * Suite 6: other agents' sessions listed in one process (baseline without a usable listing cache,
- * cold, warm, in memory), then as whole `sessref list` processes, over one generated HOME.
+ * cold, warm, in memory; then each agent alone), then as whole `sessref list` processes, over one
+ * generated HOME holding sessions of every agent.
  */
 async function runForeignList() {
   const directory = join(CACHE, 'foreign');
-  const home = join(directory, `home-${FOREIGN_LIST.count}`);
-  const corpus = await runSuite('foreign-list', ['--mode', 'corpus', '--home', home, '--count', FOREIGN_LIST.count]);
+  const home = join(directory, `home-${FOREIGN_LIST.cacheVersion}-${FOREIGN_LIST.count}`);
+  const corpus = await runSuite('foreign-list', ['--mode', 'corpus', '--home', home]);
   const inProcess = await runSuite('foreign-list', ['--mode', 'in-process', '--home', home, '--cache', join(directory, 'cache'), '--runs', FOREIGN_LIST.runs]);
-  const whole = await runSuite('foreign-list', ['--mode', 'process', '--home', home, '--cache', join(directory, 'cache'), '--root', join(directory, 'empty-root'), '--runs', FOREIGN_LIST.runs]);
+  const processArgs = ['--root', join(directory, 'empty-root'), '--runs', FOREIGN_LIST.runs, '--agent-runs', FOREIGN_LIST.agentProcessRuns];
+  const whole = await runSuite('foreign-list', ['--mode', 'process', '--home', home, '--cache', join(directory, 'cache'), ...processArgs]);
   return { corpus, inProcess, whole };
 }
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { childPath, fileToken, readRevision, sameFile, sameRevision } from '@sessref/platform';
+import { childPath, DirectoryListings, fileToken, readRevision, sameFile, sameRevision } from '@sessref/platform';
 import { currentLogOf, decodeSessionDirectory, encodeSessionDirectory, flatLogSessionId, lockFilesBeside, logFileName, parseLogFileName, sessionLogs, sessionLogsOf, type Compression } from '@sessref/dsh/jsonl-root';
 
 const dir = mkdtempSync(join(tmpdir(), 'sessref-jsonl-root-'));
@@ -98,6 +98,35 @@ describe('a root on disk', () => {
       dsh: join(root, '--p--', 'old', 'session.lock'),
       sessref: join(root, '--p--', 'old', 'sessref.lock'),
     });
+  });
+
+  it('looks for a session only in the projects whose listing names it: one listing per project, never one per project for each id', () => {
+    const many = join(dir, 'many-projects');
+    for (let project = 0; project < 30; project += 1) mkdirSync(join(many, `--p${project}--`, `s${project}`), { recursive: true });
+    writeFileSync(join(many, '--p7--', 's7', 'session.jsonl.zstd'), 'log');
+    const listings = new DirectoryListings();
+    const letGo = listings.holdFirstLook();
+    try {
+      expect(sessionLogsOf(many, 's7', 'zstd', listings.list).map((log) => log.path)).toEqual([join(many, '--p7--', 's7', 'session.jsonl.zstd')]);
+      // The root, its 30 projects and the one session directory that is there.
+      expect(listings.reads).toBe(32);
+      for (const id of ['s7', 's8', 'missing']) sessionLogsOf(many, id, 'zstd', listings.list);
+      // s8's directory, holding no log; nothing for an id no project names.
+      expect(listings.reads).toBe(33);
+    } finally {
+      letGo();
+    }
+  });
+
+  it('lists a path that is not there once under a hold, and again once the hold is let go', () => {
+    const listings = new DirectoryListings();
+    const missing = join(dir, 'not-there');
+    const letGo = listings.holdFirstLook();
+    expect([listings.list(missing), listings.list(missing)]).toEqual([[], []]);
+    expect(listings.reads).toBe(1);
+    letGo();
+    mkdirSync(join(missing, 'now'), { recursive: true });
+    expect(listings.list(missing).map((entry) => entry.name)).toEqual(['now']);
   });
 
   it('gives a revision that an append changes, and a replacement changes as a file', () => {

@@ -105,6 +105,8 @@ export class DirectoryListings {
       entries = readdirSync(path, { withFileTypes: true });
     } catch {
       this.forget(path);
+      // Under a hold, nothing there is the first look too: a lookup of a path that is not there fails once.
+      if (this.holds > 0) this.known.set(path, { revision: undefined, entries: [], settled: false, epoch: this.epoch });
       return [];
     }
     if (known !== undefined) {

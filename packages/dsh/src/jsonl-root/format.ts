@@ -144,11 +144,31 @@ export function sessionLogs(root: string, compression: Compression = 'zstd', lis
   return logs;
 }
 
-/** The logs of session `sessionId`, one per project directory that has its directory. */
+/**
+ * The logs of session `sessionId`, one per project directory that has its
+ * directory. Only a project whose listing names that directory is looked
+ * into (or one that lists nothing, as one this user may search but not
+ * list): a root of many projects costs a lookup one listing per project,
+ * kept while the project is unchanged, not a failed listing of every
+ * project's path for the id.
+ */
 export function sessionLogsOf(root: string, sessionId: string, compression: Compression = 'zstd', list: ListDirectory = readEntries): SessionLog[] {
   const directory = encodeSessionDirectory(sessionId);
   if (directory === undefined) return [];
-  return listSubdirectories(root, list).flatMap((project) => sessionLogAt(root, project, directory, compression, list) ?? []);
+  return listSubdirectories(root, list).flatMap((project) =>
+    mayHold(list(childPath(root, project)), directory) ? (sessionLogAt(root, project, directory, compression, list) ?? []) : [],
+  );
+}
+
+/** The names in each listing, built once per listing (a kept listing is the same array while its directory is unchanged). */
+const listedNames = new WeakMap<readonly Dirent[], ReadonlySet<string>>();
+
+/** Whether a directory listed as `entries` may hold an entry `name`: it names it, or it lists nothing. */
+function mayHold(entries: readonly Dirent[], name: string): boolean {
+  if (entries.length === 0) return true;
+  let names = listedNames.get(entries);
+  if (names === undefined) listedNames.set(entries, (names = new Set(entries.map((entry) => entry.name))));
+  return names.has(name);
 }
 
 /** The lock files beside a session's log: the one dsh holds and the one sessref holds. */

@@ -1,8 +1,6 @@
-import { lstatSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { SourceReadError } from '../errors.js';
-import { loadNodeSqlite, type NodeSqliteModule } from '@sessref/platform';
+import { requireTables as requireOwnTables, schemaKinds, withReadOnlyDatabase } from '../sqlite-database.js';
 import { asObject, parseJson } from '../json-lines.js';
 import { firstPrompt } from './fold.js';
 import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodeRevert, type OpencodeSessionInfo } from './model.js';
@@ -18,82 +16,17 @@ export interface RowLimits {
   maxBytes: number;
 }
 
-/**
- * `node:sqlite`, loaded only when a database is read: the package still
- * loads on Node versions without it, whose users then get a coded refusal.
- */
-function loadSqlite(): Promise<NodeSqliteModule> {
-  return loadNodeSqlite((requirement, cause) => new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `opencode's SQLite store needs ${requirement}`, { cause }));
-}
-
-function isRegularFile(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
-}
-
-/**
- * Open opencode's database without writing anything: read-only, and, unless
- * a live writer's `-wal` and `-shm` are both there to read through,
- * `immutable=1`, because SQLite would otherwise create both files beside
- * a WAL-mode database (opencode's is) even for a read-only connection.
- */
-async function openDatabase(path: string): Promise<DatabaseSync> {
-  const { DatabaseSync } = await loadSqlite();
-  const live = isRegularFile(`${path}-wal`) && isRegularFile(`${path}-shm`);
-  const url = pathToFileURL(path);
-  if (!live) url.searchParams.set('immutable', '1');
-  try {
-    return new DatabaseSync(url, { readOnly: true });
-  } catch (error) {
-    throw new SourceReadError('SOURCE_SESSION_UNREADABLE', `cannot open the database: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-}
-
-/** Run `read` on the database in one read transaction (one consistent state), then close it. */
-async function withDatabase<T>(path: string, read: (database: DatabaseSync) => T): Promise<T> {
-  const database = await openDatabase(path);
-  try {
-    database.exec('BEGIN');
-    return read(database);
-  } catch (error) {
-    if (error instanceof SourceReadError) throw error;
-    throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `not an opencode database sessref can read: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  } finally {
-    database.close();
-  }
+/** Open opencode's database read-only for `read` (`../sqlite-database.ts`). */
+function withDatabase<T>(path: string, read: (database: DatabaseSync) => T): Promise<T> {
+  return withReadOnlyDatabase(path, 'opencode', read);
 }
 
 /** Project rows read for their worktrees: far above any real store, and a bound on the read. */
 const MAX_PROJECTS = 100_000;
 
-type SchemaKind = 'table' | 'virtual table' | 'view' | 'index' | 'trigger';
-
-/**
- * What each of `names` is in the database's schema (names compare without
- * case, as SQLite's do); a name absent there is left out.
- */
-function schemaKinds(database: DatabaseSync, names: readonly string[]): Map<string, SchemaKind> {
-  const rows = database.prepare(`SELECT lower(name) AS name, type, sql FROM sqlite_master WHERE lower(name) IN (${names.map(() => '?').join(', ')})`).all(...names);
-  const kinds = new Map<string, SchemaKind>();
-  for (const row of rows) {
-    const virtual = typeof row['sql'] === 'string' && /^\s*create\s+virtual\b/i.test(row['sql']);
-    kinds.set(String(row['name']), virtual ? 'virtual table' : (String(row['type']) as SchemaKind));
-  }
-  return kinds;
-}
-
-/**
- * Refuse the database unless each of `names` is a real table. A view (a
- * recursive one never ends) or a virtual table can compute rows without
- * end, and `node:sqlite` runs synchronously: one would stop the process.
- * A real table's rows are in the file, so every read of them is bounded.
- */
+/** Refuse the database unless each of `names` is a real table (`../sqlite-database.ts`). */
 function requireTables(database: DatabaseSync, names: readonly string[]): void {
-  const kinds = schemaKinds(database, names);
-  for (const name of names) {
-    const kind = kinds.get(name);
-    if (kind === 'table') continue;
-    throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `\`${name}\` is ${kind === undefined ? 'missing' : `a ${kind}`}, not a table: sessref reads only opencode's own tables`);
-  }
+  requireOwnTables(database, names, 'opencode');
 }
 
 /** The sessions of a database: each one's facts, or why its row cannot be read. */

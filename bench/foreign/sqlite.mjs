@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { prose } from '../lib/text.mjs';
-import { cwdOf, iso, sessionClock } from './records.mjs';
+import { cwdOf, EPOCH, iso, sessionClock } from './records.mjs';
 
 const SCHEMA = `
 CREATE TABLE \`project\` (
@@ -117,7 +117,7 @@ function writeStore(files, store, count, next, titleOf) {
   const nextId = (prefix) => `${prefix}_${(salt * 0x1000000000 + (counter += 1)).toString(16).padStart(12, '0')}Bench${salt}`;
   database.exec('BEGIN');
   for (let project = 0; project < Math.min(PROJECTS, count); project += 1) {
-    insert.project.run(`project${salt}${project}`, cwdOf(project, PROJECTS), 'git', sessionClock(0).start, sessionClock(count).start, '[]');
+    insert.project.run(`project${salt}${project}`, cwdOf(project, PROJECTS), 'git', EPOCH, sessionClock(count).start, '[]');
   }
   for (let n = 0; n < count; n += 1) insertSession(insert, { n, next, nextId, store, title: (created) => titleOf(n, created) });
   database.exec('COMMIT');

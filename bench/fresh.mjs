@@ -48,8 +48,32 @@ export async function runFresh(corpusRoot) {
     progress(`suite 7: ${count} sessions`);
     results.corpora.push({ count, messages: DISCOVERY.defaultMessages, cases: await runCases(`corpus-${count}`, cases) });
   }
+  results.firstSearch = await firstSearches(corpusRoot);
   progress('suite 7: sessref mcp, spawn to the first completion');
   results.mcp = await runSuite('fresh', ['--mcp', demo, '--runs', FRESH.runs]);
+  return results;
+}
+
+/**
+ * The first search of each planned root, every derived file built by that one command, beside
+ * what building a content index otherwise costs, in this run (FRESH.firstSearch): dsh's own FTS5
+ * backend over the same root (suites/search.mjs --mode dsh), or sessref's index fed generated
+ * sessions of the same shape directly, with no log to read (suites/search-index.mjs --mode build).
+ */
+async function firstSearches(corpusRoot) {
+  const results = [];
+  for (const { count, runs, beside } of FRESH.firstSearch) {
+    const root = corpusRoot({ count, messages: DISCOVERY.defaultMessages });
+    progress(`suite 7: the first search of ${count} sessions, beside ${beside === 'dsh' ? "dsh's FTS5 build" : "sessref's index fed directly"}`);
+    const cli = await runSuite('fresh', ['--first-search', root, '--cache', join(DIRECTORY, `first-search-${count}`), '--runs', runs]);
+    const index = join(DIRECTORY, `first-search-${beside}-${count}.sqlite`);
+    const baseline =
+      beside === 'dsh'
+        ? await runSuite('search', ['--mode', 'dsh', '--build', 1, '--root', root, '--index', index, '--runs', 1])
+        : await runSuite('search-index', ['--mode', 'build', '--count', count, '--index', index, '--runs', 1]);
+    rmSync(index, { force: true });
+    results.push({ count, beside, cli, baselineMs: baseline.buildMs });
+  }
   return results;
 }
 

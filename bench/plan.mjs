@@ -146,6 +146,13 @@ export const FRESH = {
   runs: 5,
   // Real-shaped dsh roots: the discovery corpus of 40 messages per session at these sizes.
   counts: [2000, 10000],
+  // The first search of a root, every derived file built by it (an empty cache directory), `runs`
+  // processes each, beside what it is compared with in the same run: dsh's FTS5 backend building
+  // its index over the same root, or sessref's index built from generated sessions fed directly.
+  firstSearch: [
+    { count: 2000, runs: 2, beside: 'dsh' },
+    { count: 10000, runs: 1, beside: 'direct' },
+  ],
   targets: {
     demoLight: 2.0, // --version, mention, list on the demo root
     demoHeavy: 3.0, // show, a warm search, prepare on the demo root
@@ -153,6 +160,8 @@ export const FRESH = {
     damagedOverClean: 1.3, // list over the same 2,000 plus one corrupt and one v5 log, against the clean root
     tenThousand: 5.0, // list and search over 10,000 sessions, derived files warm
     mcp: 3.0, // sessref mcp: spawn to the first completion answered, wall time against node's
+    firstSearchOverDsh: 0.25, // the first search of 2,000 sessions, wall time against dsh's FTS5 build of them
+    firstSearchOverDirect: 3.0, // the first search of 10,000 sessions against sessref's index fed the documents directly
     peakMiB: 150,
   },
 };

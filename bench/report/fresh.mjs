@@ -27,7 +27,33 @@ const HEADER = [
 
 const DEMO_TARGETS = { '--version': 'demoLight', mention: 'demoLight', list: 'demoLight', show: 'demoHeavy', 'search (warm)': 'demoHeavy', prepare: 'demoHeavy' };
 
-export function freshSection({ demo, corpora, mcp }, machine) {
+/** What each first search is set beside, as the table says it. */
+const BESIDE = {
+  dsh: "dsh's FTS5 backend building its index over the same root (`suites/search.mjs --mode dsh`)",
+  direct: "sessref's index built from as many generated sessions of the same shape, fed directly, no log read (`suites/search-index.mjs --mode build`)",
+};
+
+function firstSearchLines(firstSearch) {
+  const rows = firstSearch.map(({ count, beside, cli, baselineMs }) => {
+    const ratio = (cli.wall.median * 1000) / baselineMs;
+    const target = beside === 'dsh' ? FRESH.targets.firstSearchOverDsh : FRESH.targets.firstSearchOverDirect;
+    const runs = cli.wall.samples.length;
+    return `| ${count.toLocaleString('en-US')} | ${(cli.wall.median).toFixed(1)} s (${runs === 1 ? '1 run' : `median of ${runs}`}), ${(cli.cpu.median).toFixed(1)} s CPU, ${mib(cli.peakKiB.median)} | ${BESIDE[beside]}: ${(baselineMs / 1000).toFixed(1)} s | ${times(ratio)} | <= ${target}x: ${verdict(ratio <= target)} |`;
+  });
+  return [
+    '### The first search of a root: an empty cache directory',
+    '',
+    "`sessref search migration --root <root>` with its cache directory emptied before each run, so the one command builds every derived file (title index, kept headers, content index) over the discovery corpus, wall time;",
+    'beside, in the same run, what building a content index costs otherwise:',
+    '',
+    '| sessions | `sessref search`, wall (CPU, peak RSS) | beside it | ratio, wall | target |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ];
+}
+
+export function freshSection({ demo, corpora, mcp, firstSearch }, machine) {
   const lines = [
     HEADING,
     '',
@@ -62,6 +88,7 @@ export function freshSection({ demo, corpora, mcp }, machine) {
     }
     lines.push('');
   }
+  if (firstSearch !== undefined) lines.push(...firstSearchLines(firstSearch));
   const mcpMet = mcp.wallRatio.median <= FRESH.targets.mcp;
   lines.push(
     '### `sessref mcp`: from spawn to the first completion answered',

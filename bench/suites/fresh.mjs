@@ -9,9 +9,11 @@
  *
  * Args: --cases FILE (JSON: [{ name, args, env? }]) --runs N
  *       or --mcp ROOT --runs N (spawn to the first completion answered, wall time)
+ *       or --first-search ROOT --cache DIR --runs N (`sessref search` over ROOT with DIR
+ *          emptied before each run: the first search of a root, every derived file built)
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
@@ -19,7 +21,7 @@ import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 const BIN = fileURLToPath(new URL('../../packages/cli/bundle/bin.js', import.meta.url));
 const TIME = '/usr/bin/time';
 
-const { cases: casesFile, mcp: mcpRoot, runs: runsArg = '5' } = parseArgs();
+const { cases: casesFile, mcp: mcpRoot, 'first-search': firstSearchRoot, cache: cacheDir, runs: runsArg = '5' } = parseArgs();
 const runs = Number(runsArg);
 
 /** Runs `argv` with its output dropped, then prints its exit status and the CPU times of the shell's children (`times`' second line). */
@@ -107,7 +109,23 @@ function nodeWall() {
   return (performance.now() - started) / 1000;
 }
 
-if (mcpRoot !== undefined) {
+/** `runs` first searches of `root`, each with an empty cache directory: title index, kept headers and content index all built by the one command. */
+function firstSearches(root, cache) {
+  const samples = [];
+  for (let run = 0; run < runs; run += 1) {
+    rmSync(cache, { recursive: true, force: true });
+    mkdirSync(cache, { recursive: true });
+    const figures = measure([process.execPath, BIN, 'search', 'migration', '--root', root], { ...process.env, SESSREF_CACHE_DIR: cache });
+    if (figures.status !== 0) throw new Error(`sessref search over ${root} exited with ${figures.status}`);
+    samples.push(figures);
+    progress(`  first search of ${root}: ${figures.wall.toFixed(1)} s wall, ${figures.cpu.toFixed(1)} s CPU`);
+  }
+  return { wall: summary(samples.map((sample) => sample.wall)), cpu: summary(samples.map((sample) => sample.cpu)), peakKiB: summary(samples.map((sample) => sample.peakKiB)) };
+}
+
+if (firstSearchRoot !== undefined) {
+  emitResult(firstSearches(firstSearchRoot, cacheDir));
+} else if (mcpRoot !== undefined) {
   await mcpOnce(mcpRoot);
   const pairs = [];
   for (let run = 0; run < runs; run += 1) pairs.push({ mcp: await mcpOnce(mcpRoot), node: nodeWall() });

@@ -19,12 +19,13 @@ import { copilotAgent } from './copilot/agent.js';
 import { factoryDroidAgent } from './factory-droid/agent.js';
 import { geminiCliAgent } from './gemini-cli/agent.js';
 import { kiloAgent } from './kilo/agent.js';
+import { openclawAgent } from './openclaw/agent.js';
 import { opencodeAgent } from './opencode/agent.js';
 import { piAgent } from './pi/agent.js';
 import { qwenCodeAgent } from './qwen-code/agent.js';
 
 /** Every agent, in listing order. */
-const ROWS = [claudeCodeAgent, codexAgent, geminiCliAgent, opencodeAgent, kiloAgent, piAgent, qwenCodeAgent, copilotAgent, clineAgent, factoryDroidAgent, continueAgent] as const;
+const ROWS = [claudeCodeAgent, codexAgent, geminiCliAgent, opencodeAgent, kiloAgent, piAgent, qwenCodeAgent, copilotAgent, clineAgent, factoryDroidAgent, continueAgent, openclawAgent] as const;
 
 /** An agent's provenance name: the `--sources` word, and the prefix of its session ids (`codex:<id>`). */
 export type AgentName = (typeof ROWS)[number]['name'];

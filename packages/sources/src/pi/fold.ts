@@ -16,7 +16,15 @@ type JsonRecord = Readonly<Record<string, unknown>>;
  * session, as pi's own list skips it.
  */
 export function foldPi(text: string, where: string): Transcript {
-  const records = parseLenientLines(text, where);
+  return foldPiEntries(parseLenientLines(text, where), where);
+}
+
+/**
+ * pi's fold over entries already read, in order, the `session` header first:
+ * a session file's lines, or the rows of a store that keeps pi's entries
+ * (OpenClaw's `transcript_events`). `throughRecord` is the last entry's index.
+ */
+export function foldPiEntries(records: readonly JsonRecord[], where: string): Transcript {
   const header = records[0];
   if (header?.['type'] !== 'session') throw new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `${where} does not start with a session header: not a pi session`);
   const createdAt = Date.parse(asString(header['timestamp']) ?? '');

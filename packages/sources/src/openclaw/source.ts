@@ -1,0 +1,160 @@
+import { relative } from 'node:path';
+import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
+import { readRevision, revisionToken } from '@sessref/platform';
+import { AGENTS } from '../agents.js';
+import { SourceReadError } from '../errors.js';
+import { foreignSessionId } from '../ids.js';
+import { asString } from '../json-lines.js';
+import type { SourceEnvironment, Transcript } from '../transcripts/format.js';
+import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
+import { foldOpenclaw } from './fold.js';
+import { agentDatabases } from './locate.js';
+import { listWindows, readEvents, type EventLimits, type WindowRow } from './store.js';
+
+/** Sessions one database may hold before sessref refuses to list it. */
+const MAX_SESSIONS = 1_000_000;
+const DEFAULT_LIMITS: EventLimits = { maxRows: 1_000_000, maxBytes: 256 * 1024 * 1024 };
+
+export interface OpenclawSourceOptions {
+  environment: SourceEnvironment;
+  /** Largest session read: its events, and the bytes of their JSON. */
+  limits?: EventLimits;
+}
+
+/** A listed session: its window, where it is, and the facts of its header. */
+interface Listed {
+  readonly window: WindowRow;
+  readonly database: string;
+  readonly createdAt: number;
+  readonly cwd: string | undefined;
+}
+
+const { name, displayName } = AGENTS.openclaw;
+
+/**
+ * A source over OpenClaw's agent databases (one SQLite file per agent),
+ * read in place and never written (this package's README, "OpenClaw").
+ */
+export function openclawSource(options: OpenclawSourceOptions): TranscriptSource {
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  /** Titles a whole read found (pi's rule), by session, with the change stamp they were read at. */
+  const readTitlesByStamp = new Map<string, { stamp: string; title: string | undefined }>();
+  /** What the last discovery found: the sessions listed, and those it had to leave out. */
+  let last: { readonly sessions: Map<string, Listed>; readonly problems: SourceProblem[] } = { sessions: new Map(), problems: [] };
+
+  const discover = async (signal?: AbortSignal): Promise<Map<string, Listed>> => {
+    const agents = AGENTS.openclaw.home(options.environment);
+    const next = { sessions: new Map<string, Listed>(), problems: [] as SourceProblem[] };
+    for (const { path } of agentDatabases(agents)) {
+      signal?.throwIfAborted();
+      const file = relative(agents, path);
+      try {
+        for (const row of await listWindows(path, MAX_SESSIONS)) {
+          const sessionId = foreignSessionId(name, row.id);
+          if ('error' in row) {
+            next.problems.push({ sessionId, file, error: asReadError(row.error, { nativeId: row.id, path, home: agents }) });
+            continue;
+          }
+          const createdAt = Date.parse(asString(row.header?.['timestamp']) ?? '');
+          if (Number.isNaN(createdAt)) {
+            next.problems.push({ sessionId, file, error: new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `${file}: session ${row.id} has no session header with a start time`) });
+            continue;
+          }
+          const known = next.sessions.get(sessionId);
+          // The same id in two agents' databases: listed once, from the window updated last.
+          if (known === undefined || row.updatedAt > known.window.updatedAt) next.sessions.set(sessionId, { window: row, database: path, createdAt, cwd: asString(row.header?.['cwd']) || undefined });
+        }
+      } catch (error) {
+        next.problems.push({ sessionId: foreignSessionId(name, file), file, error: asReadError(error, { nativeId: '', path, home: agents }) });
+      }
+    }
+    last = next;
+    return next.sessions;
+  };
+
+  /** A listed session, from the last discovery or, when it is not there, a new one. */
+  const find = async (sessionId: string, signal?: AbortSignal): Promise<Listed> => {
+    const known = last.sessions.get(sessionId);
+    if (known !== undefined) return known;
+    const found = (await discover(signal)).get(sessionId);
+    if (found !== undefined) return found;
+    throw new SourceReadError('SOURCE_SESSION_NOT_FOUND', `no ${displayName} session has the id "${sessionId}"`);
+  };
+
+  const read = async (entry: Listed): Promise<Transcript> => {
+    const agents = AGENTS.openclaw.home(options.environment);
+    const where = `${relative(agents, entry.database)} session ${entry.window.id}`;
+    try {
+      return foldOpenclaw(await readEvents(entry.database, entry.window.id, limits), entry.window.title, where);
+    } catch (error) {
+      throw asReadError(error, { nativeId: entry.window.id, path: entry.database, home: agents });
+    }
+  };
+
+  /** The agent's own title, else the one a whole read finds (as of this change stamp). */
+  const titleOf = async (sessionId: string, entry: Listed): Promise<string | undefined> => {
+    if (entry.window.title !== undefined) return entry.window.title;
+    const stamp = stampOf(entry);
+    const known = readTitlesByStamp.get(sessionId);
+    if (known !== undefined && known.stamp === stamp) return known.title;
+    const { title } = await read(entry);
+    readTitlesByStamp.set(sessionId, { stamp, title });
+    return title;
+  };
+
+  return {
+    name,
+    owns: (sessionId) => sessionId.startsWith(`${name}:`),
+
+    async changeStamps(signal) {
+      const stamps = new Map<string, string>();
+      for (const [sessionId, entry] of await discover(signal)) stamps.set(sessionId, stampOf(entry));
+      return stamps;
+    },
+
+    async listSessions(signal): Promise<SessionHeaderLike[]> {
+      const found = await discover(signal);
+      return [...found].map(([sessionId, entry]) => sessionHeader(sessionId, factsOf(entry))).sort(newestFirst);
+    },
+
+    async readTitles(sessionIds, signal) {
+      const results: TitleReadResult[] = [];
+      for (const sessionId of sessionIds) {
+        try {
+          const entry = await find(sessionId, signal);
+          results.push({ sessionId, status: 'fulfilled', title: sessionLabel(displayName, await titleOf(sessionId, entry), entry.window.id) });
+        } catch (reason) {
+          results.push({ sessionId, status: 'rejected', reason });
+        }
+      }
+      return results;
+    },
+
+    async readSurface(sessionId, signal): Promise<SurfaceSnapshot> {
+      signal?.throwIfAborted();
+      const entry = await find(sessionId, signal);
+      const transcript = await read(entry);
+      return { session: sessionHeader(sessionId, factsOf(entry)), capturedThroughSeq: transcript.throughRecord, messages: transcript.messages };
+    },
+
+    problems: () => [...last.problems],
+
+    // Each listing opens and closes the databases: nothing stays open between them.
+    close() {},
+  };
+}
+
+function factsOf(entry: Listed): { createdAt: number; cwd?: string } {
+  return entry.cwd === undefined ? { createdAt: entry.createdAt } : { createdAt: entry.createdAt, cwd: entry.cwd };
+}
+
+/**
+ * A session's change stamp without reading its events: any write lands in
+ * the database's `-wal` file (or, checkpointed, the database file), so their
+ * revisions stamp every session of it, with the window's own update time.
+ */
+function stampOf(entry: Listed): string {
+  const database = readRevision(entry.database, true);
+  const wal = readRevision(`${entry.database}-wal`, true);
+  return `db:${database === undefined ? '-' : revisionToken(database)}:${wal === undefined ? '-' : revisionToken(wal)}:${entry.window.updatedAt}`;
+}

@@ -16,7 +16,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RootLogs } from '@sessref/dsh/reading';
 import { Engine, type EngineOptions } from '../src/engine/engine.js';
 import { logPath, ok, openEngineOnHost, removeTemps, tempDir } from './support.js';
 
@@ -72,6 +73,23 @@ describe("the engine's own reads", () => {
     } finally {
       await own.close();
       await host.close();
+    }
+  }, 120_000);
+
+  it('read each log whole once for a first search: the title index takes the titles the content index read with each surface', async () => {
+    const loads = vi.spyOn(RootLogs.prototype, 'load');
+    const engine = await Engine.open(await options());
+    try {
+      const hits = await engine.search('the', { target: 'scratchpad' });
+      expect(hits.length).toBeGreaterThan(0);
+      const perSession = new Map<string, number>();
+      for (const [id] of loads.mock.calls) perSession.set(id, (perSession.get(id) ?? 0) + 1);
+      // Every session but the damaged one, whose refusal is kept: its title read asks again and is refused without a read.
+      expect([...perSession].filter(([id, count]) => count !== 1 && id !== 'terraform-cleanup')).toEqual([]);
+      expect(perSession.size).toBe((await engine.sessions()).length);
+    } finally {
+      loads.mockRestore();
+      await engine.close();
     }
   }, 120_000);
 

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { surfaceThrough } from '@sessref/dsh';
 import { logFileName, sessionLogs } from '@sessref/dsh/jsonl-root';
 import { CheckedJsonlPersistence, bootLayers, pluginLayer, queryEngine, sessionServices } from '@sessref/host';
-import { surfaceOfStored, titleOfStored } from '@sessref/dsh/own-surface';
+import { surfaceAndTitleOfStored, surfaceOfStored, titleOfStored } from '@sessref/dsh/own-surface';
 import { RootLogs } from '@sessref/dsh/reading';
 import { createHost, createSession, framePerRecord, setTitle, writeGeneration, type Step } from '@sessref/test-support';
 
@@ -62,8 +62,9 @@ async function ownRead(): Promise<Answer> {
   const stored = await new RootLogs(root).load(SESSION.id).catch(() => undefined);
   const surface = stored && surfaceOfStored(SESSION.id, stored);
   const titled = stored && titleOfStored(SESSION.id, stored);
-  // Both reads restore the log the same way: one answers exactly when the other does.
+  // Both reads restore the log the same way: one answers exactly when the other does, and the two from one restore answer alike.
   expect(titled === undefined).toBe(surface === undefined);
+  if (stored !== undefined) expect(surfaceAndTitleOfStored(SESSION.id, stored)).toEqual({ surface, title: titled });
   if (surface === undefined || titled === undefined) return { kind: 'left to the host' };
   return { kind: 'surface', surface: plain(surface), title: plain(titled) };
 }

@@ -64,13 +64,14 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
   const kept = new KeptHeaders(new RootLogs(options.root), { watch: options.watch, headersFile: `${options.searchIndexFile}.headers.json`, tracker });
   let booted: Promise<HostSide> | undefined;
   let side: HostSide | undefined;
+  const titledWithSurface: TitledWithSurface = new Map();
   const host = (): Promise<HostSide> =>
     (booted ??= import('./host-side.js').then(async ({ HostSide }) => (side = await HostSide.boot(kept, service, options.resolver))));
   const titles: TitleReads = {
     live: (): readonly LiveSession[] => side?.titleReads().live() ?? [],
     // A title the host's read would give is read from the log (a first search titles a whole root); the rest, and live sessions, by the host.
     read: async (sessionIds, signal) => {
-      const own = await ownTitles(kept.logs, sessionIds.filter((id) => side?.live(id) === undefined), signal);
+      const own = await ownTitles(kept.logs, sessionIds.filter((id) => side?.live(id) === undefined), titledWithSurface, signal);
       const rest = sessionIds.filter((id) => !own.has(id));
       const hosted = rest.length === 0 ? [] : await (await host()).titleReads().read(rest, signal);
       const byHost = new Map(hosted.map((read) => [read.sessionId, read]));
@@ -87,7 +88,7 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
     listSessions: async (signal) => placedWhereTheyAre(await catalog.listSessions(signal), await kept.entries(signal)),
     readTitles: (sessionIds, signal) => catalog.readTitles(sessionIds, signal),
     // A session this process's host holds is read live; any other from its log, unless only the host can say.
-    readSurface: async (sessionId) => (side?.live(sessionId) === undefined ? await ownSurface(kept.logs, sessionId) : undefined) ?? (await host()).surface(sessionId),
+    readSurface: async (sessionId) => (side?.live(sessionId) === undefined ? await ownSurface(kept.logs, sessionId, titledWithSurface) : undefined) ?? (await host()).surface(sessionId),
   };
   // Other machines' dsh sessions are read whatever agents the run reads: `--sources dsh` names them with none.
   const service = new ReferenceService({ own, catalog: () => catalog, config: options.resolver, mirroredDshRoots: true });
@@ -142,27 +143,48 @@ function placedWhereTheyAre(headers: SessionHeaderLike[], listed: readonly Liste
 }
 
 /**
+ * Titles read with a surface, by session, with the revision token of the
+ * log they were read from. A first search reads every log whole for the
+ * content index, then titles its hits, which brings the title index up to
+ * date: each title it wants of an unchanged log is taken from here instead
+ * of reading that log whole again. Taken once; a title the index never asks
+ * for is replaced by the next read of its session.
+ */
+type TitledWithSurface = Map<string, { revision: string; read: TitleRead }>;
+
+/**
  * A session's surface from sessref's own read of its log, where that is
  * exactly what the host's read would give (see `@sessref/dsh/own-surface`):
  * `undefined` for a log it cannot read or leaves to the host, whose answer
- * or refusal is then the one given.
+ * or refusal is then the one given. Its title, from the same read, is kept
+ * in `titled`.
  */
-async function ownSurface(logs: RootLogs, sessionId: string): Promise<SurfaceSnapshot | undefined> {
+async function ownSurface(logs: RootLogs, sessionId: string, titled: TitledWithSurface): Promise<SurfaceSnapshot | undefined> {
   const stored = await logs.load(sessionId).catch(() => undefined);
   if (stored === undefined) return undefined;
-  const { surfaceOfStored } = await import('@sessref/dsh/own-surface');
-  return surfaceOfStored(sessionId, stored);
+  const { surfaceAndTitleOfStored } = await import('@sessref/dsh/own-surface');
+  const { surface, title } = surfaceAndTitleOfStored(sessionId, stored);
+  if (title !== undefined) titled.set(sessionId, { revision: stored.revision, read: { sessionId, status: 'fulfilled', ...title } });
+  return surface;
 }
 
 /**
  * The header and latest title of each of `sessionIds` from sessref's own
  * read of its log, where that is exactly what the host's read would give
- * (see `@sessref/dsh/own-surface`); a session left out is the host's to read.
+ * (see `@sessref/dsh/own-surface`), or from a surface read of the log at
+ * the revision it has now (`titled`); a session left out is the host's to
+ * read.
  */
-async function ownTitles(logs: RootLogs, sessionIds: readonly string[], signal?: AbortSignal): Promise<Map<string, TitleRead>> {
+async function ownTitles(logs: RootLogs, sessionIds: readonly string[], fromSurfaces: TitledWithSurface, signal?: AbortSignal): Promise<Map<string, TitleRead>> {
   const read = new Map<string, TitleRead>();
   for (const sessionId of sessionIds) {
     signal?.throwIfAborted();
+    const early = fromSurfaces.get(sessionId);
+    fromSurfaces.delete(sessionId);
+    if (early !== undefined && early.revision === currentRevision(logs, sessionId)) {
+      read.set(sessionId, early.read);
+      continue;
+    }
     let stored: StoredLog | undefined;
     try {
       stored = await logs.load(sessionId, signal);
@@ -176,6 +198,15 @@ async function ownTitles(logs: RootLogs, sessionIds: readonly string[], signal?:
     if (titled !== undefined) read.set(sessionId, { sessionId, status: 'fulfilled', header: titled.header, title: titled.title });
   }
   return read;
+}
+
+/** The revision token of the log of `sessionId` now; none when it has none, or its directory is of a shape sessref refuses. */
+function currentRevision(logs: RootLogs, sessionId: string): string | undefined {
+  try {
+    return logs.revisionOf(sessionId);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

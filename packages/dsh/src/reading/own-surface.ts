@@ -63,8 +63,37 @@ function restore(id: string, stored: StoredLog): Restored | undefined {
  */
 export function surfaceOfStored(id: string, stored: StoredLog): SurfaceSnapshot | undefined {
   const restored = restore(id, stored);
-  if (restored === undefined) return undefined;
-  const { header, events } = restored;
+  return restored && surfaceOf(restored);
+}
+
+/**
+ * The header and latest title `ctx.sessionQuery.readTitleSnapshots` of rc.8
+ * gives for `stored` (the log of `id`, read whole): the last `session/title`
+ * event's, after the same restore; `undefined` where only the host can say.
+ */
+export function titleOfStored(id: string, stored: StoredLog): TitledHeader | undefined {
+  const restored = restore(id, stored);
+  return restored && titleOf(restored);
+}
+
+/**
+ * Both of the above from one restore of `stored`: a read that indexes a
+ * log's surface (a first search reads every log whole) gets its title for
+ * the title index at no second read. Either is `undefined` where only the
+ * host can say.
+ */
+export function surfaceAndTitleOfStored(id: string, stored: StoredLog): { surface: SurfaceSnapshot | undefined; title: TitledHeader | undefined } {
+  const restored = restore(id, stored);
+  return restored === undefined ? { surface: undefined, title: undefined } : { surface: surfaceOf(restored), title: titleOf(restored) };
+}
+
+/** A session's header and latest title, as rc.8's title read gives them. */
+export interface TitledHeader {
+  header: SessionHeader;
+  title: string | undefined;
+}
+
+function surfaceOf({ header, events }: Restored): SurfaceSnapshot | undefined {
   const messages: SurfaceMessage[] = [];
   try {
     for (const seq of foldSurface(events).nodes) {
@@ -80,16 +109,9 @@ export function surfaceOfStored(id: string, stored: StoredLog): SurfaceSnapshot 
   return { session: structuredClone(header), capturedThroughSeq: events.at(-1)?.seq ?? null, messages };
 }
 
-/**
- * The header and latest title `ctx.sessionQuery.readTitleSnapshots` of rc.8
- * gives for `stored` (the log of `id`, read whole): the last `session/title`
- * event's, after the same restore; `undefined` where only the host can say.
- */
-export function titleOfStored(id: string, stored: StoredLog): { header: SessionHeader; title: string | undefined } | undefined {
-  const restored = restore(id, stored);
-  if (restored === undefined) return undefined;
-  const titled = restored.events.findLast((event) => event.type === 'session/title');
-  return { header: structuredClone(restored.header), title: titled?.type === 'session/title' ? titled.data.title : undefined };
+function titleOf({ header, events }: Restored): TitledHeader {
+  const titled = events.findLast((event) => event.type === 'session/title');
+  return { header: structuredClone(header), title: titled?.type === 'session/title' ? titled.data.title : undefined };
 }
 
 /**

@@ -226,6 +226,8 @@ describe('hostile OpenClaw databases stay bounded', () => {
       writer.prepare("INSERT OR REPLACE INTO transcript_events (session_id, seq, event_json, created_at) VALUES ('bad', 1, ?, 1)").run(json);
       writer.close();
       await expect(source.readSurface('openclaw:bad')).rejects.toMatchObject({ code: 'SOURCE_SESSION_CORRUPT', message: expect.stringContaining(detail) });
+      // Listed still (its header reads), its label the id: the damaged event comes before any prompt.
+      expect(await source.readTitles(['openclaw:bad'])).toEqual([{ sessionId: 'openclaw:bad', status: 'fulfilled', title: 'OpenClaw · bad' }]);
       expect(carriedBy((await source.readSurface('openclaw:ok')).messages)).toEqual([['user', 'fine']]);
     }
   });

@@ -37,8 +37,6 @@ const { name, displayName } = AGENTS.openclaw;
  */
 export function openclawSource(options: OpenclawSourceOptions): TranscriptSource {
   const limits = options.limits ?? DEFAULT_LIMITS;
-  /** Titles a whole read found (pi's rule), by session, with the change stamp they were read at. */
-  const readTitlesByStamp = new Map<string, { stamp: string; title: string | undefined }>();
   /** What the last discovery found: the sessions listed, and those it had to leave out. */
   let last: { readonly sessions: Map<string, Listed>; readonly problems: SourceProblem[] } = { sessions: new Map(), problems: [] };
 
@@ -91,17 +89,6 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
     }
   };
 
-  /** The agent's own title, else the one a whole read finds (as of this change stamp). */
-  const titleOf = async (sessionId: string, entry: Listed): Promise<string | undefined> => {
-    if (entry.window.title !== undefined) return entry.window.title;
-    const stamp = stampOf(entry);
-    const known = readTitlesByStamp.get(sessionId);
-    if (known !== undefined && known.stamp === stamp) return known.title;
-    const { title } = await read(entry);
-    readTitlesByStamp.set(sessionId, { stamp, title });
-    return title;
-  };
-
   return {
     name,
     owns: (sessionId) => sessionId.startsWith(`${name}:`),
@@ -122,7 +109,7 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
       for (const sessionId of sessionIds) {
         try {
           const entry = await find(sessionId, signal);
-          results.push({ sessionId, status: 'fulfilled', title: sessionLabel(displayName, await titleOf(sessionId, entry), entry.window.id) });
+          results.push({ sessionId, status: 'fulfilled', title: sessionLabel(displayName, entry.window.title ?? entry.window.firstPrompt, entry.window.id) });
         } catch (reason) {
           results.push({ sessionId, status: 'rejected', reason });
         }

@@ -3,9 +3,13 @@ import { decompressZstd } from '../codex/zstd.js';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import { requireTables, schemaKinds, withReadOnlyDatabase } from '../sqlite-database.js';
+import { firstPromptOf } from './fold.js';
 
 type Row = Record<string, SQLOutputValue>;
 type JsonRecord = Record<string, unknown>;
+
+/** Events a listing reads at most per session to find its first prompt: a real session's comes within its first few. */
+const MAX_PROMPT_SCAN = 1000;
 
 /** How refusals name the store. */
 const AGENT = 'OpenClaw';
@@ -29,6 +33,8 @@ export interface WindowRow {
   readonly updatedAt: number;
   /** OpenClaw's own title for it: its node's label or display name (when it is the node's current session), else its window's display name. */
   readonly title: string | undefined;
+  /** Its first user prompt on one line, when one is among its first {@link MAX_PROMPT_SCAN} events. */
+  readonly firstPrompt: string | undefined;
   /** Its `session` header event, when it has one. */
   readonly header: JsonRecord | undefined;
 }
@@ -59,14 +65,21 @@ export function listWindows(path: string, maxSessions: number): Promise<ListedWi
       )
       .all(maxSessions + 1);
     if (rows.length > maxSessions) throw new SourceReadError('SOURCE_SESSION_TOO_LARGE', `the database holds more than ${maxSessions} sessions`);
-    const first = database.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq LIMIT 1');
+    const first = database.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq LIMIT ?');
     return rows.map((row): ListedWindow => {
       const id = String(row['id']);
       try {
         const own = row['current_session_id'] === id ? (named(row['label']) ?? named(row['display_name'])) : undefined;
-        const event = first.get(id);
-        const header = event === undefined ? undefined : eventOf(event, id);
-        return { id, updatedAt: Number(row['updated_at']) || 0, title: own ?? named(row['window_name']), header: header?.['type'] === 'session' ? header : undefined };
+        const title = own ?? named(row['window_name']);
+        // Decoded one at a time: a session with a title of its own reads its header alone, one without reads on to its first prompt.
+        const events = eventsOf(first.iterate(id, title === undefined ? MAX_PROMPT_SCAN : 1), id);
+        try {
+          const header = events.next().value;
+          const firstPrompt = title === undefined ? promptOrNone(events) : undefined;
+          return { id, updatedAt: Number(row['updated_at']) || 0, title, firstPrompt, header: header?.['type'] === 'session' ? header : undefined };
+        } finally {
+          events.return(undefined);
+        }
       } catch (error) {
         return { id, error: error instanceof SourceReadError ? error : new SourceReadError('SOURCE_SESSION_CORRUPT', `session ${id}'s rows cannot be read`, { cause: error }) };
       }
@@ -95,6 +108,20 @@ function refuseOverLimits(database: DatabaseSync, sessionId: string, limits: Eve
   if (Number(size?.['rows'] ?? 0) > limits.maxRows || Number(size?.['bytes'] ?? 0) > limits.maxBytes) {
     throw new SourceReadError('SOURCE_SESSION_TOO_LARGE', `session ${sessionId} has more than ${limits.maxRows} events or ${limits.maxBytes} bytes`);
   }
+}
+
+/** The first prompt among `events`, or none when an event before it cannot be read (reading the session says why). */
+function promptOrNone(events: Iterable<JsonRecord>): string | undefined {
+  try {
+    return firstPromptOf(events);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The events of `rows`, decoded one at a time as they are asked for. */
+function* eventsOf(rows: Iterable<Row>, sessionId: string): Generator<JsonRecord> {
+  for (const row of rows) yield eventOf(row, sessionId);
 }
 
 /** One row's event: its JSON text, or its zstd data decoded to exactly the UTF-8 size the row declares (OpenClaw's own check). */

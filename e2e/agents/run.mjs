@@ -1,6 +1,6 @@
 /**
  * `npm run test:agents`: the real Claude Code, Codex, Gemini CLI, opencode,
- * Kilo, pi, Copilot, Cline, Qwen Code, Factory Droid and Continue CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
+ * Kilo, pi, Copilot, Cline, Qwen Code, Factory Droid, Continue and OpenClaw CLIs (pinned, installed once into `.cache/agents/`) each write a real multi-turn session
  * with a compaction, offline, against our fake model on 127.0.0.1; then the
  * built sessref CLI must list each session with its source, and `show` must
  * give exactly the conversation the agent itself keeps after the compaction:
@@ -139,7 +139,9 @@ function answer(request) {
   // The prompt size every reply reports, for an agent that judges a compaction by it (Qwen Code).
   const sized = DRIVERS[name]?.promptTokens === undefined ? {} : { promptTokens: DRIVERS[name].promptTokens };
   if (isCompaction(name, request)) return { text: summaryText(name), compaction: true, ...sized };
-  const index = script(name).turns.findIndex((t) => request.text.includes(t.prompt));
+  // An agent that sends its own context after the prompt says which user text is the prompt.
+  const text = DRIVERS[name]?.promptText?.(request.body) ?? request.text;
+  const index = script(name).turns.findIndex((t) => text.includes(t.prompt));
   return index < 0 ? { text: 'Fake model: nothing to add.', ...sized } : { text: script(name).turns[index].reply, turn: index + 1, ...sized };
 }
 
@@ -167,6 +169,8 @@ const KEPT_BY_COMPACTION = {
   pi: (turns) => ({ after: [user(turns[1].prompt), assistant(turns[1].reply)] }),
   // Cline's sidecar holds the summary and a kept tail of the source messages: the last three here.
   cline: (turns) => ({ after: [assistant(turns[0].reply), user(turns[1].prompt), assistant(turns[1].reply)] }),
+  // OpenClaw keeps pi's rule: its compaction's firstKeptEntryId is the last reply, which the model gets after the summary.
+  openclaw: (turns) => ({ after: [assistant(turns[1].reply)] }),
 };
 
 /** The conversation sessref must show, from the agent's own rule for what a compaction keeps. */
@@ -188,8 +192,10 @@ function checkModelView(name, requests) {
   const seen = JSON.stringify(last.body);
   check(seen.includes(JSON.stringify(summary).slice(1, -1)), 'the turn-3 request to the model does not carry the summary: the agent did not use its compaction');
   const expected = expectedConversation(name);
+  // An agent whose summary quotes the turns it replaced says what of the request lies outside the summary.
+  const unsummarized = DRIVERS[name]?.outsideSummary?.(seen) ?? seen;
   for (const gone of turns.slice(0, 2).map((t) => t.reply).filter((reply) => !expected.some((item) => item.text === reply))) {
-    check(!seen.includes(gone.slice(0, 40)), `the turn-3 request still carries ${JSON.stringify(gone.slice(0, 40))}: the compaction did not drop it`);
+    check(!unsummarized.includes(gone.slice(0, 40)), `the turn-3 request still carries ${JSON.stringify(gone.slice(0, 40))}: the compaction did not drop it`);
   }
   for (const want of expected.filter((item) => item.text !== undefined && item.text !== turns[2].reply)) {
     check(seen.includes(JSON.stringify(want.text).slice(1, -1)), `the turn-3 request lacks ${JSON.stringify(want.text)}, which the expected conversation carries`);
@@ -233,20 +239,20 @@ async function checkSessref(name, result, dir) {
 
 /**
  * One agent's or MCP client's part of the run: `body` under one
- * AGENT_TIMEOUT_MS deadline (started by its first `inTime`, which races a
+ * deadline (AGENT_TIMEOUT_MS, or the driver's own `timeoutMs`) (started by its first `inTime`, which races a
  * promise against it; `requestsSince` lists what the fake model received
  * since the part began), and `record` given PASS, SKIP or FAIL with the reason,
  * the time it took and the host names it looked up. Its cleanups run and what
  * the fake model received is written to `dir` whatever happens.
  */
-async function recorded(record, { ctx, context }, body) {
+async function recorded(record, { ctx, context, timeoutMs = AGENT_TIMEOUT_MS }, body) {
   const started = Date.now();
   const firstRequest = context.model.requests.length;
   const firstLookup = context.dns?.lookups.length ?? 0;
   let timer;
   let timeout;
   const inTime = (promise) => {
-    timeout ??= new Promise((_, reject) => { timer = setTimeout(() => reject(new Failure(`timed out after ${seconds(AGENT_TIMEOUT_MS)}`)), AGENT_TIMEOUT_MS); });
+    timeout ??= new Promise((_, reject) => { timer = setTimeout(() => reject(new Failure(`timed out after ${seconds(timeoutMs)}`)), timeoutMs); });
     return Promise.race([promise, timeout]);
   };
   try {
@@ -278,7 +284,7 @@ async function runAgent(name, context) {
   mkdirSync(ctx.home, { recursive: true });
   mkdirSync(ctx.work, { recursive: true });
   const record = { name, label: driver.label, steps: ctx.steps };
-  return recorded(record, { ctx, context }, async ({ inTime, requestsSince }) => {
+  return recorded(record, { ctx, context, timeoutMs: driver.timeoutMs }, async ({ inTime, requestsSince }) => {
     const uninstalled = context.uninstalled[name];
     if (uninstalled !== undefined) throw new Skip(`not installed: ${uninstalled}`);
     const preflight = await driver.preflight?.();

@@ -6,11 +6,12 @@
  * native session id and the transcript file; the caller checks sessref.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import process from 'node:process';
 import { lastLines, run, spawnTracked } from '../../dsh-app/lib/proc.mjs';
-import { AGENTS, binPath } from './install.mjs';
+import { userTurns } from './fake-model.mjs';
+import { AGENTS, binPath, RUNTIMES } from './install.mjs';
 import { hasTmux, poll, startTmux } from './tmux.mjs';
 
 const STEP_TIMEOUT_MS = 90_000;
@@ -674,6 +675,89 @@ async function driveContinue(ctx) {
   return { nativeId: files[0].replace(/\.json$/, ''), transcript };
 }
 
+// ── OpenClaw ─────────────────────────────────────────────────────────────────
+/**
+ * OpenClaw 2026.9.6 (packages/sources/README.md, "OpenClaw"), on Node 24 (it
+ * needs >= 24.16). `~/.openclaw/openclaw.json` names the fake model as an
+ * OpenAI Chat Completions provider at /openclaw/v1, turns the update check
+ * and the remote model catalog's refresh off and puts the gateway on a free
+ * loopback port with a token; the env
+ * skips channels, cron, the Gmail watcher, the canvas and browser-control
+ * hosts, Bonjour (mDNS), the startup model prewarm, auto-update and the
+ * respawn. `agent --local --session-id` writes turns 1 and 2; `/compact` is
+ * refused in `--message`, so `openclaw gateway` runs (stopped by PID) while
+ * `openclaw sessions compact <key>` compacts through it; turn 3 is `agent
+ * --local` again (refused while a gateway runs for the state folder).
+ */
+function openclawSetup(ctx, port, token) {
+  const state = join(ctx.home, '.openclaw');
+  mkdirSync(state, { recursive: true });
+  const provider = { api: 'openai-completions', baseUrl: `${ctx.modelUrl}/openclaw/v1`, apiKey: 'x', models: [{ id: 'gpt-fake', name: 'Fake GPT', contextWindow: 128000, maxTokens: 4096 }] };
+  writeFileSync(join(state, 'openclaw.json'), JSON.stringify({
+    models: { providers: { fake: provider }, catalogRefresh: { enabled: false } },
+    agents: { defaults: { model: { primary: 'fake/gpt-fake' } } },
+    update: { checkOnStart: false },
+    gateway: { mode: 'local', port, bind: 'loopback', auth: { mode: 'token', token } },
+  }, null, 2));
+  const switches = ['SKIP_CHANNELS', 'SKIP_CRON', 'SKIP_GMAIL_WATCHER', 'SKIP_CANVAS_HOST', 'SKIP_BROWSER_CONTROL_SERVER', 'SKIP_STARTUP_MODEL_PREWARM', 'DISABLE_BONJOUR', 'NO_AUTO_UPDATE', 'NO_RESPAWN'];
+  return { ...baseEnv(ctx.home), ...Object.fromEntries(switches.map((name) => [`OPENCLAW_${name}`, '1'])) };
+}
+
+/** The OpenClaw agent database of the default agent under a home, opened read-only by the harness's Node. */
+async function openclawEvents(home, sessionId) {
+  const { DatabaseSync } = await import('node:sqlite');
+  const database = new DatabaseSync(join(home, '.openclaw', 'agents', 'main', 'agent', 'openclaw-agent.sqlite'), { readOnly: true });
+  try {
+    return database.prepare('SELECT seq, event_json FROM transcript_events WHERE session_id = ? ORDER BY seq').all(sessionId).map((row) => (row.event_json === null ? {} : JSON.parse(row.event_json)));
+  } finally {
+    database.close();
+  }
+}
+
+/**
+ * The prompt of an OpenClaw request: its newest user message that is not the
+ * `<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>` block OpenClaw sends after it.
+ */
+function openclawPrompt(body) {
+  const texts = (body.messages ?? []).filter((message) => message.role === 'user').map((message) => userTurns('chat', { messages: [message] })[0] ?? '');
+  return texts.findLast((text) => !text.startsWith('<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>')) ?? '';
+}
+
+async function driveOpenclaw(ctx) {
+  const { turns } = script(ctx.name);
+  const port = await freePort();
+  const token = `sessref-e2e-${port}`;
+  const env = openclawSetup(ctx, port, token);
+  const openclaw = [binPath('openclaw')];
+  const node = binPath('node24');
+  const sessionId = `sessref-e2e-${Date.now().toString(36)}`;
+  const agent = (prompt) => [...openclaw, 'agent', '--local', '--session-id', sessionId, '--message', prompt, '--json'];
+  expectStdout(await step(ctx, 'openclaw agent --local (turn 1)', node, agent(turns[0].prompt), env), turns[0].reply, 'turn 1');
+  expectStdout(await step(ctx, 'openclaw agent --local (turn 2)', node, agent(turns[1].prompt), env), turns[1].reply, 'turn 2');
+
+  ctx.log(`${ctx.name}: openclaw gateway on 127.0.0.1:${port}: sessions compact`);
+  const started = Date.now();
+  const gateway = spawnTracked(node, [...openclaw, 'gateway', '--allow-unconfigured', '--auth', 'token', '--token', token, '--bind', 'loopback', '--port', String(port)], { cwd: ctx.work, env, label: 'openclaw gateway' });
+  ctx.onCleanup(() => gateway.stop());
+  const listening = await poll(() => new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port }, () => { socket.end(); resolve(true); });
+    socket.on('error', () => resolve(false));
+  }), 60_000);
+  if (!listening) throw new Error(`openclaw gateway did not listen on ${port} within 60 s: ${lastLines(`${gateway.stdout}\n${gateway.stderr}`)}`);
+  const sessionKey = `agent:main:explicit:${sessionId}`;
+  ctx.compacting(true);
+  try {
+    await step(ctx, 'openclaw sessions compact <key>', node, [...openclaw, 'sessions', 'compact', sessionKey, '--token', token, '--timeout', '60000', '--json'], env);
+  } finally {
+    ctx.compacting(false);
+  }
+  await gateway.stop();
+  ctx.steps.push({ label: 'openclaw gateway: sessions compact', ms: Date.now() - started, code: 0 });
+  if (!(await openclawEvents(ctx.home, sessionId)).some((event) => event.type === 'compaction')) throw new Error(`session ${sessionId} has no compaction event: sessions compact did not compact`);
+  expectStdout(await step(ctx, 'openclaw agent --local (turn 3)', node, agent(turns[2].prompt), env), turns[2].reply, 'turn 3');
+  return { nativeId: sessionId, transcript: join(ctx.home, '.openclaw', 'agents', 'main', 'agent', 'openclaw-agent.sqlite') };
+}
+
 export const DRIVERS = {
   'claude-code': { drive: driveClaude, api: 'anthropic', label: `Claude Code ${AGENTS['claude-code'].version}` },
   codex: { drive: driveCodex, api: 'responses', label: `Codex ${AGENTS.codex.version}`, preflight: codexPreflight },
@@ -686,4 +770,12 @@ export const DRIVERS = {
   'qwen-code': { drive: driveQwen, api: 'chat@qwen-code', label: `Qwen Code ${AGENTS['qwen-code'].version}`, promptTokens: 60_000 },
   'factory-droid': { drive: driveDroid, api: 'chat@factory-droid', label: `Factory Droid ${AGENTS['factory-droid'].version}`, preflight: tmuxPreflight('droid continues a session and compresses only in its TUI when offline') },
   continue: { drive: driveContinue, api: 'chat@continue', label: `Continue ${AGENTS.continue.version}`, preflight: tmuxPreflight('Continue saves a compaction only from its TUI') },
+  openclaw: {
+    drive: driveOpenclaw, api: 'chat@openclaw', promptText: openclawPrompt,
+    // OpenClaw's stored summary ends with "Recent turns preserved verbatim": the summarized replies appear in it, and only there.
+    outsideSummary: (seen) => seen.replace(/<summary>.*?<\/summary>/g, ''),
+    label: `OpenClaw ${AGENTS.openclaw.version} (Node ${RUNTIMES.node24.version})`,
+    // Each OpenClaw command takes 10 to 60 s to start on a busy 2-core machine, and the gateway as long: five of them.
+    timeoutMs: 6 * 60_000,
+  },
 };

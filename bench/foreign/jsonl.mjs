@@ -112,34 +112,45 @@ export function writeGeminiCli(files, count, next) {
 /** Usage fields of a pi assistant message, as its openai-completions provider records them. */
 const PI_USAGE = { input: 1200, output: 300, cacheRead: 0, cacheWrite: 0, totalTokens: 1500, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 
+/**
+ * Session `n` as pi entries: its header (`version`), the model and thinking
+ * settings, three turns of a prompt, thinking and a tool call, the call's
+ * result and a reply, then a `session_info` name in one session of two.
+ * OpenClaw's agent is pi's, so its store holds the same entries.
+ */
+export function piEntries(n, next, { id, cwd, version, clock }) {
+  let parent = null;
+  let entries = 0;
+  const records = [{ type: 'session', version, id, timestamp: iso(clock.start), cwd }];
+  const entry = (type, fields) => {
+    entries += 1;
+    const entryId = (n * 64 + entries).toString(16).padStart(8, '0');
+    records.push({ type, id: entryId, parentId: parent, timestamp: clock.tick(), ...fields });
+    parent = entryId;
+  };
+  const assistant = (content, stopReason) => ({ role: 'assistant', content, api: 'openai-completions', provider: 'openai', model: 'gpt-5', usage: PI_USAGE, stopReason, timestamp: clock.now() });
+  entry('model_change', { provider: 'openai', modelId: 'gpt-5' });
+  entry('thinking_level_change', { thinkingLevel: 'medium' });
+  for (let turn = 0; turn < TURNS; turn += 1) {
+    const call = `call_${n}_${turn}`;
+    entry('message', { message: { role: 'user', content: [{ type: 'text', text: prose(next, 160) }], timestamp: clock.now() } });
+    entry('message', { message: assistant([{ type: 'thinking', thinking: prose(next, 300) }, { type: 'toolCall', id: call, name: 'bash', arguments: { command: 'npm test' } }], 'toolUse') });
+    entry('message', { message: { role: 'toolResult', toolCallId: call, toolName: 'bash', content: [{ type: 'text', text: prose(next, 900) }], isError: false, timestamp: clock.now() } });
+    entry('message', { message: assistant([{ type: 'text', text: prose(next, 500) }], 'stop') });
+  }
+  if (n % 2 === 0) entry('session_info', { name: prose(next, 30) });
+  return records;
+}
+
 /** pi: `~/.pi/agent/sessions/--<cwd>--/<start>_<id>.jsonl`, a tree of entries (settings, messages with thinking and tool calls, tool results), half named by `session_info`. */
 export function writePi(files, count, next) {
   for (let n = 0; n < count; n += 1) {
     const id = uuidOf(n, 4);
     const cwd = cwdOf(n, 50);
     const clock = sessionClock(n);
-    let parent = null;
-    let entries = 0;
-    const records = [line({ type: 'session', version: 3, id, timestamp: iso(clock.start), cwd })];
-    const entry = (type, fields) => {
-      entries += 1;
-      const entryId = (n * 64 + entries).toString(16).padStart(8, '0');
-      records.push(line({ type, id: entryId, parentId: parent, timestamp: clock.tick(), ...fields }));
-      parent = entryId;
-    };
-    const assistant = (content, stopReason) => ({ role: 'assistant', content, api: 'openai-completions', provider: 'openai', model: 'gpt-5', usage: PI_USAGE, stopReason, timestamp: clock.now() });
-    entry('model_change', { provider: 'openai', modelId: 'gpt-5' });
-    entry('thinking_level_change', { thinkingLevel: 'medium' });
-    for (let turn = 0; turn < TURNS; turn += 1) {
-      const call = `call_${n}_${turn}`;
-      entry('message', { message: { role: 'user', content: [{ type: 'text', text: prose(next, 160) }], timestamp: clock.now() } });
-      entry('message', { message: assistant([{ type: 'thinking', thinking: prose(next, 300) }, { type: 'toolCall', id: call, name: 'bash', arguments: { command: 'npm test' } }], 'toolUse') });
-      entry('message', { message: { role: 'toolResult', toolCallId: call, toolName: 'bash', content: [{ type: 'text', text: prose(next, 900) }], isError: false, timestamp: clock.now() } });
-      entry('message', { message: assistant([{ type: 'text', text: prose(next, 500) }], 'stop') });
-    }
-    if (n % 2 === 0) entry('session_info', { name: prose(next, 30) });
+    const records = piEntries(n, next, { id, cwd, version: 3, clock });
     const stamp = iso(clock.start).replace(/[:.]/g, '-');
-    files.write(`.pi/agent/sessions/--${cwd.slice(1).replaceAll('/', '-')}--/${stamp}_${id}.jsonl`, records.join(''));
+    files.write(`.pi/agent/sessions/--${cwd.slice(1).replaceAll('/', '-')}--/${stamp}_${id}.jsonl`, records.map(line).join(''));
   }
 }
 

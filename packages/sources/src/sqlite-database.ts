@@ -15,6 +15,15 @@ function isRegularFile(path: string): boolean {
 }
 
 /**
+ * Whether a read of the database at `path` goes through its `-wal` (a live
+ * writer's `-wal` and `-shm` are both there) rather than the database file
+ * alone (`immutable=1`): what the read sees depends on it.
+ */
+export function readsThroughWal(path: string): boolean {
+  return isRegularFile(`${path}-wal`) && isRegularFile(`${path}-shm`);
+}
+
+/**
  * Open the database without writing anything: read-only, and, unless a live
  * writer's `-wal` and `-shm` are both there to read through, `immutable=1`,
  * because SQLite would otherwise create both files beside a WAL-mode
@@ -23,9 +32,8 @@ function isRegularFile(path: string): boolean {
  */
 async function openReadOnly(path: string, agent: string): Promise<DatabaseSync> {
   const { DatabaseSync } = await loadNodeSqlite((requirement, cause) => new SourceReadError('SOURCE_SESSION_UNSUPPORTED', `${agent}'s SQLite store needs ${requirement}`, { cause }));
-  const live = isRegularFile(`${path}-wal`) && isRegularFile(`${path}-shm`);
   const url = pathToFileURL(path);
-  if (!live) url.searchParams.set('immutable', '1');
+  if (!readsThroughWal(path)) url.searchParams.set('immutable', '1');
   try {
     return new DatabaseSync(url, { readOnly: true });
   } catch (error) {

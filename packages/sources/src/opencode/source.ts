@@ -11,6 +11,7 @@ import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
 import { listDatabaseSessions, readDatabaseSession, readFirstPrompts, type RowLimits, type SessionRow } from './sqlite-store.js';
+import { DatabaseListings } from './database-listings.js';
 
 /** Sessions one store may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -59,6 +60,27 @@ type Location = { kind: 'database'; path: string } | { kind: 'tree'; storage: st
 interface Listed {
   info: OpencodeSessionInfo;
   location: Location;
+  /** The agent's own title (`info.title` unless a placeholder), else none: the first prompt titles the session. */
+  ownTitle: string | undefined;
+}
+
+/** One store's part of a listing: its sessions by id (subagents' left out), and the rows that cannot be read. */
+interface StoreListing {
+  sessions: (readonly [string, Listed])[];
+  problems: SourceProblem[];
+}
+
+/** The listing of `rows` read from `location`; `data` is the data folder problems are named relative to. */
+function storeListing(name: string, data: string, rows: readonly SessionRow[], location: Location): StoreListing {
+  const listing: StoreListing = { sessions: [], problems: [] };
+  const file = location.kind === 'database' ? location.path : location.file;
+  for (const row of rows) {
+    const sessionId = foreignSessionId(name, row.id);
+    if ('error' in row) listing.problems.push({ sessionId, file: relative(data, file), error: row.error });
+    // Subagents' sessions are part of their parent's tool calls; opencode lists them under it.
+    else if (row.parentId === undefined) listing.sessions.push([sessionId, { info: row, location, ownTitle: isOwnTitle(row.title) ? row.title : undefined }]);
+  }
+  return listing;
 }
 
 /** A source over opencode's SQLite store and its older JSON tree, read in place and never written. */
@@ -77,38 +99,50 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
    * sessions keep their update time as prompts arrive).
    */
   const promptTitles = new Map<string, { updatedAt: number; title: string }>();
+  /**
+   * Database sessions, as listed, found to have no prompt yet: so they stay
+   * while their database keeps the state its listing was kept at
+   * (`database-listings.ts`); a new read of it lists them anew.
+   */
+  const withoutPrompt = new WeakSet<Listed>();
   let listed = new Map<string, Listed>();
   let problems: SourceProblem[] = [];
+  /** Each database's listing, read again only when its files changed (`database-listings.ts`). */
+  const databaseListings = new DatabaseListings(async (path) => storeListing(name, member.agent.home(options.environment), await listDatabaseSessions(path, MAX_SESSIONS), { kind: 'database', path }));
+  /** The stores' listings `listed` was made of, in order: when a discovery finds the very same, `listed` stands. */
+  let listedFrom: readonly StoreListing[] = [];
 
   const discover = async (signal?: AbortSignal): Promise<Map<string, Listed>> => {
     const data = member.agent.home(options.environment);
-    const found = new Map<string, Listed>();
-    const seen: SourceProblem[] = [];
-    const take = (row: SessionRow, location: Location): void => {
-      const sessionId = foreignSessionId(name, row.id);
-      const file = location.kind === 'database' ? location.path : location.file;
-      if ('error' in row) return void seen.push({ sessionId, file: relative(data, file), error: row.error });
-      // Subagents' sessions are part of their parent's tool calls; opencode lists them under it.
-      if (row.parentId !== undefined) return;
-      const known = found.get(sessionId);
-      // The same session in two stores (the migration copies and leaves the tree): the newer copy wins.
-      if (known === undefined || row.updatedAt > known.info.updatedAt) found.set(sessionId, { info: row, location });
-    };
-    for (const path of databases(member, options.environment, data)) {
+    const stores: StoreListing[] = [];
+    const paths = databases(member, options.environment, data);
+    databaseListings.keepOnly(new Set(paths));
+    for (const path of paths) {
       signal?.throwIfAborted();
       try {
-        for (const row of await listDatabaseSessions(path, MAX_SESSIONS)) take(row, { kind: 'database', path });
+        stores.push(await databaseListings.get(path));
       } catch (error) {
-        seen.push({ sessionId: foreignSessionId(name, relative(data, path)), file: relative(data, path), error: asReadError(error, { nativeId: '', path, home: data }) });
+        stores.push({ sessions: [], problems: [{ sessionId: foreignSessionId(name, relative(data, path)), file: relative(data, path), error: asReadError(error, { nativeId: '', path, home: data }) }] });
       }
     }
     const storage = join(data, 'storage');
     for (const file of sessionFiles(storage)) {
       signal?.throwIfAborted();
-      take(readSessionFile(file, storage), { kind: 'tree', storage, file });
+      stores.push(storeListing(name, data, [readSessionFile(file, storage)], { kind: 'tree', storage, file }));
+    }
+    // Every store as it was (no database read again, no tree): the listing stands as made.
+    if (stores.length === listedFrom.length && stores.every((store, index) => store === listedFrom[index])) return listed;
+    const found = new Map<string, Listed>();
+    for (const store of stores) {
+      for (const [sessionId, entry] of store.sessions) {
+        const known = found.get(sessionId);
+        // The same session in two stores (the migration copies and leaves the tree): the newer copy wins.
+        if (known === undefined || entry.info.updatedAt > known.info.updatedAt) found.set(sessionId, entry);
+      }
     }
     listed = found;
-    problems = seen;
+    listedFrom = stores;
+    problems = stores.flatMap((store) => store.problems);
     return found;
   };
 
@@ -126,26 +160,35 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
    * it says why).
    */
   const learnPromptTitles = async (entries: readonly (readonly [string, Listed])[]): Promise<void> => {
-    const remember = (sessionId: string, { info }: Listed, title: string | undefined): void => {
-      if (title !== undefined) promptTitles.set(sessionId, { updatedAt: info.updatedAt, title });
+    const remember = (sessionId: string, entry: Listed, title: string | undefined): void => {
+      if (title !== undefined) promptTitles.set(sessionId, { updatedAt: entry.info.updatedAt, title });
+      else if (entry.location.kind === 'database') withoutPrompt.add(entry);
     };
     const byDatabase = new Map<string, (readonly [string, Listed])[]>();
+    const unchanged = new Map<string, boolean>();
+    const stillWithout = (entry: Listed): boolean => {
+      if (entry.location.kind !== 'database' || !withoutPrompt.has(entry)) return false;
+      const { path } = entry.location;
+      if (!unchanged.has(path)) unchanged.set(path, databaseListings.unchanged(path));
+      return unchanged.get(path) === true;
+    };
     for (const item of entries) {
       const [sessionId, entry] = item;
-      if (isOwnTitle(entry.info.title) || promptTitles.get(sessionId)?.updatedAt === entry.info.updatedAt) continue;
+      if (entry.ownTitle !== undefined || promptTitles.get(sessionId)?.updatedAt === entry.info.updatedAt || stillWithout(entry)) continue;
       if (entry.location.kind === 'tree') remember(sessionId, entry, await readMessages(entry).then((messages) => firstPrompt(messages, entry.info.revert), () => undefined));
       else if (byDatabase.has(entry.location.path)) byDatabase.get(entry.location.path)?.push(item);
       else byDatabase.set(entry.location.path, [item]);
     }
     for (const [path, group] of byDatabase) {
-      const prompts = await readFirstPrompts(path, group.map(([, { info }]) => ({ id: info.id, ...(info.revert === undefined ? {} : { revert: info.revert }) }))).catch(() => new Map<string, string>());
-      for (const [sessionId, entry] of group) remember(sessionId, entry, prompts.get(entry.info.id));
+      const prompts = await readFirstPrompts(path, group.map(([, { info }]) => ({ id: info.id, ...(info.revert === undefined ? {} : { revert: info.revert }) }))).catch(() => undefined);
+      // A database that could not be read this time is tried again at the next listing.
+      if (prompts !== undefined) for (const [sessionId, entry] of group) remember(sessionId, entry, prompts.get(entry.info.id));
     }
   };
 
   /** The agent's own title, else the session's first direct user prompt (as of this update), else none: the label shows the id. */
-  const titleOf = (sessionId: string, { info }: Listed): string | undefined => {
-    if (isOwnTitle(info.title)) return info.title;
+  const titleOf = (sessionId: string, { info, ownTitle }: Listed): string | undefined => {
+    if (ownTitle !== undefined) return ownTitle;
     const known = promptTitles.get(sessionId);
     return known?.updatedAt === info.updatedAt ? known.title : undefined;
   };
@@ -166,8 +209,10 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
 
     async changeStamps(signal) {
       const stamps = new Map<string, string>();
+      // A database's files are looked at once for all of its sessions.
+      const databaseStamps = new Map<string, string | undefined>();
       for (const [sessionId, { info, location }] of await discover(signal)) {
-        const stamp = locationStamp(location, info);
+        const stamp = locationStamp(location, info, databaseStamps);
         if (stamp !== undefined) stamps.set(sessionId, stamp);
       }
       return stamps;
@@ -183,7 +228,9 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
       const results = new Map<string, TitleReadResult>();
       for (const sessionId of sessionIds) {
         try {
-          found.push([sessionId, await find(sessionId, signal)]);
+          // Labels asked for what was just listed are found without a turn of the event loop each.
+          const entry = listed.get(sessionId);
+          found.push([sessionId, entry ?? (await find(sessionId, signal))]);
         } catch (reason) {
           results.set(sessionId, { sessionId, status: 'rejected', reason });
         }
@@ -207,7 +254,7 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
 
     problems: () => [...problems],
 
-    // Each listing opens and closes the database: nothing stays open between them.
+    // A listing that reads a database opens and closes it: nothing stays open between them.
     close() {},
   };
 }
@@ -222,15 +269,22 @@ function headerFacts(info: OpencodeSessionInfo): { createdAt: number; cwd?: stri
  * so their revisions stamp every session of it, with the session's own
  * update time. In the tree, the session file and its message folder.
  */
-function locationStamp(location: Location, info: OpencodeSessionInfo): string | undefined {
+function locationStamp(location: Location, info: OpencodeSessionInfo, databaseStamps: Map<string, string | undefined>): string | undefined {
   if (location.kind === 'database') {
-    const database = readRevision(location.path, true);
-    if (database === undefined) return undefined;
-    const wal = readRevision(`${location.path}-wal`, true);
-    return `db:${revisionToken(database)}:${wal === undefined ? '-' : revisionToken(wal)}:${info.updatedAt}`;
+    if (!databaseStamps.has(location.path)) databaseStamps.set(location.path, databaseStamp(location.path));
+    const database = databaseStamps.get(location.path);
+    return database === undefined ? undefined : `${database}:${info.updatedAt}`;
   }
   const file = readRevision(location.file, true);
   if (file === undefined) return undefined;
   const messages = readRevision(join(location.storage, 'message', info.id));
   return `tree:${revisionToken(file)}:${messages === undefined ? '-' : `${fileToken(messages)}:${messages.mtimeNs}`}`;
+}
+
+/** The database's part of its sessions' stamps: its file's and its `-wal`'s revisions; none when the file is gone. */
+function databaseStamp(path: string): string | undefined {
+  const database = readRevision(path, true);
+  if (database === undefined) return undefined;
+  const wal = readRevision(`${path}-wal`, true);
+  return `db:${revisionToken(database)}:${wal === undefined ? '-' : revisionToken(wal)}`;
 }

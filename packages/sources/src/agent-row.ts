@@ -28,9 +28,11 @@ export interface AgentRow<Name extends string = string> {
    * What a mirror of another machine pulls for this agent (`sessref remote`),
    * relative to that machine's home at the agent's default place: the folders
    * and files its reader reads, never the credentials the agent keeps beside
-   * them. A folder ends in `/`; a name may hold rsync's wildcards.
+   * them. A folder ends in `/`; a name may hold rsync's wildcards. An agent
+   * that keeps credentials inside the very files its reader reads is not
+   * mirrored at all: `withheld` says why.
    */
-  readonly mirrored: readonly string[];
+  readonly mirrored: readonly string[] | { readonly withheld: string };
   readonly reader: AgentReader;
 }
 
@@ -39,9 +41,20 @@ export interface AgentRow<Name extends string = string> {
  * files, through the format the generic transcript source lists, caches and
  * folds with; or a store of the agent's own, through a source over it.
  */
-type AgentReader = { readonly transcripts: () => Promise<TranscriptFormat> } | { readonly store: (environment: SourceEnvironment) => Promise<TranscriptSource> };
+type AgentReader = { readonly transcripts: () => Promise<TranscriptFormat> } | { readonly store: (environment: SourceEnvironment, options: StoreOptions) => Promise<TranscriptSource> };
+
+/** What a store's source is given besides its environment. */
+interface StoreOptions {
+  /** The agent's listing cache in sessref's cache directory, for what its source keeps between processes (see the README, "Listing cache"). */
+  readonly listingCacheFile: string;
+}
 
 /** An agent's row, its name kept as a literal so the table's names form a precise union. */
 export function defineAgent<const Name extends string>(row: AgentRow<Name>): AgentRow<Name> {
   return row;
+}
+
+/** The paths a mirror pulls for `row`: none for an agent whose sessions cannot leave its machine without a credential. */
+export function mirroredPaths(row: Pick<AgentRow<string>, 'mirrored'>): readonly string[] {
+  return 'withheld' in row.mirrored ? [] : row.mirrored;
 }

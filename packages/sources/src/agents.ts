@@ -24,6 +24,8 @@ import { opencodeAgent } from './opencode/agent.js';
 import { piAgent } from './pi/agent.js';
 import { qwenCodeAgent } from './qwen-code/agent.js';
 
+export { mirroredPaths } from './agent-row.js';
+
 /** Every agent, in listing order. */
 const ROWS = [claudeCodeAgent, codexAgent, geminiCliAgent, opencodeAgent, kiloAgent, piAgent, qwenCodeAgent, copilotAgent, clineAgent, factoryDroidAgent, continueAgent, openclawAgent] as const;
 

@@ -8,7 +8,7 @@ import { appendFileSync, chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AGENT_NAMES, mirroredSources } from '@sessref/sources';
-import { AGENTS } from '../src/agents.js';
+import { AGENTS, mirroredPaths } from '../src/agents.js';
 import { samplesOf, scratchFolder } from './support';
 
 const CLAUDE_ID = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
@@ -65,11 +65,19 @@ describe('mirroredSources', () => {
 });
 
 describe("each agent's mirrored paths", () => {
-  it.each(AGENT_NAMES)('%s: every one lies in the folder the agent owns at its default place, where its reader reads', (name) => {
+  it.each(AGENT_NAMES)('%s: every one lies in the folder the agent owns at its default place, where its reader reads; none, with the reason, where a credential would go along', (name) => {
     const row = AGENTS[name];
     const defaults = { home: '/home/dev', env: {} };
     const owned = row.owns === 'parent' ? dirname(row.home(defaults)) : row.home(defaults);
+    if ('withheld' in row.mirrored) {
+      expect(row.mirrored.withheld).toMatch(/credential/);
+      return expect(mirroredPaths(row)).toEqual([]);
+    }
     expect(row.mirrored.length).toBeGreaterThan(0);
     for (const path of row.mirrored) expect(join(defaults.home, path).startsWith(owned + sep), path).toBe(true);
+  });
+
+  it("pulls nothing of OpenClaw: its sessions share their database with its auth profiles", () => {
+    expect(mirroredPaths(AGENTS.openclaw)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AGENT_NAMES, AGENTS } from '@sessref/sources/agents';
+import { AGENT_NAMES, AGENTS, mirroredPaths } from '@sessref/sources/agents';
 import { mirrorHome } from '@sessref/sources';
 import { DSH_MIRRORED } from '@sessref/dsh/service';
 import { CliError } from '../failure.js';
@@ -39,7 +39,7 @@ function maxTotalBytes(env: RemotesPlace['env']): number {
 /** dsh's sessions and every agent's folders, the mirror's place, and the bounds. */
 export function syncPlan(place: RemotesPlace, remote: Remote, signal?: AbortSignal): SyncPlan {
   return {
-    paths: [DSH_MIRRORED, ...AGENT_NAMES.flatMap((name) => AGENTS[name].mirrored)],
+    paths: [DSH_MIRRORED, ...AGENT_NAMES.flatMap((name) => mirroredPaths(AGENTS[name]))],
     mirror: mirrorHome(place, remote.name),
     maxFileBytes: MAX_FILE_BYTES,
     maxTotalBytes: maxTotalBytes(place.env),

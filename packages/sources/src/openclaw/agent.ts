@@ -29,8 +29,9 @@ export const openclawAgent = defineAgent({
   movedBy: ['OPENCLAW_STATE_DIR', 'OPENCLAW_HOME'],
   home: openclawAgentsDir,
   owns: 'parent',
-  // A mirror of another machine pulls each agent's database with its `-wal` and `-shm`, never `openclaw.json` or the credentials folder. The
-  // database also holds OpenClaw's auth profiles (`auth_profile_store`), which no path can leave out: see packages/sources/README.md, "OpenClaw".
-  mirrored: ['.openclaw/agents/*/agent/openclaw-agent.sqlite', '.openclaw/agents/*/agent/openclaw-agent.sqlite-wal', '.openclaw/agents/*/agent/openclaw-agent.sqlite-shm'],
+  mirrored: {
+    withheld:
+      "its agent database, the one file its sessions are in, also holds OpenClaw's auth profiles (table auth_profile_store), which no path can leave out; sessref never carries a credential off a machine",
+  },
   reader: { store: async (environment) => (await import('./source.js')).openclawSource({ environment }) },
 });

@@ -41,7 +41,13 @@ export interface AgentRow<Name extends string = string> {
  * files, through the format the generic transcript source lists, caches and
  * folds with; or a store of the agent's own, through a source over it.
  */
-type AgentReader = { readonly transcripts: () => Promise<TranscriptFormat> } | { readonly store: (environment: SourceEnvironment) => Promise<TranscriptSource> };
+type AgentReader = { readonly transcripts: () => Promise<TranscriptFormat> } | { readonly store: (environment: SourceEnvironment, options: StoreOptions) => Promise<TranscriptSource> };
+
+/** What a store's source is given besides its environment. */
+interface StoreOptions {
+  /** The agent's listing cache in sessref's cache directory, for what its source keeps between processes (see the README, "Listing cache"). */
+  readonly listingCacheFile: string;
+}
 
 /** An agent's row, its name kept as a literal so the table's names form a precise union. */
 export function defineAgent<const Name extends string>(row: AgentRow<Name>): AgentRow<Name> {

@@ -12,17 +12,18 @@ export { AGENT_NAMES, isAgentName, type AgentName } from './agents.js';
 
 /**
  * The source over an agent's sessions, as its row's reader says: transcript
- * files through the generic transcript source, with the listing cache in
- * sessref's cache directory, or the agent's own store. Nothing is loaded
- * until its first read.
+ * files through the generic transcript source, or the agent's own store,
+ * each with its listing cache in sessref's cache directory. Nothing is
+ * loaded until its first read.
  */
 function openSource(name: AgentName, environment: SourceEnvironment): TranscriptSource {
   const agent = AGENTS[name];
   const { reader } = agent;
-  if ('store' in reader) return lazySource(name, () => reader.store(environment));
+  const cacheFile = (): string => listingCacheFile(environment, name, agent.home(environment));
+  if ('store' in reader) return lazySource(name, () => reader.store(environment, { listingCacheFile: cacheFile() }));
   return lazySource(name, async () => {
     const [{ transcriptSource }, format] = await Promise.all([import('./transcripts/transcript-source.js'), reader.transcripts()]);
-    return transcriptSource(format, { environment, listingCacheFile: listingCacheFile(environment, name, agent.home(environment)) });
+    return transcriptSource(format, { environment, listingCacheFile: cacheFile() });
   });
 }
 

@@ -67,7 +67,7 @@ describe('the agent table', () => {
       const format = await reader.transcripts();
       expect({ name: format.name, displayName: format.displayName, home: format.home(environment) }).toEqual({ name, displayName, home: home(environment) });
     } else {
-      const source = await reader.store(environment);
+      const source = await reader.store(environment, { listingCacheFile: '/nonexistent/cache/listing.json' });
       expect(source.name).toBe(name);
       source.close();
     }

@@ -5,7 +5,7 @@
  * node:sqlite writes in WAL mode as opencode does, counting every open of a
  * database through the readers' one way into SQLite.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
@@ -14,6 +14,7 @@ import type { FileRevision } from '@sessref/platform';
 import { readRevision } from '@sessref/platform';
 import { DatabaseListings, type DatabaseState } from '../src/opencode/database-listings.js';
 import { listDatabaseSessions } from '../src/opencode/sqlite-store.js';
+import { listingCache, promptTitleCache } from '../src/transcripts/listing-cache.js';
 import type * as SqliteDatabase from '../src/sqlite-database.js';
 import type { kiloSource as KiloSource } from '../src/kilo/source.js';
 import type { opencodeSource as OpencodeSource } from '../src/opencode/source.js';
@@ -205,6 +206,53 @@ describe("opencode's and Kilo's source over a real store", () => {
     expect(await ids()).toHaveLength(7);
     expect(opened()).toBe(closedOpens);
     source.close();
+  });
+
+  it("Kilo's titles taken from first prompts are kept between processes: a new source reads no prompt it knows, and reads again the prompt of a session updated since", async () => {
+    const { opens, kiloSource } = await countingOpens();
+    const data = join(scratch, 'kilo-titles', 'data');
+    const path = join(data, 'kilo', 'kilo.db');
+    const writer = openStore(path);
+    for (let n = 1; n <= 3; n += 1) addSession(writer, `ses_${n}`, 1000 + n, true);
+    writer.close();
+    const cache = join(scratch, 'kilo-titles', 'cache');
+    mkdirSync(cache, { mode: 0o700 });
+    const listingCacheFile = join(cache, 'listing-kilo.v1.json');
+    const environment = { home: join(scratch, 'kilo-titles', 'nobody'), env: { XDG_DATA_HOME: data } };
+    /** What a new process lists: every label, and how many times it opened the database. */
+    const labels = async (): Promise<{ titles: string[]; opens: number }> => {
+      const before = opens.length;
+      const source = kiloSource({ environment, listingCacheFile });
+      const results = await source.readTitles((await source.listSessions()).map((header) => header.id));
+      return { titles: results.map((result) => (result.status === 'fulfilled' ? (result.title ?? 'untitled') : 'rejected')), opens: opens.length - before };
+    };
+    const [third, second, first] = ['Kilo · prompt of ses_3', 'Kilo · prompt of ses_2', 'Kilo · prompt of ses_1'];
+    expect(await labels()).toEqual({ titles: [third, second, first], opens: 2 });
+    expect(await labels()).toEqual({ titles: [third, second, first], opens: 1 });
+    // Kilo rewrites a session (here its first prompt, with its update time): that one prompt is read again, in one open.
+    const rewriter = new DatabaseSync(path);
+    rewriter.prepare('UPDATE part SET data = ? WHERE session_id = ?').run(JSON.stringify({ type: 'text', text: 'a new first prompt' }), 'ses_2');
+    rewriter.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(2002, 'ses_2');
+    rewriter.close();
+    expect(await labels()).toEqual({ titles: [third, 'Kilo · a new first prompt', first], opens: 2 });
+    expect(await labels()).toEqual({ titles: [third, 'Kilo · a new first prompt', first], opens: 1 });
+  });
+
+  it('a prompt-title cache keeps its entries of the right shape only, and is never read as a transcript listing (or one as it)', () => {
+    const cache = join(scratch, 'title-cache');
+    mkdirSync(cache, { mode: 0o700 });
+    const file = join(cache, 'listing-kilo.v1.json');
+    const identity = { source: 'kilo', home: '/home/u/.local/share/kilo' };
+    promptTitleCache(file, identity).save(new Map([['kilo:ses_1', { updatedAt: 1001, title: 'first' }], ['kilo:ses_2', { updatedAt: 1002, title: 'second' }]]));
+    expect(promptTitleCache(file, identity).load()).toEqual(new Map([['kilo:ses_1', { updatedAt: 1001, title: 'first' }], ['kilo:ses_2', { updatedAt: 1002, title: 'second' }]]));
+    expect(listingCache(file, identity).load().entries.size).toBe(0);
+    expect(promptTitleCache(file, { ...identity, home: '/elsewhere' }).load().size).toBe(0);
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { titles: Record<string, unknown> };
+    saved.titles['kilo:ses_2'] = { updatedAt: 'yesterday', title: 'second' };
+    writeFileSync(file, JSON.stringify(saved));
+    expect(promptTitleCache(file, identity).load()).toEqual(new Map([['kilo:ses_1', { updatedAt: 1001, title: 'first' }]]));
+    listingCache(file, identity).save(new Map());
+    expect(promptTitleCache(file, identity).load().size).toBe(0);
   });
 
   it('a commit within the same second as a listing is not missed on a file system that keeps whole seconds (the -wal written over at the same size)', async () => {

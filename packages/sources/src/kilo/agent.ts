@@ -21,5 +21,5 @@ export const kiloAgent = defineAgent({
   // A mirror of another machine pulls the databases of every channel with their `-wal`, never the rest of its data folder (opencode's layout, whose `auth.json` sits beside them).
   mirrored: ['.local/share/kilo/kilo*.db*'],
   // Kilo keeps opencode's store under its own names: opencode's reader (src/kilo/source.ts).
-  reader: { store: async (environment) => (await import('./source.js')).kiloSource({ environment }) },
+  reader: { store: async (environment, { listingCacheFile }) => (await import('./source.js')).kiloSource({ environment, listingCacheFile }) },
 });

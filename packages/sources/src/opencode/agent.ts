@@ -16,5 +16,5 @@ export const opencodeAgent = defineAgent({
   owns: 'home',
   // A mirror of another machine pulls the JSON store and the databases of every channel with their `-wal`, never `auth.json` in the same folder.
   mirrored: ['.local/share/opencode/storage/', '.local/share/opencode/opencode*.db*'],
-  reader: { store: async (environment) => (await import('./source.js')).opencodeSource({ environment }) },
+  reader: { store: async (environment, { listingCacheFile }) => (await import('./source.js')).opencodeSource({ environment, listingCacheFile }) },
 });

@@ -6,7 +6,8 @@ import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
 import { AGENTS } from '../agents.js';
-import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
+import { asReadError, MIN_SAVE_INTERVAL_MS, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
+import { promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
 import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
@@ -21,6 +22,12 @@ export interface OpencodeSourceOptions {
   environment: SourceEnvironment;
   /** Largest session read: its messages and parts, and the bytes of their JSON. */
   limits?: RowLimits;
+  /**
+   * Where to keep the titles taken from first prompts between processes (a
+   * file in sessref's cache directory); none when absent. See this package's
+   * README, "Listing cache".
+   */
+  listingCacheFile?: string;
 }
 
 /**
@@ -98,7 +105,12 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
    * first prompt is written is looked at again (the experimental API's
    * sessions keep their update time as prompts arrive).
    */
-  const promptTitles = new Map<string, { updatedAt: number; title: string }>();
+  const promptTitles = new Map<string, PromptTitle>();
+  /** The prompt titles earlier processes learnt, loaded with the first labels asked for; saved when this one learnt more. */
+  const titleCache = options.listingCacheFile === undefined ? undefined : promptTitleCache(options.listingCacheFile, { source: name, home: member.agent.home(options.environment) });
+  let titlesLoaded = false;
+  let titlesUnsaved = false;
+  let titlesSavedAt = Number.NEGATIVE_INFINITY;
   /**
    * Database sessions, as listed, found to have no prompt yet: so they stay
    * while their database keeps the state its listing was kept at
@@ -160,9 +172,19 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
    * it says why).
    */
   const learnPromptTitles = async (entries: readonly (readonly [string, Listed])[]): Promise<void> => {
+    if (!titlesLoaded) {
+      titlesLoaded = true;
+      for (const [sessionId, known] of titleCache?.load() ?? []) if (!promptTitles.has(sessionId)) promptTitles.set(sessionId, known);
+    }
     const remember = (sessionId: string, entry: Listed, title: string | undefined): void => {
-      if (title !== undefined) promptTitles.set(sessionId, { updatedAt: entry.info.updatedAt, title });
-      else if (entry.location.kind === 'database') withoutPrompt.add(entry);
+      if (title === undefined) {
+        if (entry.location.kind === 'database') withoutPrompt.add(entry);
+        return;
+      }
+      const known = promptTitles.get(sessionId);
+      if (known?.updatedAt === entry.info.updatedAt && known.title === title) return;
+      promptTitles.set(sessionId, { updatedAt: entry.info.updatedAt, title });
+      titlesUnsaved = true;
     };
     const byDatabase = new Map<string, (readonly [string, Listed])[]>();
     const unchanged = new Map<string, boolean>();
@@ -184,6 +206,24 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
       // A database that could not be read this time is tried again at the next listing.
       if (prompts !== undefined) for (const [sessionId, entry] of group) remember(sessionId, entry, prompts.get(entry.info.id));
     }
+    saveTitles();
+  };
+
+  /**
+   * Keep the prompt titles of the sessions listed (no others: a deleted
+   * session's goes) for the next process, when this one learnt any: at
+   * once the first time, then at most every 10 s, as transcript listings are.
+   */
+  const saveTitles = (): void => {
+    if (!titlesUnsaved || titleCache === undefined || performance.now() - titlesSavedAt < MIN_SAVE_INTERVAL_MS) return;
+    const kept = new Map<string, PromptTitle>();
+    for (const [sessionId, entry] of listed) {
+      const known = promptTitles.get(sessionId);
+      if (known !== undefined && entry.ownTitle === undefined) kept.set(sessionId, known);
+    }
+    titleCache.save(kept);
+    titlesSavedAt = performance.now();
+    titlesUnsaved = false;
   };
 
   /** The agent's own title, else the session's first direct user prompt (as of this update), else none: the label shows the id. */

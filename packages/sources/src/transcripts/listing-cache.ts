@@ -61,6 +61,45 @@ export interface ListingCache {
   save(entries: ReadonlyMap<string, ListingEntry>): void;
 }
 
+/** A title a store's source (opencode's, Kilo's) took from a session's first prompt: good while the session keeps `updatedAt`, its row's update time. */
+export interface PromptTitle {
+  updatedAt: number;
+  title: string;
+}
+
+/**
+ * The titles a store's source took from its sessions' first prompts, by
+ * session id, kept between processes as the transcript sources' listings
+ * are (same file name, same trust, same writes; `holds` tells the two
+ * apart), so a new process reads no prompt it already knows. Disposable
+ * in the same ways; an entry of the wrong shape is left out.
+ */
+export interface PromptTitleCache {
+  load(): Map<string, PromptTitle>;
+  save(titles: ReadonlyMap<string, PromptTitle>): void;
+}
+
+export function promptTitleCache(file: string, identity: CacheIdentity): PromptTitleCache {
+  return {
+    load() {
+      const titles = new Map<string, PromptTitle>();
+      const kind = listingCacheKind(identity, 'prompt titles');
+      const saved = kind === undefined ? undefined : readDerivedFile(file, kind);
+      if (saved?.state !== 'read' || !isJsonObject(saved.document['titles'])) return titles;
+      for (const [sessionId, value] of Object.entries(saved.document['titles'])) {
+        if (!isJsonObject(value)) continue;
+        const { updatedAt, title } = value;
+        if (typeof updatedAt === 'number' && Number.isFinite(updatedAt) && typeof title === 'string') titles.set(sessionId, { updatedAt, title });
+      }
+      return titles;
+    },
+    save(titles) {
+      const kind = listingCacheKind(identity, 'prompt titles');
+      if (kind !== undefined) writeDerivedFile(file, kind, { titles: Object.fromEntries(titles) });
+    },
+  };
+}
+
 export function listingCache(file: string, identity: CacheIdentity): ListingCache {
   return {
     load() {
@@ -85,10 +124,10 @@ export function listingCache(file: string, identity: CacheIdentity): ListingCach
   };
 }
 
-/** The listing cache of one agent's folder as a derived file (see `readDerivedFile`), written by this build of the readers; none without their stamp. */
-function listingCacheKind({ source, home }: CacheIdentity): DerivedFileKind | undefined {
+/** The listing cache of one agent's folder as a derived file (see `readDerivedFile`), written by this build of the readers, holding what `holds` says when not transcripts' entries; none without their stamp. */
+function listingCacheKind({ source, home }: CacheIdentity, holds?: string): DerivedFileKind | undefined {
   const reader = readerStamp();
-  return reader === undefined ? undefined : { name: 'listing cache', identity: { version: CACHE_VERSION, reader, source, home }, maxBytes: MAX_CACHE_BYTES };
+  return reader === undefined ? undefined : { name: 'listing cache', identity: { version: CACHE_VERSION, reader, source, home, ...(holds === undefined ? {} : { holds }) }, maxBytes: MAX_CACHE_BYTES };
 }
 
 /** One entry on disk: the revision's fields as decimal strings, and the facts or the lasting refusal. */

@@ -8,7 +8,7 @@ import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } 
 import { listingCache, persists, type ListingEntry, type ListingFacts } from './listing-cache.js';
 
 /** The shortest time between two writes of one source's listing cache: the first listing of a process writes at once, later ones at most this often. */
-const MIN_SAVE_INTERVAL_MS = 10_000;
+export const MIN_SAVE_INTERVAL_MS = 10_000;
 
 /** The largest transcript sessref reads by default: far above any real session, far below the process's memory. */
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;

@@ -238,6 +238,24 @@ describe("opencode's and Kilo's source over a real store", () => {
     expect(await labels()).toEqual({ titles: [third, 'Kilo · a new first prompt', first], opens: 1 });
   });
 
+  it("reading a session leaves every session's change stamp as it was; a commit changes them", async () => {
+    const { opencodeSource } = await countingOpens();
+    const data = join(scratch, 'stamps', 'data');
+    const writer = openStore(join(data, 'opencode', 'opencode.db'));
+    for (let n = 1; n <= 3; n += 1) addSession(writer, `ses_${n}`, 1000 + n, true);
+    const source = opencodeSource({ environment: { home: join(scratch, 'stamps', 'nobody'), env: { XDG_DATA_HOME: data } } });
+    const before = await source.changeStamps();
+    expect(before.size).toBe(3);
+    // Read through the live -wal: SQLite run as root (as here) gives the -wal its owner again at the open, which moves its change time.
+    await source.readSurface('opencode:ses_1');
+    await source.readTitles(['opencode:ses_2']);
+    expect(await source.changeStamps()).toEqual(before);
+    addSession(writer, 'ses_4', 1004);
+    const after = await source.changeStamps();
+    expect(after.get('opencode:ses_1')).not.toBe(before.get('opencode:ses_1'));
+    writer.close();
+  });
+
   it('a prompt-title cache keeps its entries of the right shape only, and is never read as a transcript listing (or one as it)', () => {
     const cache = join(scratch, 'title-cache');
     mkdirSync(cache, { mode: 0o700 });

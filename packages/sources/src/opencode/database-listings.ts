@@ -37,6 +37,11 @@ function sameContent(a: FileRevision | undefined, b: FileRevision | undefined): 
   return sameFile(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs;
 }
 
+/** A string equal for revisions {@link sameContent} holds for only: what a session's change stamp takes of its database's files. */
+export function contentToken(revision: FileRevision): string {
+  return `${revision.dev}:${revision.ino}:${revision.size}:${revision.mtimeNs}`;
+}
+
 /** Whether two states are the same, file by file: a read at one answers for the other. */
 function sameState(a: DatabaseState, b: DatabaseState): boolean {
   return a.throughWal === b.throughWal && sameContent(a.database, b.database) && sameContent(a.wal, b.wal);

@@ -12,7 +12,7 @@ import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
 import { listDatabaseSessions, readDatabaseSession, readFirstPrompts, type RowLimits, type SessionRow } from './sqlite-store.js';
-import { DatabaseListings } from './database-listings.js';
+import { contentToken, DatabaseListings } from './database-listings.js';
 
 /** Sessions one store may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -321,10 +321,15 @@ function locationStamp(location: Location, info: OpencodeSessionInfo, databaseSt
   return `tree:${revisionToken(file)}:${messages === undefined ? '-' : `${fileToken(messages)}:${messages.mtimeNs}`}`;
 }
 
-/** The database's part of its sessions' stamps: its file's and its `-wal`'s revisions; none when the file is gone. */
+/**
+ * The database's part of its sessions' stamps: its file's and its `-wal`'s
+ * revisions without their change times (a read through the `-wal` by SQLite
+ * run as root moves the `-wal`'s: `database-listings.ts`), so that reading
+ * a session never re-stamps them all; none when the file is gone.
+ */
 function databaseStamp(path: string): string | undefined {
   const database = readRevision(path, true);
   if (database === undefined) return undefined;
   const wal = readRevision(`${path}-wal`, true);
-  return `db:${revisionToken(database)}:${wal === undefined ? '-' : revisionToken(wal)}`;
+  return `db:${contentToken(database)}:${wal === undefined ? '-' : contentToken(wal)}`;
 }

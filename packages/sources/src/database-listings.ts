@@ -1,5 +1,5 @@
 import { readRevision, sameFile, type FileRevision } from '@sessref/platform';
-import { readsThroughWal } from '../sqlite-database.js';
+import { readsThroughWal } from './sqlite-database.js';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -37,9 +37,22 @@ function sameContent(a: FileRevision | undefined, b: FileRevision | undefined): 
   return sameFile(a, b) && a.size === b.size && a.mtimeNs === b.mtimeNs;
 }
 
-/** A string equal for revisions {@link sameContent} holds for only: what a session's change stamp takes of its database's files. */
-export function contentToken(revision: FileRevision): string {
+/** A string equal for revisions {@link sameContent} holds for only. */
+function contentToken(revision: FileRevision): string {
   return `${revision.dev}:${revision.ino}:${revision.size}:${revision.mtimeNs}`;
+}
+
+/**
+ * The database's part of its sessions' change stamps: its file's and its
+ * `-wal`'s revisions without their change times (a read through the `-wal`
+ * by SQLite run as root moves the `-wal`'s, see {@link sameContent}), so
+ * that reading a session never re-stamps them all; none when the file is gone.
+ */
+export function databaseStamp(path: string): string | undefined {
+  const database = readRevision(path, true);
+  if (database === undefined) return undefined;
+  const wal = readRevision(`${path}-wal`, true);
+  return `db:${contentToken(database)}:${wal === undefined ? '-' : contentToken(wal)}`;
 }
 
 /** Whether two states are the same, file by file: a read at one answers for the other. */

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileRevision } from '@sessref/platform';
 import { readRevision } from '@sessref/platform';
-import { DatabaseListings, type DatabaseState } from '../src/opencode/database-listings.js';
+import { DatabaseListings, type DatabaseState } from '../src/database-listings.js';
 import { listDatabaseSessions } from '../src/opencode/sqlite-store.js';
 import { listingCache, promptTitleCache } from '../src/transcripts/listing-cache.js';
 import type * as SqliteDatabase from '../src/sqlite-database.js';

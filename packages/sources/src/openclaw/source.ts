@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
-import { readRevision, revisionToken } from '@sessref/platform';
 import { AGENTS } from '../agents.js';
+import { DatabaseListings, databaseStamp } from '../database-listings.js';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import { asString } from '../json-lines.js';
@@ -9,7 +9,7 @@ import type { SourceEnvironment, Transcript } from '../transcripts/format.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { foldOpenclaw } from './fold.js';
 import { agentDatabases } from './locate.js';
-import { listWindows, readEvents, type EventLimits, type ListedWindow, type WindowRow } from './store.js';
+import { listWindows, readEvents, type EventLimits, type WindowRow } from './store.js';
 
 /** Sessions one database may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -40,27 +40,19 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
   /** What the last discovery found: the sessions listed, and those it had to leave out. */
   let last: { readonly sessions: Map<string, Listed>; readonly problems: SourceProblem[] } = { sessions: new Map(), problems: [] };
 
-  /** Each database's windows as last read, with the revisions they were read at: a database that did not change is not opened again. */
-  let windowsByDatabase = new Map<string, { readonly stamp: string; readonly windows: ListedWindow[] }>();
-
-  const windowsOf = async (path: string, seen: Map<string, { readonly stamp: string; readonly windows: ListedWindow[] }>): Promise<ListedWindow[]> => {
-    // Taken before the read: a write meanwhile changes the revisions, and the next listing reads again.
-    const stamp = databaseStamp(path);
-    const known = windowsByDatabase.get(path);
-    const windows = known !== undefined && known.stamp === stamp ? known.windows : await listWindows(path, MAX_SESSIONS);
-    seen.set(path, { stamp, windows });
-    return windows;
-  };
+  /** Each database's windows, read again only once its files changed (`../database-listings.ts`). */
+  const windowsOf = new DatabaseListings((path) => listWindows(path, MAX_SESSIONS));
 
   const discover = async (signal?: AbortSignal): Promise<Map<string, Listed>> => {
     const agents = AGENTS.openclaw.home(options.environment);
     const next = { sessions: new Map<string, Listed>(), problems: [] as SourceProblem[] };
-    const read = new Map<string, { readonly stamp: string; readonly windows: ListedWindow[] }>();
-    for (const { path } of agentDatabases(agents)) {
+    const databases = agentDatabases(agents);
+    windowsOf.keepOnly(new Set(databases.map(({ path }) => path)));
+    for (const { path } of databases) {
       signal?.throwIfAborted();
       const file = relative(agents, path);
       try {
-        for (const row of await windowsOf(path, read)) {
+        for (const row of await windowsOf.get(path)) {
           const sessionId = foreignSessionId(name, row.id);
           if ('error' in row) {
             next.problems.push({ sessionId, file, error: asReadError(row.error, { nativeId: row.id, path, home: agents }) });
@@ -80,7 +72,6 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
       }
     }
     last = next;
-    windowsByDatabase = read;
     return next.sessions;
   };
 
@@ -155,12 +146,5 @@ function factsOf(entry: Listed): { createdAt: number; cwd?: string } {
  * revisions stamp every session of it, with the window's own update time.
  */
 function stampOf(entry: Listed): string {
-  return `db:${databaseStamp(entry.database)}:${entry.window.updatedAt}`;
-}
-
-/** The revisions of a database file and its `-wal` (`-` for one that is not there): every write changes one of them. */
-function databaseStamp(path: string): string {
-  const database = readRevision(path, true);
-  const wal = readRevision(`${path}-wal`, true);
-  return `${database === undefined ? '-' : revisionToken(database)}:${wal === undefined ? '-' : revisionToken(wal)}`;
+  return `${databaseStamp(entry.database) ?? 'gone'}:${entry.window.updatedAt}`;
 }

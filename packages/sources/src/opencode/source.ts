@@ -12,7 +12,7 @@ import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
 import { listDatabaseSessions, readDatabaseSession, readFirstPrompts, type RowLimits, type SessionRow } from './sqlite-store.js';
-import { contentToken, DatabaseListings } from './database-listings.js';
+import { DatabaseListings, databaseStamp } from '../database-listings.js';
 
 /** Sessions one store may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -114,12 +114,12 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
   /**
    * Database sessions, as listed, found to have no prompt yet: so they stay
    * while their database keeps the state its listing was kept at
-   * (`database-listings.ts`); a new read of it lists them anew.
+   * (`../database-listings.ts`); a new read of it lists them anew.
    */
   const withoutPrompt = new WeakSet<Listed>();
   let listed = new Map<string, Listed>();
   let problems: SourceProblem[] = [];
-  /** Each database's listing, read again only when its files changed (`database-listings.ts`). */
+  /** Each database's listing, read again only when its files changed (`../database-listings.ts`). */
   const databaseListings = new DatabaseListings(async (path) => storeListing(name, member.agent.home(options.environment), await listDatabaseSessions(path, MAX_SESSIONS), { kind: 'database', path }));
   /** The stores' listings `listed` was made of, in order: when a discovery finds the very same, `listed` stands. */
   let listedFrom: readonly StoreListing[] = [];
@@ -321,15 +321,3 @@ function locationStamp(location: Location, info: OpencodeSessionInfo, databaseSt
   return `tree:${revisionToken(file)}:${messages === undefined ? '-' : `${fileToken(messages)}:${messages.mtimeNs}`}`;
 }
 
-/**
- * The database's part of its sessions' stamps: its file's and its `-wal`'s
- * revisions without their change times (a read through the `-wal` by SQLite
- * run as root moves the `-wal`'s: `database-listings.ts`), so that reading
- * a session never re-stamps them all; none when the file is gone.
- */
-function databaseStamp(path: string): string | undefined {
-  const database = readRevision(path, true);
-  if (database === undefined) return undefined;
-  const wal = readRevision(`${path}-wal`, true);
-  return `db:${contentToken(database)}:${wal === undefined ? '-' : contentToken(wal)}`;
-}

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCodeFormat, codexFormat, geminiCliFormat, transcriptSource, type TranscriptFormat } from '@sessref/sources';
+import { PROCESS_LISTINGS } from '@sessref/platform';
 import { listing } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'sessref-watched-listing-'));
@@ -169,6 +170,32 @@ describe('a watched listing', () => {
       apply(home, { kind: 'claude-write', project: 1, session: 4 });
       expect(((await listing(source)) as { headers: unknown[] }).headers).toHaveLength(4);
       expect(discoveries - before).toBe(1);
+    } finally {
+      source.close();
+    }
+  });
+
+  it('looks once under a hold of the process\'s listings (a run that only reads), watching nothing, and follows again once it is let go', async () => {
+    const home = newHome();
+    apply(home, { kind: 'claude-write', project: 1, session: 1 });
+    let discoveries = 0;
+    const format: TranscriptFormat = { ...claudeCodeFormat, transcripts: (environment, trail) => ((discoveries += 1), claudeCodeFormat.transcripts(environment, trail)) };
+    const source = transcriptSource(format, { environment: { home, env: {} } });
+    try {
+      const letGo = PROCESS_LISTINGS.holdFirstLook();
+      const first = await source.listSessions();
+      apply(home, { kind: 'claude-write', project: 2, session: 2 });
+      // The first look answers the whole run: the session written meanwhile is not in it, and nothing was walked again.
+      expect(await source.listSessions()).toEqual(first);
+      expect(discoveries).toBe(1);
+      letGo();
+      expect((await source.listSessions()).length).toBe(first.length + 1);
+      expect(discoveries).toBe(2);
+      // Followed from then on (the folder was just written, so the next listing walks once more to be sure): then nothing new discovers nothing.
+      await source.listSessions();
+      const settled = discoveries;
+      await source.listSessions();
+      expect(discoveries).toBe(settled);
     } finally {
       source.close();
     }

@@ -71,6 +71,11 @@ export class FolderWatch {
     for (const [folder, interest] of wanted) this.watch(folder, interest, startedAt);
   }
 
+  /** A discovery was made without being followed: what is watched no longer covers it, so the next listing discovers again. */
+  missed(): void {
+    this.stale = true;
+  }
+
   /** What changed since the last {@link follow}, after letting the event loop deliver what the kernel queued. */
   async changes(): Promise<FolderChanges> {
     if (this.stale) return { rediscover: true };

@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { errorCode, type SessionHeaderLike, type SessionSource, type SurfaceSnapshot, type TitleReadResult } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
-import { FileTooLargeError, NotRegularFileError, readRegularFile, readRevision, sameRevision, revisionToken, type FileRevision } from '@sessref/platform';
+import { FileTooLargeError, NotRegularFileError, PROCESS_LISTINGS, readRegularFile, readRevision, sameRevision, revisionToken, type FileRevision } from '@sessref/platform';
 import { FolderWatch } from './folder-watch.js';
 import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './format.js';
 import { listingCache, persists, type ListingEntry, type ListingFacts } from './listing-cache.js';
@@ -80,6 +80,8 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   let titles: ReadonlyMap<string, string> = new Map();
   /** The folders the last discovery had to skip, as problems. */
   let skippedFolders: SourceProblem[] = [];
+  /** The hold of the process's listings the last discovery was made under, if any (see {@link refresh}). */
+  let discoveredUnder: number | undefined;
 
   const knownFacts = (): Map<string, ListingEntry> => {
     if (known !== undefined) return known;
@@ -116,8 +118,10 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     skippedFolders = skipped;
     titles = format.titles?.(options.environment, trail) ?? new Map();
     const present = new Set([...files.values()].map((file) => file.path));
-    // Watched before the stats: a transcript that grows after its stat is an event.
-    watch?.follow(trail, present, startedAt);
+    discoveredUnder = PROCESS_LISTINGS.heldEpoch;
+    // Watched before the stats: a transcript that grows after its stat is an event. A run under a hold looks once and never watches.
+    if (discoveredUnder === undefined) watch?.follow(trail, present, startedAt);
+    else watch?.missed();
     revisions = new Map([...present].map((path) => [path, readRevision(path, true)]));
     companionTokens = new Map([...files.values()].map((file) => [file.path, companionsToken(file)]));
     const facts = knownFacts();
@@ -129,8 +133,16 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     return files;
   };
 
-  /** Bring `files` and `revisions` up to date: a new discovery, or, when the watch can tell, a stat of the transcripts that changed. */
+  /**
+   * Bring `files` and `revisions` up to date: a new discovery, or, when the
+   * watch can tell, a stat of the transcripts that changed. A run that only
+   * reads and then ends (a `sessref list`, `show` or `search`) holds the
+   * process's listings (`DirectoryListings.holdFirstLook`): under the hold
+   * the first discovery answers every listing, as the dsh root's first look
+   * does, and no folder is watched.
+   */
   const refresh = async (): Promise<void> => {
+    if (discoveredUnder !== undefined && discoveredUnder === PROCESS_LISTINGS.heldEpoch) return;
     const changes = await watch?.changes();
     if (changes === undefined || changes.rediscover) {
       discover();

@@ -209,6 +209,26 @@ describe('OpenClaw sessions', () => {
     expect((await source.changeStamps()).get('openclaw:s1')).not.toBe(stamps.get('openclaw:s1'));
   });
 
+  it('keeps first-prompt titles in the listing cache: a new source reads a known session\'s header alone, and a session changed since on to its prompt', async () => {
+    const events = (id: string) => [header(id), custom(`${id}-c`, null, 'model-snapshot'), user(`${id}-u`, `${id}-c`, `prompt of ${id}`)];
+    const { home, database } = homeWith([
+      { id: 's1', events: events('s1') },
+      { id: 's2', events: events('s2') },
+    ]);
+    const listingCacheFile = join(scratchFolder('sessref-openclaw-cache-'), 'listing-openclaw.json');
+    const cached = () => openclawSource({ environment: { home, env: {} }, listingCacheFile });
+    const titles = async (source: ReturnType<typeof cached>) => ((await listing(source)) as { titles: string[] }).titles.sort();
+    expect(await titles(cached())).toEqual(['OpenClaw · prompt of s1', 'OpenClaw · prompt of s2']);
+    // Each prompt is now unreadable where it lies: only s2's window moves on, as a write by OpenClaw moves it.
+    const writer = new DatabaseSync(database);
+    writer.prepare("UPDATE transcript_events SET event_json = '{not json' WHERE seq = 2").run();
+    writer.prepare("UPDATE session_windows SET updated_at = 99 WHERE session_id = 's2'").run();
+    writer.close();
+    // s1 is read to its header alone, its title the prompt the cache kept; s2 is read on, and its prompt cannot be read now.
+    expect(await titles(cached())).toEqual(['OpenClaw · prompt of s1', 'OpenClaw · s2']);
+    expect(await titles(sourceOf(home))).toEqual(['OpenClaw · s1', 'OpenClaw · s2']);
+  });
+
   it('never writes: the folder holds the same files after listing and reading, closed or live', async () => {
     const { home, database } = homeWith([{ id: 's1', events: REAL_SHAPE }]);
     const folder = join(database, '..');

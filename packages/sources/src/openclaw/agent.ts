@@ -33,5 +33,5 @@ export const openclawAgent = defineAgent({
     withheld:
       "its agent database, the one file its sessions are in, also holds OpenClaw's auth profiles (table auth_profile_store), which no path can leave out; sessref never carries a credential off a machine",
   },
-  reader: { store: async (environment) => (await import('./source.js')).openclawSource({ environment }) },
+  reader: { store: async (environment, { listingCacheFile }) => (await import('./source.js')).openclawSource({ environment, listingCacheFile }) },
 });

@@ -6,10 +6,11 @@ import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import { asString } from '../json-lines.js';
 import type { SourceEnvironment, Transcript } from '../transcripts/format.js';
-import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
+import { promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
+import { asReadError, MIN_SAVE_INTERVAL_MS, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { foldOpenclaw } from './fold.js';
 import { agentDatabases } from './locate.js';
-import { listWindows, readEvents, type EventLimits, type WindowRow } from './store.js';
+import { listWindows, readEvents, type EventLimits, type KnownPrompt, type WindowRow } from './store.js';
 
 /** Sessions one database may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -19,6 +20,12 @@ export interface OpenclawSourceOptions {
   environment: SourceEnvironment;
   /** Largest session read: its events, and the bytes of their JSON. */
   limits?: EventLimits;
+  /**
+   * Where to keep the first prompts that title sessions with no name of
+   * their own between processes (a file in sessref's cache directory); none
+   * when absent. See this package's README, "Listing cache".
+   */
+  listingCacheFile?: string;
 }
 
 /** A listed session: its window, where it is, and the facts of its header. */
@@ -40,8 +47,9 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
   /** What the last discovery found: the sessions listed, and those it had to leave out. */
   let last: { readonly sessions: Map<string, Listed>; readonly problems: SourceProblem[] } = { sessions: new Map(), problems: [] };
 
+  const prompts = promptMemory(options);
   /** Each database's windows, read again only once its files changed (`../database-listings.ts`). */
-  const windowsOf = new DatabaseListings((path) => listWindows(path, MAX_SESSIONS));
+  const windowsOf = new DatabaseListings((path) => listWindows(path, MAX_SESSIONS, prompts.known));
 
   const discover = async (signal?: AbortSignal): Promise<Map<string, Listed>> => {
     const agents = AGENTS.openclaw.home(options.environment);
@@ -72,6 +80,7 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
       }
     }
     last = next;
+    prompts.keep(next.sessions);
     return next.sessions;
   };
 
@@ -133,6 +142,43 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
 
     // Each listing opens and closes the databases: nothing stays open between them.
     close() {},
+  };
+}
+
+/**
+ * The first prompts that title sessions with no name of their own, by
+ * window id, each with the window's update time it was read at: a listing
+ * that finds a window at that time reads its header alone. Loaded from the
+ * listing cache with the first listing; saved when a listing learnt new
+ * ones, at once the first time and then at most every 10 s, keeping only
+ * the sessions listed.
+ */
+function promptMemory(options: OpenclawSourceOptions): { known: KnownPrompt; keep(sessions: ReadonlyMap<string, Listed>): void } {
+  const cache = options.listingCacheFile === undefined ? undefined : promptTitleCache(options.listingCacheFile, { source: name, home: AGENTS.openclaw.home(options.environment) });
+  let prompts: Map<string, PromptTitle> | undefined;
+  let savedAt = Number.NEGATIVE_INFINITY;
+  let unsaved = false;
+  const loaded = (): Map<string, PromptTitle> => (prompts ??= cache?.load() ?? new Map());
+  return {
+    known: (id, updatedAt) => {
+      const known = loaded().get(id);
+      return known?.updatedAt === updatedAt ? known.title : undefined;
+    },
+    keep(sessions) {
+      const kept = new Map<string, PromptTitle>();
+      for (const { window } of sessions.values()) {
+        if (window.title !== undefined || window.firstPrompt === undefined) continue;
+        kept.set(window.id, { updatedAt: window.updatedAt, title: window.firstPrompt });
+        const before = loaded().get(window.id);
+        unsaved ||= before?.updatedAt !== window.updatedAt || before.title !== window.firstPrompt;
+      }
+      unsaved ||= kept.size !== loaded().size;
+      prompts = kept;
+      if (!unsaved || cache === undefined || performance.now() - savedAt < MIN_SAVE_INTERVAL_MS) return;
+      cache.save(kept);
+      savedAt = performance.now();
+      unsaved = false;
+    },
   };
 }
 

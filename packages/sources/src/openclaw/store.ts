@@ -47,13 +47,18 @@ function named(value: SQLOutputValue | undefined): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
+/** A first prompt known from an earlier listing of the session at update time `updatedAt` (see `listWindows`). */
+export type KnownPrompt = (sessionId: string, updatedAt: number) => string | undefined;
+
 /**
  * Every session window of the database that holds transcript events (at
  * most `maxSessions`), each with its own title and its header event. The
  * node table is optional: a store without it (or with one that is not a
- * real table) gives no own titles.
+ * real table) gives no own titles. A session with no title of its own reads
+ * on to its first prompt, unless `knownPrompt` knows it at the window's
+ * update time: then its header alone is read.
  */
-export function listWindows(path: string, maxSessions: number): Promise<ListedWindow[]> {
+export function listWindows(path: string, maxSessions: number, knownPrompt: KnownPrompt = () => undefined): Promise<ListedWindow[]> {
   return withReadOnlyDatabase(path, AGENT, (database) => {
     requireTables(database, ['session_windows', 'transcript_events'], AGENT);
     const nodes = schemaKinds(database, ['session_nodes']).get('session_nodes') === 'table';
@@ -68,15 +73,18 @@ export function listWindows(path: string, maxSessions: number): Promise<ListedWi
     const first = database.prepare('SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? ORDER BY seq LIMIT ?');
     return rows.map((row): ListedWindow => {
       const id = String(row['id']);
+      const updatedAt = Number(row['updated_at']) || 0;
       try {
         const own = row['current_session_id'] === id ? (named(row['label']) ?? named(row['display_name'])) : undefined;
         const title = own ?? named(row['window_name']);
-        // Decoded one at a time: a session with a title of its own reads its header alone, one without reads on to its first prompt.
-        const events = eventsOf(first.iterate(id, title === undefined ? MAX_PROMPT_SCAN : 1), id);
+        const known = title === undefined ? knownPrompt(id, updatedAt) : undefined;
+        const scan = title === undefined && known === undefined;
+        // Decoded one at a time: a session with a title of its own, or a known prompt, reads its header alone; any other reads on to its first prompt.
+        const events = eventsOf(first.iterate(id, scan ? MAX_PROMPT_SCAN : 1), id);
         try {
           const header = events.next().value;
-          const firstPrompt = title === undefined ? promptOrNone(events) : undefined;
-          return { id, updatedAt: Number(row['updated_at']) || 0, title, firstPrompt, header: header?.['type'] === 'session' ? header : undefined };
+          const firstPrompt = scan ? promptOrNone(events) : known;
+          return { id, updatedAt, title, firstPrompt, header: header?.['type'] === 'session' ? header : undefined };
         } finally {
           events.return(undefined);
         }

@@ -116,11 +116,13 @@ describe('a full disk', () => {
           await rm(root, { recursive: true, force: true });
         }
       }),
-      { numRuns: 24 },
+      // Two cases first, so both branches always run: a 40 kB send with no page left cannot fit, a new session with twelve can.
+      { numRuns: 24, examples: [[{ kind: 'send', target: 'scratchpad', bytes: 40_000 }, 0, 1], [{ kind: 'new', cwd: undefined }, 12, 2]] },
     );
     console.info(`full disk: ${outcomes.succeeded} commands succeeded whole, ${outcomes.refused} failed with the root unchanged`);
     // Both branches ran: the room left decides, not the test.
     expect(outcomes.refused).toBeGreaterThan(0);
+    expect(outcomes.succeeded).toBeGreaterThan(0);
   }, 600_000);
 
   it('an empty root: a failed new removes the directories it made', async (context) => {

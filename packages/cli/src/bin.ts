@@ -26,4 +26,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 nodeModule.enableCompileCache();
 
 const { main } = await import('./cli.js');
-process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin });
+// Standard input is opened only by a command that reads it: opening it (a terminal, a pipe) loads Node's network stack.
+const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, get stdin() { return process.stdin; } };
+process.exitCode = await main(process.argv.slice(2), io);

@@ -139,37 +139,26 @@ describe('a watched listing', () => {
   it('discovers nothing when nothing changed, and stats and reads only the transcript that grew', async () => {
     const home = newHome();
     for (const session of [1, 2, 3]) apply(home, { kind: 'claude-write', project: 1, session });
-    let discoveries = 0;
-    const reads: string[] = [];
-    const format: TranscriptFormat = {
-      ...claudeCodeFormat,
-      transcripts: (environment, trail) => {
-        discoveries += 1;
-        return claudeCodeFormat.transcripts(environment, trail);
-      },
-      decode: (bytes, file) => {
-        reads.push(file.nativeId);
-        return bytes.toString('utf8');
-      },
-    };
-    const source = transcriptSource(format, { environment: { home, env: {} } });
+    const counted = countedClaudeCode();
+    const { reads } = counted;
+    const source = transcriptSource(counted.format, { environment: { home, env: {} } });
     try {
       // The first listing walks; the folder was just written, so the second walks once more to be sure no change slipped past the new watch.
       await listing(source);
       await listing(source);
-      const [before, readBefore] = [discoveries, reads.length];
+      const [before, readBefore] = [counted.discoveries, reads.length];
       await listing(source);
-      expect([discoveries - before, reads.length - readBefore]).toEqual([0, 0]);
+      expect([counted.discoveries - before, reads.length - readBefore]).toEqual([0, 0]);
 
       apply(home, { kind: 'claude-retitle', project: 1, session: 2, title: 'Renamed' });
       const grown = (await listing(source)) as { titles: string[] };
       expect(grown.titles).toContain('Claude Code · Renamed');
-      expect([discoveries - before, reads.slice(readBefore)]).toEqual([0, [uuid(2)]]);
+      expect([counted.discoveries - before, reads.slice(readBefore)]).toEqual([0, [uuid(2)]]);
 
       // A new session is a name new to a listed folder: the next listing discovers it.
       apply(home, { kind: 'claude-write', project: 1, session: 4 });
       expect(((await listing(source)) as { headers: unknown[] }).headers).toHaveLength(4);
-      expect(discoveries - before).toBe(1);
+      expect(counted.discoveries - before).toBe(1);
     } finally {
       source.close();
     }
@@ -178,24 +167,23 @@ describe('a watched listing', () => {
   it('looks once under a hold of the process\'s listings (a run that only reads), watching nothing, and follows again once it is let go', async () => {
     const home = newHome();
     apply(home, { kind: 'claude-write', project: 1, session: 1 });
-    let discoveries = 0;
-    const format: TranscriptFormat = { ...claudeCodeFormat, transcripts: (environment, trail) => ((discoveries += 1), claudeCodeFormat.transcripts(environment, trail)) };
-    const source = transcriptSource(format, { environment: { home, env: {} } });
+    const counted = countedClaudeCode();
+    const source = transcriptSource(counted.format, { environment: { home, env: {} } });
     try {
       const letGo = PROCESS_LISTINGS.holdFirstLook();
       const first = await source.listSessions();
       apply(home, { kind: 'claude-write', project: 2, session: 2 });
       // The first look answers the whole run: the session written meanwhile is not in it, and nothing was walked again.
       expect(await source.listSessions()).toEqual(first);
-      expect(discoveries).toBe(1);
+      expect(counted.discoveries).toBe(1);
       letGo();
       expect((await source.listSessions()).length).toBe(first.length + 1);
-      expect(discoveries).toBe(2);
+      expect(counted.discoveries).toBe(2);
       // Followed from then on (the folder was just written, so the next listing walks once more to be sure): then nothing new discovers nothing.
       await source.listSessions();
-      const settled = discoveries;
+      const settled = counted.discoveries;
       await source.listSessions();
-      expect(discoveries).toBe(settled);
+      expect(counted.discoveries).toBe(settled);
     } finally {
       source.close();
     }
@@ -204,11 +192,30 @@ describe('a watched listing', () => {
   it('walks every time once closed', async () => {
     const home = newHome();
     apply(home, { kind: 'claude-write', project: 1, session: 1 });
-    let discoveries = 0;
-    const format: TranscriptFormat = { ...claudeCodeFormat, transcripts: (environment, trail) => ((discoveries += 1), claudeCodeFormat.transcripts(environment, trail)) };
-    const source = transcriptSource(format, { environment: { home, env: {} } });
+    const counted = countedClaudeCode();
+    const source = transcriptSource(counted.format, { environment: { home, env: {} } });
     source.close();
     for (let run = 0; run < 3; run += 1) await listing(source);
-    expect(discoveries).toBe(3);
+    expect(counted.discoveries).toBe(3);
   });
 });
+
+/** Claude Code's format counting its discoveries (walks of its folders) and naming each transcript it decodes. */
+function countedClaudeCode(): { format: TranscriptFormat; readonly discoveries: number; reads: string[] } {
+  const counted = {
+    discoveries: 0,
+    reads: [] as string[],
+    format: {
+      ...claudeCodeFormat,
+      transcripts: (environment, trail) => {
+        counted.discoveries += 1;
+        return claudeCodeFormat.transcripts(environment, trail);
+      },
+      decode: (bytes, file) => {
+        counted.reads.push(file.nativeId);
+        return bytes.toString('utf8');
+      },
+    } satisfies TranscriptFormat,
+  };
+  return counted;
+}

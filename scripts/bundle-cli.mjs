@@ -85,7 +85,10 @@ const takeBuiltinsDirectly = {
   renderChunk(code, chunk) {
     if (chunk.isEntry) return null;
     const taken = code
-      .replace(/^import \{([^}]*)\} from "(node:[a-z_/]+)";$/gm, (_, names, builtin) => `const {${names.replaceAll(' as ', ': ')}} = process.getBuiltinModule("${builtin}");`)
+      .replace(/^import \{([^}]*)\} from "(node:[a-z_/]+)";$/gm, (kept, names, builtin) =>
+        // A built-in's `default` export is the module itself, which destructuring would not give.
+        /\bdefault\b/.test(names) ? kept : `const {${names.replaceAll(' as ', ': ')}} = process.getBuiltinModule("${builtin}");`,
+      )
       .replace(/^import (?:\* as )?([\w$]+) from "(node:[a-z_/]+)";$/gm, (_, name, builtin) => `const ${name} = process.getBuiltinModule("${builtin}");`);
     const left = /^import .* from "node:.*$/m.exec(taken);
     if (left !== null) throw new Error(`${chunk.fileName}: bundle-cli.mjs does not rewrite the import ${left[0]} (see takeBuiltinsDirectly)`);

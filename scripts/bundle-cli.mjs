@@ -134,14 +134,19 @@ await build({
  */
 function modulesLoadedOnlyWith(chunks, module, shell) {
   const byFile = new Map(chunks.filter((chunk) => chunk.type === 'chunk').map((chunk) => [chunk.fileName, chunk]));
-  const holding = (id) => [...byFile.values()].find((chunk) => chunk.moduleIds.includes(id));
+  const holding = (id) => {
+    const chunk = [...byFile.values()].find((candidate) => candidate.moduleIds.includes(id));
+    if (chunk === undefined) throw new Error(`${relative(ROOT, id)} is in no chunk of the bundle: bundle-cli.mjs names it as the read path or the shell, update it`);
+    return chunk;
+  };
   const loadedWith = (chunk) => {
     const loaded = new Set();
     for (const pending = [chunk]; pending.length > 0; ) {
       const next = pending.pop();
-      if (next === undefined || loaded.has(next)) continue;
+      if (loaded.has(next)) continue;
       loaded.add(next);
-      pending.push(...next.imports.map((file) => byFile.get(file)));
+      // Built-ins and externals are imports too, of no chunk.
+      pending.push(...next.imports.flatMap((file) => byFile.get(file) ?? []));
     }
     return loaded;
   };

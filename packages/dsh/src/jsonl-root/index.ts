@@ -22,6 +22,7 @@ export {
   logFileName,
   parseLogFileName,
   projectDirectoryName,
+  sessionLogAt,
   sessionLogs,
   sessionLogsOf,
   type Compression,

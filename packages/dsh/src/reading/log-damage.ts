@@ -26,9 +26,9 @@ export class LogDamage {
   /** The logs under the root that no listing shows, other than those in `listed`, with why. */
   async leftOut(listed: ReadonlySet<string>): Promise<SessionLogError[]> {
     const damaged = new Map<string, SessionLogError>();
-    for (const file of this.files.all()) {
+    for (const file of this.files.allBut(listed)) {
       // One refusal per session: the copies of a duplicated id share theirs.
-      if (listed.has(file.sessionId) || damaged.has(file.sessionId)) continue;
+      if (damaged.has(file.sessionId)) continue;
       const damage = await this.headerDamage(file);
       if (damage !== undefined) damaged.set(file.sessionId, damage);
     }

@@ -4,13 +4,15 @@
  * opening any log, and the session directories this user cannot open.
  */
 import { accessSync, constants } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { errorCode } from '@sessref/core';
 import { childPath, type DirectoryListings } from '@sessref/platform';
-import { decodeSessionDirectory, listSubdirectories, logFileName, sessionLogs, sessionLogsOf, type Compression, type SessionLog } from '../jsonl-root/index.js';
+import { decodeSessionDirectory, listSubdirectories, logFileName, sessionLogAt, sessionLogsOf, type Compression, type SessionLog } from '../jsonl-root/index.js';
 
 /** One session's log file: its session, its path and its generation. */
 export type LogFile = Pick<SessionLog, 'sessionId' | 'path' | 'generation'>;
+
+const NO_SESSIONS: ReadonlySet<string> = new Set();
 
 /** The log files of one root. */
 export class RootLogFiles {
@@ -30,35 +32,44 @@ export class RootLogFiles {
     return sessionLogsOf(this.root, id, this.compression, this.listings.list);
   }
 
-  /** Every session's log under the root, in listing order. */
+  /** Every session's log under the root, in listing order (see {@link allBut}). */
   all(): LogFile[] {
-    const logs = sessionLogs(this.root, this.compression, this.listings.list);
-    return [...logs, ...this.closedDirectories(logs)];
+    return this.allBut(NO_SESSIONS);
   }
 
   /**
-   * A session directory this user cannot list or search (mode 000, another
-   * user's) holds a log no one here can name: it stands for that one
+   * The log of every session under the root but those in `listed`, in
+   * listing order: what a damage check looks at after a listing, which skips
+   * each listed session by its directory's name instead of finding its log
+   * again. A session directory this user cannot list or search (mode 000,
+   * another user's) holds a log no one here can name: it stands for that one
    * session, named by its directory, with the generation-0 log name in place
    * of whichever log it holds, so its probe refuses it (`EACCES`) and the
-   * rest of the root lists as before. A project directory this user cannot
-   * open hides even the names of its sessions: it is named once in
-   * {@link notices}. Only the directories where no log was found are
+   * rest of the root lists as before; these come last. A project directory
+   * this user cannot open hides even the names of its sessions: it is named
+   * once in {@link notices}. Only the directories where no log was found are
    * checked, one `access()` each.
    */
-  private closedDirectories(found: readonly LogFile[]): LogFile[] {
-    const seen = new Set(found.map((log) => dirname(log.path)));
-    const projects = new Set(found.map((log) => dirname(dirname(log.path))));
+  allBut(listed: ReadonlySet<string>): LogFile[] {
+    const logs: LogFile[] = [];
     const closed: LogFile[] = [];
     for (const project of listSubdirectories(this.root, this.listings.list)) {
       const projectPath = childPath(this.root, project);
-      if (!projects.has(projectPath) && this.noteClosedProject(project)) continue;
-      for (const directory of listSubdirectories(projectPath, this.listings.list)) {
-        const path = childPath(projectPath, directory);
-        if (!seen.has(path) && !canOpenDirectory(path)) closed.push({ sessionId: decodeSessionDirectory(directory), path: childPath(path, logFileName(this.compression)), generation: 0 });
+      const directories = listSubdirectories(projectPath, this.listings.list);
+      if (directories.length === 0 && this.noteClosedProject(project)) continue;
+      for (const directory of directories) {
+        if (listed.size > 0 && listed.has(decodeSessionDirectory(directory))) continue;
+        const log = sessionLogAt(this.root, project, directory, this.compression, this.listings.list);
+        if (log !== undefined) logs.push(log);
+        else if (!canOpenDirectory(childPath(projectPath, directory))) closed.push(this.closedDirectory(projectPath, directory));
       }
     }
-    return closed;
+    return [...logs, ...closed];
+  }
+
+  /** The session directory `directory` of the project at `projectPath`, closed to this user: it stands for its session with the generation-0 log name. */
+  private closedDirectory(projectPath: string, directory: string): LogFile {
+    return { sessionId: decodeSessionDirectory(directory), path: childPath(childPath(projectPath, directory), logFileName(this.compression)), generation: 0 };
   }
 
   /** Whether the project directory `project` is closed to this user; noted the first time it is. */

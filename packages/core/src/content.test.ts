@@ -94,6 +94,20 @@ describe('excerptAround', () => {
     expect(cut.snippet).toMatch(/^…a* 😀 needle b*…$/);
     expect(cut.ranges.map(([start, end]) => cut.snippet.slice(start, end))).toEqual(['needle']);
   });
+
+  it('keeps any snippet within max code points, its first match whole and marked where it was', () => {
+    const point = fc.constantFrom('a', 'b', ' ', 'é', '漢', '😀');
+    const around = fc.record({ before: fc.array(point, { maxLength: 400 }), after: fc.array(point, { maxLength: 400 }), max: fc.integer({ min: 12, max: 300 }) });
+    fc.assert(
+      fc.property(around, ({ before, after, max }) => {
+        const head = before.join('');
+        const snippet = `${head}needle${after.join('')}`;
+        const cut = excerptAround({ snippet, ranges: [[head.length, head.length + 6]] }, max);
+        expect(Array.from(cut.snippet).length).toBeLessThanOrEqual(max);
+        expect(cut.ranges.map(([start, end]) => cut.snippet.slice(start, end))).toEqual(['needle']);
+      }),
+    );
+  });
 });
 
 describe('plainExcerpt', () => {

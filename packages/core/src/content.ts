@@ -92,7 +92,8 @@ export function excerptAround({ snippet, ranges }: PlainExcerpt, max: number): P
   const points = Array.from(snippet);
   if (points.length <= max) return { snippet, ranges };
   // UTF-16 offset where each code point starts, and the end.
-  const offsets = points.reduce((starts, point) => [...starts, starts.at(-1)! + point.length], [0]);
+  const offsets = [0];
+  for (const point of points) offsets.push(offsets.at(-1)! + point.length);
   const [from, to] = ranges[0] ?? [0, 0];
   // Room for an ellipsis on each side.
   const width = max - 2;

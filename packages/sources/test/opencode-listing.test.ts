@@ -261,7 +261,7 @@ describe("opencode's and Kilo's source over a real store", () => {
     mkdirSync(cache, { mode: 0o700 });
     const file = join(cache, 'listing-kilo.v1.json');
     const identity = { source: 'kilo', home: '/home/u/.local/share/kilo' };
-    promptTitleCache(file, identity).save(new Map([['kilo:ses_1', { updatedAt: 1001, title: 'first' }], ['kilo:ses_2', { updatedAt: 1002, title: 'second' }]]));
+    promptTitleCache(file, identity).keep(() => new Map([['kilo:ses_1', { updatedAt: 1001, title: 'first' }], ['kilo:ses_2', { updatedAt: 1002, title: 'second' }]]), true);
     expect(promptTitleCache(file, identity).load()).toEqual(new Map([['kilo:ses_1', { updatedAt: 1001, title: 'first' }], ['kilo:ses_2', { updatedAt: 1002, title: 'second' }]]));
     expect(listingCache(file, identity).load().entries.size).toBe(0);
     expect(promptTitleCache(file, { ...identity, home: '/elsewhere' }).load().size).toBe(0);

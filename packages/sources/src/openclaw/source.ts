@@ -7,7 +7,7 @@ import { foreignSessionId } from '../ids.js';
 import { asString } from '../json-lines.js';
 import type { SourceEnvironment, Transcript } from '../transcripts/format.js';
 import { promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
-import { asReadError, MIN_SAVE_INTERVAL_MS, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
+import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { foldOpenclaw } from './fold.js';
 import { agentDatabases } from './locate.js';
 import { listWindows, readEvents, type EventLimits, type KnownPrompt, type WindowRow } from './store.js';
@@ -149,15 +149,13 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
  * The first prompts that title sessions with no name of their own, by
  * window id, each with the window's update time it was read at: a listing
  * that finds a window at that time reads its header alone. Loaded from the
- * listing cache with the first listing; saved when a listing learnt new
- * ones, at once the first time and then at most every 10 s, keeping only
- * the sessions listed.
+ * listing cache with the first listing; kept for the next process when a
+ * listing learnt new ones (see `PromptTitleCache.keep`), only the sessions
+ * listed.
  */
 function promptMemory(options: OpenclawSourceOptions): { known: KnownPrompt; keep(sessions: ReadonlyMap<string, Listed>): void } {
   const cache = options.listingCacheFile === undefined ? undefined : promptTitleCache(options.listingCacheFile, { source: name, home: AGENTS.openclaw.home(options.environment) });
   let prompts: Map<string, PromptTitle> | undefined;
-  let savedAt = Number.NEGATIVE_INFINITY;
-  let unsaved = false;
   const loaded = (): Map<string, PromptTitle> => (prompts ??= cache?.load() ?? new Map());
   return {
     known: (id, updatedAt) => {
@@ -166,18 +164,16 @@ function promptMemory(options: OpenclawSourceOptions): { known: KnownPrompt; kee
     },
     keep(sessions) {
       const kept = new Map<string, PromptTitle>();
+      let changed = false;
       for (const { window } of sessions.values()) {
         if (window.title !== undefined || window.firstPrompt === undefined) continue;
         kept.set(window.id, { updatedAt: window.updatedAt, title: window.firstPrompt });
         const before = loaded().get(window.id);
-        unsaved ||= before?.updatedAt !== window.updatedAt || before.title !== window.firstPrompt;
+        changed ||= before?.updatedAt !== window.updatedAt || before.title !== window.firstPrompt;
       }
-      unsaved ||= kept.size !== loaded().size;
+      changed ||= kept.size !== loaded().size;
       prompts = kept;
-      if (!unsaved || cache === undefined || performance.now() - savedAt < MIN_SAVE_INTERVAL_MS) return;
-      cache.save(kept);
-      savedAt = performance.now();
-      unsaved = false;
+      cache?.keep(() => kept, changed);
     },
   };
 }

@@ -6,7 +6,7 @@ import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
 import { AGENTS } from '../agents.js';
-import { asReadError, MIN_SAVE_INTERVAL_MS, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
+import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
 import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
@@ -109,8 +109,8 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
   /** The prompt titles earlier processes learnt, loaded with the first labels asked for; saved when this one learnt more. */
   const titleCache = options.listingCacheFile === undefined ? undefined : promptTitleCache(options.listingCacheFile, { source: name, home: member.agent.home(options.environment) });
   let titlesLoaded = false;
+  /** A prompt title was learnt since the last call of {@link saveTitles}. */
   let titlesUnsaved = false;
-  let titlesSavedAt = Number.NEGATIVE_INFINITY;
   /**
    * Database sessions, as listed, found to have no prompt yet: so they stay
    * while their database keeps the state its listing was kept at
@@ -209,20 +209,16 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
     saveTitles();
   };
 
-  /**
-   * Keep the prompt titles of the sessions listed (no others: a deleted
-   * session's goes) for the next process, when this one learnt any: at
-   * once the first time, then at most every 10 s, as transcript listings are.
-   */
+  /** Keep the prompt titles of the sessions listed (no others: a deleted session's goes) for the next process, when this one learnt any (see `PromptTitleCache.keep`). */
   const saveTitles = (): void => {
-    if (!titlesUnsaved || titleCache === undefined || performance.now() - titlesSavedAt < MIN_SAVE_INTERVAL_MS) return;
-    const kept = new Map<string, PromptTitle>();
-    for (const [sessionId, entry] of listed) {
-      const known = promptTitles.get(sessionId);
-      if (known !== undefined && entry.ownTitle === undefined) kept.set(sessionId, known);
-    }
-    titleCache.save(kept);
-    titlesSavedAt = performance.now();
+    titleCache?.keep(() => {
+      const kept = new Map<string, PromptTitle>();
+      for (const [sessionId, entry] of listed) {
+        const known = promptTitles.get(sessionId);
+        if (known !== undefined && entry.ownTitle === undefined) kept.set(sessionId, known);
+      }
+      return kept;
+    }, titlesUnsaved);
     titlesUnsaved = false;
   };
 

@@ -76,10 +76,21 @@ export interface PromptTitle {
  */
 export interface PromptTitleCache {
   load(): Map<string, PromptTitle>;
-  save(titles: ReadonlyMap<string, PromptTitle>): void;
+  /**
+   * Keep `titles()` for the next process once they changed since the last
+   * save (`changed`: by this call's listing): at once the first time, then at
+   * most every {@link MIN_SAVE_INTERVAL_MS}, as transcript listings are; a
+   * change not saved yet is saved by a later call.
+   */
+  keep(titles: () => ReadonlyMap<string, PromptTitle>, changed: boolean): void;
 }
 
+/** The shortest time between two writes of one source's listing cache: the first listing of a process writes at once, later ones at most this often. */
+export const MIN_SAVE_INTERVAL_MS = 10_000;
+
 export function promptTitleCache(file: string, identity: CacheIdentity): PromptTitleCache {
+  let unsaved = false;
+  let savedAt = Number.NEGATIVE_INFINITY;
   return {
     load() {
       const titles = new Map<string, PromptTitle>();
@@ -93,9 +104,13 @@ export function promptTitleCache(file: string, identity: CacheIdentity): PromptT
       }
       return titles;
     },
-    save(titles) {
+    keep(titles, changed) {
+      unsaved ||= changed;
+      if (!unsaved || performance.now() - savedAt < MIN_SAVE_INTERVAL_MS) return;
       const kind = listingCacheKind(identity, 'prompt titles');
-      if (kind !== undefined) writeDerivedFile(file, kind, { titles: Object.fromEntries(titles) });
+      if (kind !== undefined) writeDerivedFile(file, kind, { titles: Object.fromEntries(titles()) });
+      savedAt = performance.now();
+      unsaved = false;
     },
   };
 }

@@ -5,10 +5,7 @@ import { foreignSessionId } from '../ids.js';
 import { FileTooLargeError, NotRegularFileError, PROCESS_LISTINGS, readRegularFile, readRevision, sameRevision, revisionToken, type FileRevision } from '@sessref/platform';
 import { FolderWatch } from './folder-watch.js';
 import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './format.js';
-import { listingCache, persists, type ListingEntry, type ListingFacts } from './listing-cache.js';
-
-/** The shortest time between two writes of one source's listing cache: the first listing of a process writes at once, later ones at most this often. */
-export const MIN_SAVE_INTERVAL_MS = 10_000;
+import { listingCache, MIN_SAVE_INTERVAL_MS, persists, type ListingEntry, type ListingFacts } from './listing-cache.js';
 
 /** The largest transcript sessref reads by default: far above any real session, far below the process's memory. */
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;

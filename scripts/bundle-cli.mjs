@@ -74,8 +74,8 @@ const keepFileLookups = {
  * `import`. An import of a built-in goes through its ES module facade, which
  * reads every export once, lazy ones included: importing `node:fs` loads
  * fs/promises, file streams, readline and worker threads, importing
- * `node:util` its diff, none of which a read command uses (about 5% of a
- * command's CPU on the demo root). A built-in's exports are the same objects
+ * `node:util` its diff, none of which a read command uses (docs/benchmarks.md,
+ * section 7's notes, give what it saved). A built-in's exports are the same objects
  * either way. The entry keeps its imports: it checks the Node version before
  * anything else runs, and `process.getBuiltinModule` is newer than some it
  * must refuse clearly.
@@ -130,9 +130,8 @@ await build({
  * forty small chunks, each found, read and linked on its own. The modules
  * loading `READ_PATH` loads that the command line's shell (`SHELL`, which
  * `--version` and `--help` stop at) does not, taken from a first pass's chunk
- * graph, go into one chunk instead: 7-16% less CPU for each read command on
- * the demo root and about 7% less time to `sessref mcp`'s first answer, the
- * same for `--version` (paired runs of the two bundles).
+ * graph, go into one chunk instead (docs/benchmarks.md, section 7's notes,
+ * give what it saved: paired runs of the bundle with and without the group).
  */
 function modulesLoadedOnlyWith(chunks, module, shell) {
   const byFile = new Map(chunks.filter((chunk) => chunk.type === 'chunk').map((chunk) => [chunk.fileName, chunk]));

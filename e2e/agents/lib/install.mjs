@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 import { childEnv, REPO_ROOT } from '../../dsh-app/lib/install.mjs';
-import { lastLines, run } from '../../dsh-app/lib/proc.mjs';
+import { lastLines, npmWithRetries } from '../../dsh-app/lib/proc.mjs';
 
 export const CACHE_DIR = join(REPO_ROOT, '.cache', 'agents');
 
@@ -86,13 +86,13 @@ export async function ensureInstall({ log, timeoutMs = 15 * 60_000 }) {
   const install = async (packages, env) => {
     const specs = Object.values(packages).map(({ pkg, version }) => `${pkg}@${version}`);
     log(`install: npm install --prefix ${CACHE_DIR} ${specs.join(' ')}`);
-    const result = await run('npm', ['install', '--prefix', CACHE_DIR, '--no-audit', '--no-fund', '--save-exact', '--loglevel=error', ...specs], {
-      cwd: CACHE_DIR, env, timeoutMs: Math.max(60_000, timeoutMs - (Date.now() - started)), label: 'npm install (agents cache)',
+    const result = await npmWithRetries(['install', '--prefix', CACHE_DIR, '--no-audit', '--no-fund', '--save-exact', '--loglevel=error', ...specs], {
+      cwd: CACHE_DIR, env, timeoutMs: timeoutMs - (Date.now() - started), label: 'npm install (agents cache)', log,
     });
     const output = `${result.stdout}\n${result.stderr}`;
     if (result.timedOut) return { networkFailure: `npm install timed out after ${Math.round(timeoutMs / 1000)} s` };
     if (result.code !== 0) {
-      const why = `npm install failed (exit ${result.code}): ${lastLines(output)}`;
+      const why = `npm install failed (exit ${result.code}, ${result.tries} tries): ${lastLines(output)}`;
       return isNetworkFailure(output) ? { networkFailure: why } : { error: why };
     }
     return {};

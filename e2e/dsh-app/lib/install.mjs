@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lastLines, run } from './proc.mjs';
+import { lastLines, npmWithRetries } from './proc.mjs';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CACHE_DIR = join(REPO_ROOT, '.cache', 'dsh-app');
@@ -150,14 +150,15 @@ export async function ensureInstall({ log, timeoutMs = 20 * 60_000 }) {
   for (let round = 1; round <= 3; round += 1) {
     writeFileSync(join(CACHE_DIR, 'package.json'), `${JSON.stringify(baseManifest(extra), null, 2)}\n`);
     log(`install: npm install in ${CACHE_DIR} (round ${round}; the first one takes a few minutes)`);
-    const result = await run('npm', ['install', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], {
+    const result = await npmWithRetries(['install', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error'], {
       cwd: CACHE_DIR,
       env: childEnv(),
-      timeoutMs: Math.max(60_000, timeoutMs - (Date.now() - started)),
+      timeoutMs: timeoutMs - (Date.now() - started),
       label: 'npm install (dsh-app cache)',
+      log,
     });
     if (result.timedOut) throw new Error(`install: npm install timed out after ${Math.round((Date.now() - started) / 1000)} s`);
-    if (result.code !== 0) throw new Error(`install: npm install failed (exit ${result.code}): ${lastLines(result.stderr || result.stdout)}`);
+    if (result.code !== 0) throw new Error(`install: npm install failed (exit ${result.code}, ${result.tries} tries): ${lastLines(result.stderr || result.stdout)}`);
     const missing = [...missingPeers().keys()].filter((name) => name.startsWith('@deepseek-ai/dsh-'));
     if (missing.length === 0) break;
     log(`install: adding peers no package installs: ${missing.join(', ')}`);

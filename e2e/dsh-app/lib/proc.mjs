@@ -113,6 +113,29 @@ export async function run(command, args, { cwd, env, timeoutMs, label = command 
   return { code, signal, stdout: handle.stdout, stderr: handle.stderr, timedOut };
 }
 
+/** Tries of one `npm install`, and the pause before each try after the first. */
+const NPM_TRIES = 3;
+const NPM_RETRY_PAUSE_MS = [0, 10_000, 30_000];
+
+/**
+ * `npm <args>` run to completion like `run`, tried again (up to three tries in
+ * all, within the same time bound) when it exits non-zero: a registry that
+ * drops a connection or serves one bad tarball fails a long install now and
+ * then, and one such failure should not fail a whole CI run. A timeout is not
+ * tried again: the bound is spent. `log` hears each failed try's last lines.
+ * @returns {Promise<{ code: number | null, signal: string | null, stdout: string, stderr: string, timedOut: boolean, tries: number }>}
+ */
+export async function npmWithRetries(args, { cwd, env, timeoutMs, label, log }) {
+  const started = Date.now();
+  for (let tries = 1; ; tries += 1) {
+    await sleep(NPM_RETRY_PAUSE_MS[tries - 1]);
+    const result = await run('npm', args, { cwd, env, timeoutMs: Math.max(60_000, timeoutMs - (Date.now() - started)), label });
+    const boundSpent = Date.now() - started > timeoutMs - 60_000;
+    if (result.timedOut || result.code === 0 || tries === NPM_TRIES || boundSpent) return { ...result, tries };
+    log(`${label}: try ${tries} of ${NPM_TRIES} failed (exit ${result.code}): ${lastLines(`${result.stdout}\n${result.stderr}`)}; trying again`);
+  }
+}
+
 /** The last `lines` non-empty lines of a text, for one-line failure reasons. */
 export function lastLines(text, lines = 3) {
   return text.split('\n').map((line) => line.trim()).filter(Boolean).slice(-lines).join(' | ');

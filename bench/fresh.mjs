@@ -15,7 +15,7 @@ import { CACHE_DIR } from './lib/cache.mjs';
 import { progress, runSuite } from './lib/child.mjs';
 import { DISCOVERY, FRESH } from './plan.mjs';
 
-const BIN = fileURLToPath(new URL('../packages/cli/bundle/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/cli/bin/sessref.js', import.meta.url));
 const DIRECTORY = join(CACHE_DIR, 'fresh');
 
 /** A mention of `id` as the composer writes it. */

@@ -18,7 +18,7 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { emitResult, parseArgs, progress } from '../lib/child.mjs';
 
-const BIN = fileURLToPath(new URL('../../packages/cli/bundle/bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../packages/cli/bin/sessref.js', import.meta.url));
 const TIME = '/usr/bin/time';
 
 const { cases: casesFile, mcp: mcpRoot, 'first-search': firstSearchRoot, cache: cacheDir, runs: runsArg = '5' } = parseArgs();

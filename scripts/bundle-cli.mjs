@@ -113,6 +113,7 @@ const output = { dir: OUT, format: 'esm', entryFileNames: '[name].js', chunkFile
 const READ_PATH = join(CLI, 'dist/commands/session-root.js');
 const SHELL = join(CLI, 'dist/cli.js');
 const firstPass = await build({ ...input, write: false, output });
+const shellModules = modulesLoadedWith(firstPass.output, SHELL);
 const readModules = modulesLoadedOnlyWith(firstPass.output, READ_PATH, SHELL);
 await build({
   ...input,
@@ -120,29 +121,30 @@ await build({
   preserveEntrySignatures: 'allow-extension',
   // The group loads what the read path imports lazily along with the rest of it, on purpose.
   onLog: (level, log, handler) => (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT' ? undefined : handler(level, log)),
-  output: { ...output, codeSplitting: { includeDependenciesRecursively: false, groups: [{ name: 'read', test: (id) => readModules.has(id) }] } },
+  output: {
+    ...output,
+    codeSplitting: {
+      includeDependenciesRecursively: false,
+      groups: [{ name: 'cli', test: (id) => shellModules.has(id) }, { name: 'read', test: (id) => readModules.has(id) }],
+    },
+  },
 });
 
 /**
- * The read path as one chunk. Every command that reads a root (`list`, `show`,
- * `mention`, `search`, `prepare`, `mcp`, the inspector) opens it through
- * `READ_PATH`, and by the lazy imports' chunking alone that path loaded some
- * forty small chunks, each found, read and linked on its own. The modules
- * loading `READ_PATH` loads that the command line's shell (`SHELL`, which
- * `--version` and `--help` stop at) does not, taken from a first pass's chunk
- * graph, go into one chunk instead (docs/benchmarks.md, section 7's notes,
- * give what it saved: paired runs of the bundle with and without the group).
+ * The chunks a first pass made, and what loading a module's chunk loads with
+ * it (its static imports, transitively).
  */
-function modulesLoadedOnlyWith(chunks, module, shell) {
+function chunkGraph(chunks) {
   const byFile = new Map(chunks.filter((chunk) => chunk.type === 'chunk').map((chunk) => [chunk.fileName, chunk]));
   const holding = (id) => {
     const chunk = [...byFile.values()].find((candidate) => candidate.moduleIds.includes(id));
     if (chunk === undefined) throw new Error(`${relative(ROOT, id)} is in no chunk of the bundle: bundle-cli.mjs names it as the read path or the shell, update it`);
     return chunk;
   };
-  const loadedWith = (chunk) => {
+  /** The chunks loading `module`'s chunk loads. */
+  const loadedWith = (module) => {
     const loaded = new Set();
-    for (const pending = [chunk]; pending.length > 0; ) {
+    for (const pending = [holding(module)]; pending.length > 0; ) {
       const next = pending.pop();
       if (loaded.has(next)) continue;
       loaded.add(next);
@@ -151,6 +153,33 @@ function modulesLoadedOnlyWith(chunks, module, shell) {
     }
     return loaded;
   };
-  const shellChunks = loadedWith(holding(shell));
-  return new Set([...loadedWith(holding(module))].filter((chunk) => !shellChunks.has(chunk)).flatMap((chunk) => chunk.moduleIds));
+  return { loadedWith };
+}
+
+/**
+ * The command line's shell as one chunk. Every command loads `SHELL` (what
+ * `--version` and `--help` stop at), and the lazy imports' chunking split
+ * what it imports into some ten chunks of a few hundred bytes each (a module
+ * the lazily loaded commands also import gets a chunk of its own), each
+ * found, read and linked on its own: a dozen tiny ES modules cost a fresh
+ * process a few milliseconds. What loading `SHELL` loads goes into its chunk.
+ */
+function modulesLoadedWith(chunks, shell) {
+  return new Set([...chunkGraph(chunks).loadedWith(shell)].flatMap((chunk) => chunk.moduleIds));
+}
+
+/**
+ * The read path as one chunk. Every command that reads a root (`list`, `show`,
+ * `mention`, `search`, `prepare`, `mcp`, the inspector) opens it through
+ * `READ_PATH`, and by the lazy imports' chunking alone that path loaded some
+ * forty small chunks, each found, read and linked on its own. The modules
+ * loading `READ_PATH` loads that the shell does not, taken from a first
+ * pass's chunk graph, go into one chunk instead (docs/benchmarks.md, section
+ * 7's notes, give what it saved: paired runs of the bundle with and without
+ * the group).
+ */
+function modulesLoadedOnlyWith(chunks, module, shell) {
+  const { loadedWith } = chunkGraph(chunks);
+  const shellChunks = loadedWith(shell);
+  return new Set([...loadedWith(module)].filter((chunk) => !shellChunks.has(chunk)).flatMap((chunk) => chunk.moduleIds));
 }

@@ -28,4 +28,17 @@ nodeModule.enableCompileCache();
 const { main } = await import('./cli.js');
 // Standard input is opened only by a command that reads it: opening it (a terminal, a pipe) loads Node's network stack.
 const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, get stdin() { return process.stdin; } };
-process.exitCode = await main(process.argv.slice(2), io);
+const code = await main(process.argv.slice(2), io);
+
+// main resolves once its command is done, every file it writes written and closed. What the event loop still
+// holds then is V8's housekeeping (a garbage collection after a large listing costs a 2,000-session `list` about
+// a twentieth of its time), worth nothing to a process that is ending: end once stdout and stderr have taken
+// every byte (a pipe or a terminal may still hold some on some systems).
+process.exitCode = code;
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(code);
+
+/** Resolves when everything written to `stream` so far has left it. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return stream.writableLength === 0 ? Promise.resolve() : new Promise((resolve) => stream.write('', () => resolve()));
+}

@@ -14,7 +14,7 @@ export { childPath } from './child-path.js';
 export { deepFreeze } from './deep-freeze.js';
 export { type DirectoryBudget, type DirectoryEntry, filesInFolders, listDirectory, listSessionFolder, sessionFolders, type WalkTrail } from './directory.js';
 export { DirectoryListings, PROCESS_LISTINGS } from './directory-listings.js';
-export { nodeCrypto } from './node-crypto.js';
+export { nodeCrypto, nodeZlib } from './lazy-builtins.js';
 export { loadNodeSqlite, type NodeSqliteModule, quietSqliteWarning } from './node-sqlite.js';
 export { deliverPendingEvents } from './pending-events.js';
 export { describeFileType, FileTooLargeError, NotRegularFileError, openRegularFile, readFully, readRegularFile } from './regular-file.js';

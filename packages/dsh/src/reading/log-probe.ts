@@ -19,9 +19,8 @@
  * the frame after it. Only a log that passes goes to the host.
  */
 import { closeSync } from 'node:fs';
-import { zstdDecompressSync } from 'node:zlib';
 import { errorCode } from '@sessref/core';
-import { NotRegularFileError, ZSTD_MAGIC, openRegularFile, readFully, scanFrame, type FrameScan } from '@sessref/platform';
+import { NotRegularFileError, ZSTD_MAGIC, nodeZlib, openRegularFile, readFully, scanFrame, type FrameScan } from '@sessref/platform';
 
 /**
  * The header frame must end, and its plaintext fit, within this many bytes.
@@ -125,7 +124,7 @@ function checkHeaderFrame(read: Read, size: number, { end, plaintextBound }: { e
   if (plaintextBound > HEADER_PLAINTEXT_BUDGET_BYTES) {
     let plaintext: Buffer;
     try {
-      plaintext = zstdDecompressSync(window.subarray(0, end), { maxOutputLength: HEADER_PLAINTEXT_BUDGET_BYTES });
+      plaintext = nodeZlib().zstdDecompressSync(window.subarray(0, end), { maxOutputLength: HEADER_PLAINTEXT_BUDGET_BYTES });
     } catch (error) {
       if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') {
         return {

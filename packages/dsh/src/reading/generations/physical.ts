@@ -5,10 +5,9 @@
  * without its newline) is a torn tail: reported, never handed on as a line.
  * Anything else that is wrong before it is damage.
  */
-import { zstdDecompressSync } from 'node:zlib';
 import { errorCode } from '@sessref/core';
 import { SessionLogReadError, corrupt } from './errors.js';
-import { ZSTD_MAGIC, scanFrame, type FrameSpan } from '@sessref/platform';
+import { ZSTD_MAGIC, nodeZlib, scanFrame, type FrameSpan } from '@sessref/platform';
 
 /** How much a read may take; every bound is a coded refusal, never an allocation. */
 export interface ReadLimits {
@@ -77,7 +76,7 @@ function decompressFrame(bytes: Buffer, frame: FrameSpan, budget: number, total:
   if (budget <= 0) throw tooMuchPlaintext(total);
   let plaintext: Buffer;
   try {
-    plaintext = zstdDecompressSync(bytes.subarray(frame.start, frame.end), { maxOutputLength: budget });
+    plaintext = nodeZlib().zstdDecompressSync(bytes.subarray(frame.start, frame.end), { maxOutputLength: budget });
   } catch (error) {
     if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') throw tooMuchPlaintext(total);
     throw corrupt(`the frame at byte ${frame.start} does not decompress (${error instanceof Error ? error.message : String(error)})`, { cause: error });

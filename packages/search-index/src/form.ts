@@ -19,13 +19,27 @@
 /** Which kind of run a folded character belongs to; `undefined` for a separator. */
 type RunKind = 'word' | 'unspaced';
 
-const UNSPACED = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{Extended_Pictographic}\p{Regional_Indicator}]/u;
-const WORD = /[\p{L}\p{N}\p{M}\p{Co}]/u;
-/** Diacritics dropped from Latin, Greek and Cyrillic letters (accent-insensitive search); other scripts keep their marks, which carry meaning there. */
-const ALPHABETIC = /^[\p{scx=Latin}\p{scx=Greek}\p{scx=Cyrillic}]/u;
-const MARKS = /\p{M}/gu;
-/** Marks that belong to no script (combining accents, Arabic harakat, variation selectors), the zero-width joiner and emoji skin tones: dropped wherever they stand. */
-const DROPPED = /^[\p{Script=Inherited}\u200D\p{Emoji_Modifier}]$/u;
+/**
+ * The Unicode classes folding tests, made at their first use: V8 builds a
+ * property class's ranges when it parses the pattern, which for these takes a
+ * fresh process several milliseconds, and text that is ASCII only never needs
+ * them (see {@link ASCII}).
+ */
+let classes: ReturnType<typeof unicodeClasses> | undefined;
+
+function unicodeClasses() {
+  const unspaced = '[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Hangul}\\p{scx=Thai}\\p{scx=Lao}\\p{scx=Khmer}\\p{scx=Myanmar}\\p{Extended_Pictographic}\\p{Regional_Indicator}]';
+  return {
+    unspaced: new RegExp(unspaced, 'u'),
+    unspacedStart: new RegExp(`^${unspaced}`, 'u'),
+    word: /[\p{L}\p{N}\p{M}\p{Co}]/u,
+    /** Diacritics dropped from Latin, Greek and Cyrillic letters (accent-insensitive search); other scripts keep their marks, which carry meaning there. */
+    alphabetic: /^[\p{scx=Latin}\p{scx=Greek}\p{scx=Cyrillic}]/u,
+    marks: /\p{M}/gu,
+    /** Marks that belong to no script (combining accents, Arabic harakat, variation selectors), the zero-width joiner and emoji skin tones: dropped wherever they stand. */
+    dropped: /^[\p{Script=Inherited}\u200D\p{Emoji_Modifier}]$/u,
+  };
+}
 
 /** A folded character and the kind of run it belongs to (`undefined`: a separator). */
 type Piece = readonly [char: string, kind: RunKind | undefined];
@@ -33,15 +47,16 @@ type Piece = readonly [char: string, kind: RunKind | undefined];
 const folded = new Map<number, readonly Piece[]>();
 
 /** One code point folded: compatibility-decomposed, lower-cased, stripped of the marks search ignores; memoized. */
-function foldCodePoint(codePoint: number): readonly Piece[] {
+export function foldCodePoint(codePoint: number): readonly Piece[] {
   const cached = folded.get(codePoint);
   if (cached !== undefined) return cached;
   const char = String.fromCodePoint(codePoint);
+  const { dropped, alphabetic, marks } = (classes ??= unicodeClasses());
   let text = '';
-  if (!DROPPED.test(char)) {
+  if (!dropped.test(char)) {
     // Final sigma lower-cases by context; folded alone it is the plain sigma.
     const lower = (char === 'ς' ? 'σ' : char.toLowerCase()).normalize('NFKD');
-    text = (ALPHABETIC.test(lower) ? lower.replace(MARKS, '') : lower).normalize('NFC');
+    text = (alphabetic.test(lower) ? lower.replace(marks, '') : lower).normalize('NFC');
   }
   const pieces = Array.from(text, (piece): Piece => [piece, kindOf(piece)]);
   folded.set(codePoint, pieces);
@@ -49,8 +64,9 @@ function foldCodePoint(codePoint: number): readonly Piece[] {
 }
 
 function kindOf(char: string): RunKind | undefined {
-  if (UNSPACED.test(char)) return 'unspaced';
-  return WORD.test(char) ? 'word' : undefined;
+  const { unspaced, word } = (classes ??= unicodeClasses());
+  if (unspaced.test(char)) return 'unspaced';
+  return word.test(char) ? 'word' : undefined;
 }
 
 /** A search form with, for each of its UTF-16 code units, the span of the original text it came from. */
@@ -62,8 +78,18 @@ export interface MappedForm {
   ends: number[];
 }
 
-/** The folds of the ASCII code points, looked up without hashing: most text is mostly ASCII. */
-const ASCII: readonly (readonly Piece[])[] = Array.from({ length: 128 }, (_, code) => foldCodePoint(code));
+/**
+ * The folds of the ASCII code points, looked up without hashing: most text is
+ * mostly ASCII. Made by the rule {@link foldCodePoint} comes to for them (an
+ * ASCII character lower-cases to one, its letters and digits are words, the
+ * rest separate), not by calling it: the Unicode classes it tests take a fresh
+ * process several milliseconds to compile, and text that is ASCII only never
+ * needs them. A test holds the two to the same table.
+ */
+export const ASCII: readonly (readonly Piece[])[] = Array.from({ length: 128 }, (_, code) => {
+  const char = String.fromCharCode(code).toLowerCase();
+  return [[char, /[a-z0-9]/.test(char) ? 'word' : undefined]];
+});
 
 /** Takes a folded piece (`kind` undefined: a separator) and the span of the original text it came from. */
 type PieceSink = (piece: string, kind: RunKind | undefined, start: number, end: number) => void;
@@ -167,11 +193,9 @@ export function runsOf(form: string): string[] {
   return form === '' ? [] : form.split(' ');
 }
 
-const UNSPACED_START = new RegExp(`^${UNSPACED.source}`, 'u');
-
-/** Whether a run of a search form is unspaced text (runs are of one kind, so its first character says). */
+/** Whether a run of a search form is unspaced text (runs are of one kind, so its first character says; no ASCII one is unspaced). */
 export function isUnspaced(run: string): boolean {
-  return UNSPACED_START.test(run);
+  return run.charCodeAt(0) >= 128 && (classes ??= unicodeClasses()).unspacedStart.test(run);
 }
 
 /**

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { errorCode, redactSecrets, type ContentBlockLike, type SessionSource, type SurfaceMessage } from '@sessref/core';
 import { openSearchIndex, type SearchIndex } from '@sessref/search-index';
-import { mappedForm, searchForm } from '../src/form.js';
+import { ASCII, foldCodePoint, isUnspaced, mappedForm, searchForm } from '../src/form.js';
 
 // Fake sources: the interface under test's input, built with the core's types.
 
@@ -125,6 +125,15 @@ describe('recall: every substring of a carried message finds its session', () =>
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('folds every ASCII code point by its table exactly as the Unicode rule folds it, none of them unspaced', () => {
+    // The table is made by rule so that ASCII text never compiles the Unicode classes; the rule itself is the reference.
+    for (let code = 0; code < 128; code += 1) {
+      expect(ASCII[code], `U+${code.toString(16).padStart(4, '0')}`).toEqual(foldCodePoint(code));
+      expect(isUnspaced(String.fromCharCode(code))).toBe(false);
+    }
+    expect(isUnspaced('結果')).toBe(true);
   });
 
   it('finds a word as it is typed, accents and case aside, and a word inside a longer one', async () => {

@@ -1,5 +1,5 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { MAX_SNIPPET_LENGTH, projectMessage, redactSecrets, type SurfaceMessage, type SurfaceSnapshot, type TextRange } from '@sessref/core';
+import { nodeZlib } from '@sessref/platform';
 import { formTokens, isUnspaced, mappedForm, runsOf, searchForm } from './form.js';
 
 /** A message a snapshot carries, as the index keeps it. */
@@ -63,7 +63,7 @@ type StoredMessage = [index: number, seq: number | null, kind: 0 | 1 | 2, text: 
 /** The carried messages, deflated: an index smaller than the text it indexes. */
 export function encodeMessages(messages: readonly CarriedMessage[]): Uint8Array {
   const stored = messages.map(({ index, seq, role, checkpoint, text }): StoredMessage => [index, seq ?? null, checkpoint ? 2 : role === 'assistant' ? 1 : 0, text]);
-  return deflateRawSync(JSON.stringify(stored));
+  return nodeZlib().deflateRawSync(JSON.stringify(stored));
 }
 
 /**
@@ -71,7 +71,7 @@ export function encodeMessages(messages: readonly CarriedMessage[]): Uint8Array 
  * @throws when the blob is not what {@link encodeMessages} writes (a damaged row is never trusted).
  */
 export function decodeMessages(blob: Uint8Array): CarriedMessage[] {
-  const stored: unknown = JSON.parse(inflateRawSync(blob).toString('utf8'));
+  const stored: unknown = JSON.parse(nodeZlib().inflateRawSync(blob).toString('utf8'));
   if (!Array.isArray(stored)) throw new Error('stored messages are not a list');
   return stored.map((entry: unknown) => {
     if (!isStoredMessage(entry)) throw new Error('a stored message is malformed');

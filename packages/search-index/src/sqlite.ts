@@ -1,9 +1,8 @@
 import { closeSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { SessionReferenceError, errorCode } from '@sessref/core';
-import { directoryProblem, loadNodeSqlite, type NodeSqliteModule } from '@sessref/platform';
+import { directoryProblem, loadNodeSqlite, nodeCrypto, type NodeSqliteModule } from '@sessref/platform';
 
 type Sqlite = NodeSqliteModule;
 
@@ -155,7 +154,7 @@ function clearPlanted(file: string): void {
  * SQLite never replays them into the new one.
  */
 function replaceWithEmpty(file: string, Database: Sqlite['DatabaseSync']): void {
-  const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
+  const temporary = `${file}.${process.pid}.${nodeCrypto().randomUUID()}.tmp`;
   closeSync(openSync(temporary, 'wx', 0o600));
   try {
     const db = new Database(temporary);

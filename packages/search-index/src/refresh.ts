@@ -1,4 +1,5 @@
 import { throwIfCancelled, type SessionSource, type SourceFailure } from '@sessref/core';
+import { monotonicMs } from '@sessref/platform';
 import { documentOf, type SessionDocument } from './documents.js';
 import { describe } from './sqlite.js';
 import type { IndexTables } from './tables.js';
@@ -76,13 +77,13 @@ export async function refreshIndex(
     report.removed += gone.length;
     for (const [id, stamp] of stamps) if (held.get(id)?.stamp !== stamp) pending.push({ source, id, stamp });
   }
-  const started = performance.now();
+  const started = monotonicMs();
   for (let at = 0; at < pending.length; at += BATCH) {
     const batch = await readBatch(pending.slice(at, at + BATCH), signal);
     throwIfCancelled(signal, SEARCH_INDEX);
     tables.transaction(() => batch.forEach((read) => write(tables, read, report)));
     const indexed = Math.min(pending.length, at + BATCH);
-    const elapsedMs = performance.now() - started;
+    const elapsedMs = monotonicMs() - started;
     onProgress?.({ indexed, total: pending.length, elapsedMs, remainingMs: (elapsedMs / indexed) * (pending.length - indexed) });
   }
   return report;

@@ -3,7 +3,7 @@ import { existsSync, linkSync, lstatSync, readdirSync, readlinkSync, unlinkSync,
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FileTooLargeError, NotRegularFileError, describeFileType, readRegularFile } from '@sessref/platform';
+import { FileTooLargeError, NotRegularFileError, describeFileType, monotonicMs, readRegularFile } from '@sessref/platform';
 import { errorCode } from '@sessref/core';
 
 /** Who holds a lock: enough to tell, on the same host, whether that process still runs. */
@@ -73,14 +73,14 @@ export class FileLock {
     try {
       writeFileSync(candidate, JSON.stringify(me), { flag: 'wx', mode: 0o600 });
       // A monotonic clock: a wall clock set back meanwhile would stretch the wait.
-      const deadline = performance.now() + options.waitMs;
+      const deadline = monotonicMs() + options.waitMs;
       for (let attempt = 0; ; attempt++) {
         const held = tryTake(path, candidate);
         if (held === 'taken') {
           removeOrphans(path, candidate);
           return new FileLock(path, me);
         }
-        const left = deadline - performance.now();
+        const left = deadline - monotonicMs();
         if (left <= 0) throw new LockBusyError(path, held.owner);
         await sleep(pause(attempt, left), undefined, { signal: options.signal });
       }

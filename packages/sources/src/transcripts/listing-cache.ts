@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core/internal';
-import { nodeCrypto, readDerivedFile, writeDerivedFile, type DerivedFileKind, type FileRevision } from '@sessref/platform';
+import { monotonicMs, nodeCrypto, readDerivedFile, writeDerivedFile, type DerivedFileKind, type FileRevision } from '@sessref/platform';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
 import type { Transcript } from './format.js';
 
@@ -106,10 +106,10 @@ export function promptTitleCache(file: string, identity: CacheIdentity): PromptT
     },
     keep(titles, changed) {
       unsaved ||= changed;
-      if (!unsaved || performance.now() - savedAt < MIN_SAVE_INTERVAL_MS) return;
+      if (!unsaved || monotonicMs() - savedAt < MIN_SAVE_INTERVAL_MS) return;
       const kind = listingCacheKind(identity, 'prompt titles');
       if (kind !== undefined) writeDerivedFile(file, kind, { titles: Object.fromEntries(titles()) });
-      savedAt = performance.now();
+      savedAt = monotonicMs();
       unsaved = false;
     },
   };

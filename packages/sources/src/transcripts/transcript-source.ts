@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { errorCode, type SessionHeaderLike, type SessionSource, type SurfaceSnapshot, type TitleReadResult } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
-import { FileTooLargeError, NotRegularFileError, PROCESS_LISTINGS, readRegularFile, readRevision, sameRevision, revisionToken, type FileRevision } from '@sessref/platform';
+import { FileTooLargeError, NotRegularFileError, PROCESS_LISTINGS, monotonicMs, readRegularFile, readRevision, sameRevision, revisionToken, type FileRevision } from '@sessref/platform';
 import { FolderWatch } from './folder-watch.js';
 import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './format.js';
 import { listingCache, MIN_SAVE_INTERVAL_MS, persists, type ListingEntry, type ListingFacts } from './listing-cache.js';
@@ -92,9 +92,9 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   const save = (): void => {
     if (!unsaved || known === undefined || cache === undefined) return;
     // A long-lived process listing while an agent writes would otherwise rewrite the whole file at every listing; it has the facts in memory anyway.
-    if (performance.now() - savedAt < MIN_SAVE_INTERVAL_MS) return;
+    if (monotonicMs() - savedAt < MIN_SAVE_INTERVAL_MS) return;
     cache.save(known);
-    savedAt = performance.now();
+    savedAt = monotonicMs();
     unsaved = false;
   };
 

@@ -17,7 +17,6 @@ import { isLoopback } from '../server/address.js';
 import { startServer } from '../server/server.js';
 import { errorCode } from '@sessref/core';
 import { processPlace } from '../remote/remotes.js';
-import { keepMirrorsSynced } from '../remote/syncing.js';
 
 export interface ServeOptions {
   root: string;
@@ -66,7 +65,11 @@ export async function serveCommand(options: ServeOptions, io: ServeIo): Promise<
     if (!isLoopback(options.host)) say(io.stderr, `warning: listening on ${options.host}; anyone who can reach it and has the token can read these sessions`);
     say(io.stdout, server.url);
     say(io.stderr, 'Open the URL above (it carries the access token). Press Ctrl+C to stop.');
-    const stopSyncing = options.syncEveryMinutes === undefined ? undefined : keepMirrorsSynced(processPlace(), options.syncEveryMinutes * 60_000, (line) => say(io.stderr, line));
+    // Loaded only here: syncing brings rsync's child processes, which a server without --sync-every never starts.
+    const stopSyncing =
+      options.syncEveryMinutes === undefined
+        ? undefined
+        : (await import('../remote/syncing.js')).keepMirrorsSynced(processPlace(), options.syncEveryMinutes * 60_000, (line) => say(io.stderr, line));
     await stopRequested(options.signal);
     await stopSyncing?.();
     await server.close();

@@ -5,7 +5,7 @@
  * sessions into a lookup the model can run. Every session is listed (clients
  * read no URI that only a template reaches), a page at a time.
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { ProtocolError, ProtocolErrorCode, type ListResourcesResult, type McpServer, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
 import { encodeSessionReferenceUri, labelOf } from '@sessref/core';
 import { utf8Length } from '@sessref/core/internal';
@@ -38,7 +38,7 @@ async function listPage(sessions: CitableSessions, cursor: string | undefined, p
   const start = offsetOf(cursor);
   const page = listed.slice(start, start + pageSize);
   const [sizes, paths] = await Promise.all([Promise.all(page.map((session) => sizeOf(sessions, session.sessionId, signal))), sessions.logPaths(page.map((session) => session.sessionId), signal)]);
-  const times = await Promise.all(page.map((session) => modifiedAt(paths.get(session.sessionId))));
+  const times = page.map((session) => modifiedAt(paths.get(session.sessionId)));
   const resources = page.map((session, index) => resourceOf(session, sizes[index], times[index]));
   const next = start + pageSize;
   return next < listed.length ? { resources, nextCursor: String(next) } : { resources };
@@ -75,10 +75,11 @@ async function sizeOf(sessions: CitableSessions, sessionId: string, signal: Abor
   }
 }
 
-async function modifiedAt(path: string | undefined): Promise<string | undefined> {
+/** When the log at `path` last changed; a stat is a few microseconds, and a page is bounded. */
+function modifiedAt(path: string | undefined): string | undefined {
   if (path === undefined) return undefined;
   try {
-    return (await stat(path)).mtime.toISOString();
+    return statSync(path).mtime.toISOString();
   } catch {
     return undefined;
   }

@@ -15,7 +15,6 @@ import { registerRefPrompt } from './prompt.js';
 import { serveSessionResources } from './resources.js';
 import { CitableSessions } from './sessions.js';
 import { processPlace } from '../remote/remotes.js';
-import { keepMirrorsSynced } from '../remote/syncing.js';
 import { packageVersion } from '../version.js';
 
 export interface McpOptions {
@@ -41,7 +40,9 @@ export async function mcpCommand(options: McpOptions, stderr: { write(text: stri
   // Long-lived like `serve`: the title index follows file events, and content search is primed in the background.
   const say = (line: string) => stderr.write(`sessref mcp: ${terminalSafe(line)}\n`);
   const sessions = await CitableSessions.open({ ...options.engine, watchLogs: true }, process.cwd(), say);
-  const stopSyncing = options.syncEveryMinutes === undefined ? undefined : keepMirrorsSynced(processPlace(), options.syncEveryMinutes * 60_000, say);
+  // Loaded only here: syncing brings rsync's child processes, which a server without --sync-every never starts.
+  const stopSyncing =
+    options.syncEveryMinutes === undefined ? undefined : (await import('../remote/syncing.js')).keepMirrorsSynced(processPlace(), options.syncEveryMinutes * 60_000, say);
   try {
     // A batch is answered here with Invalid Request: the SDK would drop it without a reply.
     const input = new BatchRefusal((line) => process.stdout.write(line), MAX_MESSAGE_BYTES);

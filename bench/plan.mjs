@@ -144,7 +144,7 @@ export const FOREIGN_LIST = {
  * targets are ratios of median CPU time to Node's own start (and peak memory), per corpus.
  */
 export const FRESH = {
-  runs: 5,
+  runs: 21,
   // Real-shaped dsh roots: the discovery corpus of 40 messages per session at these sizes.
   counts: [2000, 10000],
   // The first search of a root, every derived file built by it (an empty cache directory), `runs`

@@ -16,6 +16,7 @@ import { progress, runSuite } from './lib/child.mjs';
 import { DISCOVERY, FRESH } from './plan.mjs';
 
 const BIN = fileURLToPath(new URL('../packages/cli/bin/sessref.js', import.meta.url));
+const BARE_WALK = fileURLToPath(new URL('./lib/bare-walk.mjs', import.meta.url));
 const DIRECTORY = join(CACHE_DIR, 'fresh');
 
 /** A mention of `id` as the composer writes it. */
@@ -45,6 +46,7 @@ export async function runFresh(corpusRoot) {
       { name: 'search (warm)', args: ['search', 'migration', '--root', root], env: env(`clean-${count}`) },
     ];
     if (count === FRESH.counts[0]) cases.push({ name: 'list, one corrupt and one v5 log', args: ['list', '--root', damagedCopy(root)], env: env(`damaged-${count}`) });
+    cases.push({ name: 'bare walk', script: BARE_WALK, args: [root] });
     progress(`suite 7: ${count} sessions`);
     results.corpora.push({ count, messages: DISCOVERY.defaultMessages, cases: await runCases(`corpus-${count}`, cases) });
   }

@@ -79,7 +79,11 @@ export function freshSection({ demo, corpora, mcp, firstSearch }, machine) {
     lines.push(`### ${count.toLocaleString('en-US')} dsh sessions of ${messages} messages (the discovery corpus), derived files warm`, '', ...HEADER);
     const clean = cases.find((figures) => figures.name === 'list');
     for (const figures of cases) {
-      if (figures.name.startsWith('list, ')) {
+      if (figures.name === 'bare walk') {
+        lines.push(
+          `| the floor, not sessref: a bare walk of the root (\`bench/lib/bare-walk.mjs\`: list each session directory, stat its log) | ${seconds(figures.cpu.median)} | ${seconds(figures.nodeCpu.median)} | ${times(figures.cpuRatio.median)} (${times(figures.cpuRatio.min)}-${times(figures.cpuRatio.max)}) | ${seconds(figures.wall.median)} | ${mib(figures.peakKiB.median)} | what every run of \`list\` costs at least |`,
+        );
+      } else if (figures.name.startsWith('list, ')) {
         const over = figures.cpu.median / clean.cpu.median;
         lines.push(
           `| \`sessref list\` over the same root plus one corrupt log and one \`session.v5\` log | ${seconds(figures.cpu.median)} | ${seconds(figures.nodeCpu.median)} | ${times(figures.cpuRatio.median)} | ${seconds(figures.wall.median)} | ${mib(figures.peakKiB.median)} | <= ${FRESH.targets.damagedOverClean}x the clean root's: ${times(over)}, ${verdict(over <= FRESH.targets.damagedOverClean)} |`,

@@ -7,7 +7,7 @@
  * hundredths, a sixth of Node's own start), its wall time and peak memory
  * through GNU time (`/usr/bin/time`, Debian's `time` package).
  *
- * Args: --cases FILE (JSON: [{ name, args, env? }]) --runs N
+ * Args: --cases FILE (JSON: [{ name, args, env?, script? }]: script, the sessref bin unless given) --runs N
  *       or --mcp ROOT --runs N (spawn to the first completion answered, wall time)
  *       or --first-search ROOT --cache DIR --runs N (`sessref search` over ROOT with DIR
  *          emptied before each run: the first search of a root, every derived file built)
@@ -52,9 +52,9 @@ function summary(samples) {
 }
 
 /** `runs` pairs of the command and `node -e 0`, after one warm-up of each (it fills the compile cache and the page cache). */
-function pairedCase({ name, args, env = {} }) {
+function pairedCase({ name, args, env = {}, script = BIN }) {
   const childEnv = { ...process.env, ...env };
-  const command = [process.execPath, BIN, ...args];
+  const command = [process.execPath, script, ...args];
   const node = [process.execPath, '-e', '0'];
   const first = measure(command, childEnv);
   if (first.status !== 0) throw new Error(`${name}: sessref ${args.join(' ')} exited with ${first.status}`);

@@ -43,6 +43,16 @@ describe('a reader that stops early', () => {
   });
 });
 
+describe('a reader that is slow', () => {
+  it('gets every byte: the process ends only once its output has left it', async () => {
+    // Some 700 KB of JSON fill the pipe many times over while the reader sleeps; a cut output would not parse.
+    const parse = `node -e "JSON.parse(require('node:fs').readFileSync(0, 'utf8'))"`;
+    const result = await pipeline(`sessref show research-log --json | (sleep 0.3; cat) | ${parse} && sessref show research-log --json | wc -c`);
+    expect(result).toMatchObject({ code: 0 });
+    expect(Number(result.stdout.trim())).toBeGreaterThan(256 * 1024);
+  });
+});
+
 describe('errors under --json', () => {
   it('are one JSON object on stderr with the same code and exit status as the text line', async () => {
     const damaged = await emptyRoot();
@@ -110,5 +120,12 @@ describe('the committed bin stub', () => {
     const json = await run(['list', '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'NOT_BUILT', hint: 'run `npm run build` at the repository root, then run sessref again' } });
+    // A build with a piece missing is not "not built": that failure is shown as it is.
+    await mkdir(join(pkg, 'bundle'));
+    await writeFile(join(pkg, 'bundle', 'bin.js'), "import './cli-missing.js';\n");
+    const broken = await run(['--help']);
+    expect(broken.code).not.toBe(0);
+    expect(broken.stderr).not.toContain('NOT_BUILT');
+    expect(broken.stderr).toContain('cli-missing.js');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The edges of the command line: a reader that stops early, errors under
+ * The edges of the command line: a reader that stops early or reads slowly, errors under
  * `--json`, a busy port, and the committed `sessref` bin stub that npm links
  * at install time (it runs the build, or says to build first).
  */

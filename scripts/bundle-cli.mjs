@@ -7,8 +7,9 @@
  * modules, each found, read and linked on its own; the bundle holds the same
  * code in a few dozen chunks, one per command's needs (the command table's
  * lazy imports become chunk boundaries), which cuts a command's CPU time by
- * about a third (docs/benchmarks.md, "Fresh processes"). What every command
- * that reads a root loads is one chunk of its own (see modulesLoadedOnlyWith).
+ * about a third (docs/benchmarks.md, section 7). What every command loads,
+ * and what every command that reads a root loads, are a chunk each (see
+ * groupsOf).
  *
  * A bundle moves every module, so what a module found relative to its own
  * file must still be found. Each such use is rewritten here at bundle time,
@@ -113,8 +114,7 @@ const output = { dir: OUT, format: 'esm', entryFileNames: '[name].js', chunkFile
 const READ_PATH = join(CLI, 'dist/commands/session-root.js');
 const SHELL = join(CLI, 'dist/cli.js');
 const firstPass = await build({ ...input, write: false, output });
-const shellModules = modulesLoadedWith(firstPass.output, SHELL);
-const readModules = modulesLoadedOnlyWith(firstPass.output, READ_PATH, SHELL);
+const { shellModules, readModules } = groupsOf(firstPass.output);
 await build({
   ...input,
   // A group moves modules between chunks, so an entry's own chunk may export more than the entry did.
@@ -131,55 +131,41 @@ await build({
 });
 
 /**
- * The chunks a first pass made, and what loading a module's chunk loads with
- * it (its static imports, transitively).
+ * Two chunks every command shares, from a first pass's chunk graph.
+ *
+ * The command line's shell: every command loads `SHELL` (what `--version` and
+ * `--help` stop at), and the lazy imports' chunking split what it imports
+ * into some ten chunks of a few hundred bytes each (a module the lazily
+ * loaded commands also import gets a chunk of its own), each found, read and
+ * linked on its own. What loading `SHELL` loads goes into one chunk.
+ *
+ * The read path: every command that reads a root (`list`, `show`, `mention`,
+ * `search`, `prepare`, `mcp`, the inspector) opens it through `READ_PATH`,
+ * and the lazy imports' chunking alone made that some forty small chunks.
+ * What loading `READ_PATH` loads beyond the shell goes into one chunk.
+ *
+ * docs/benchmarks.md, section 7's notes, give what each saved (paired runs
+ * of the bundle with and without the group).
  */
-function chunkGraph(chunks) {
+function groupsOf(chunks) {
   const byFile = new Map(chunks.filter((chunk) => chunk.type === 'chunk').map((chunk) => [chunk.fileName, chunk]));
   const holding = (id) => {
     const chunk = [...byFile.values()].find((candidate) => candidate.moduleIds.includes(id));
     if (chunk === undefined) throw new Error(`${relative(ROOT, id)} is in no chunk of the bundle: bundle-cli.mjs names it as the read path or the shell, update it`);
     return chunk;
   };
-  /** The chunks loading `module`'s chunk loads. */
+  // The chunks loading a module's chunk loads: its static imports, transitively (built-ins and externals are imports of no chunk).
   const loadedWith = (module) => {
     const loaded = new Set();
     for (const pending = [holding(module)]; pending.length > 0; ) {
       const next = pending.pop();
       if (loaded.has(next)) continue;
       loaded.add(next);
-      // Built-ins and externals are imports too, of no chunk.
       pending.push(...next.imports.flatMap((file) => byFile.get(file) ?? []));
     }
     return loaded;
   };
-  return { loadedWith };
-}
-
-/**
- * The command line's shell as one chunk. Every command loads `SHELL` (what
- * `--version` and `--help` stop at), and the lazy imports' chunking split
- * what it imports into some ten chunks of a few hundred bytes each (a module
- * the lazily loaded commands also import gets a chunk of its own), each
- * found, read and linked on its own: a dozen tiny ES modules cost a fresh
- * process a few milliseconds. What loading `SHELL` loads goes into its chunk.
- */
-function modulesLoadedWith(chunks, shell) {
-  return new Set([...chunkGraph(chunks).loadedWith(shell)].flatMap((chunk) => chunk.moduleIds));
-}
-
-/**
- * The read path as one chunk. Every command that reads a root (`list`, `show`,
- * `mention`, `search`, `prepare`, `mcp`, the inspector) opens it through
- * `READ_PATH`, and by the lazy imports' chunking alone that path loaded some
- * forty small chunks, each found, read and linked on its own. The modules
- * loading `READ_PATH` loads that the shell does not, taken from a first
- * pass's chunk graph, go into one chunk instead (docs/benchmarks.md, section
- * 7's notes, give what it saved: paired runs of the bundle with and without
- * the group).
- */
-function modulesLoadedOnlyWith(chunks, module, shell) {
-  const { loadedWith } = chunkGraph(chunks);
-  const shellChunks = loadedWith(shell);
-  return new Set([...loadedWith(module)].filter((chunk) => !shellChunks.has(chunk)).flatMap((chunk) => chunk.moduleIds));
+  const modulesOf = (loaded) => new Set([...loaded].flatMap((chunk) => chunk.moduleIds));
+  const shell = loadedWith(SHELL);
+  return { shellModules: modulesOf(shell), readModules: modulesOf([...loadedWith(READ_PATH)].filter((chunk) => !shell.has(chunk))) };
 }

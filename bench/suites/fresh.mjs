@@ -57,7 +57,7 @@ function pairedCase({ name, args, env = {}, script = BIN }) {
   const command = [process.execPath, script, ...args];
   const node = [process.execPath, '-e', '0'];
   const first = measure(command, childEnv);
-  if (first.status !== 0) throw new Error(`${name}: sessref ${args.join(' ')} exited with ${first.status}`);
+  if (first.status !== 0) throw new Error(`${name}: ${script === BIN ? 'sessref' : script} ${args.join(' ')} exited with ${first.status}`);
   measure(node, childEnv);
   const pairs = [];
   for (let run = 0; run < runs; run += 1) pairs.push({ sessref: measure(command, childEnv), node: measure(node, childEnv) });

@@ -15,19 +15,13 @@ if (major < 22 || (major === 22 && minor < 15)) {
   process.exit(1);
 }
 
-// A reader that stops early (`sessref show X | head -1`) closes the pipe: that ends the output, not in a crash.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') process.exit(process.exitCode ?? 0);
-  throw error;
-});
-
 // Node keeps the compiled code of every module sessref loads (in its default cache directory, under the
 // system's temporary folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a fresh process skips compiling them.
 nodeModule.enableCompileCache();
 
-const { main } = await import('./cli.js');
+const { allFlushed, main, standardOutput } = await import('./cli.js');
 // Standard input is opened only by a command that reads it: opening it (a terminal, a pipe) loads Node's network stack.
-const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, get stdin() { return process.stdin; } };
+const io = { stdout: standardOutput(1), stderr: standardOutput(2), env: process.env, get stdin() { return process.stdin; } };
 const code = await main(process.argv.slice(2), io);
 
 // main resolves once its command is done, every file it writes written and closed. What the event loop still
@@ -35,10 +29,5 @@ const code = await main(process.argv.slice(2), io);
 // nothing to a process that is ending: end once stdout and stderr have taken every byte (a pipe or a terminal
 // may still hold some on some systems).
 process.exitCode = code;
-await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+await allFlushed();
 process.exit(code);
-
-/** Resolves when everything written to `stream` so far has left it. */
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  return stream.writableLength === 0 ? Promise.resolve() : new Promise((resolve) => stream.write('', () => resolve()));
-}

@@ -8,6 +8,9 @@ import { packageVersion } from './version.js';
 // What `--version`, `--help`, `uri` and a command line that parses need is loaded above; the
 // dsh host, the sources and the error classifier load with the command that uses them.
 
+// The process's own outputs, for the bin: one module every command loads holds them too.
+export { allFlushed, standardOutput } from './stdio.js';
+
 /** Run one command line; resolves to the process exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
   // Before the line is parsed, a failure to parse it is reported as these flags ask.

@@ -16,10 +16,11 @@
  * has been escaped. JSON output goes the same way; its escapes are valid JSON.
  */
 import { nodeCrypto } from '@sessref/platform';
+import type { TextOutput } from './stdio.js';
 
 export interface Io {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdout: TextOutput;
+  stderr: TextOutput;
   env: NodeJS.ProcessEnv;
   /** Where a MESSAGE of `-` is read from; a caller without one has no stdin to give. */
   stdin?: NodeJS.ReadableStream;

@@ -15,6 +15,7 @@ import { registerRefPrompt } from './prompt.js';
 import { serveSessionResources } from './resources.js';
 import { CitableSessions } from './sessions.js';
 import { processPlace } from '../remote/remotes.js';
+import { nodeStream } from '../stdio.js';
 import { packageVersion } from '../version.js';
 
 export interface McpOptions {
@@ -45,11 +46,11 @@ export async function mcpCommand(options: McpOptions, stderr: { write(text: stri
     options.syncEveryMinutes === undefined ? undefined : (await import('../remote/syncing.js')).keepMirrorsSynced(processPlace(), options.syncEveryMinutes * 60_000, say);
   try {
     // A batch is answered here with Invalid Request: the SDK would drop it without a reply.
-    const input = new BatchRefusal((line) => process.stdout.write(line), MAX_MESSAGE_BYTES);
+    const input = new BatchRefusal((line) => nodeStream(1).write(line), MAX_MESSAGE_BYTES);
     const forwardError = (error: Error) => input.destroy(error);
     process.stdin.on('error', forwardError);
     process.stdin.pipe(input);
-    const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
+    const transport = new StdioServerTransport(input, nodeStream(1), { maxBufferSize: MAX_MESSAGE_BYTES });
     const handle = serveStdio(() => mcpServer(sessions, options), {
       transport,
       // The client's own mistakes (JSON that is not JSON-RPC, an oversized line) land here: logged, never fatal.

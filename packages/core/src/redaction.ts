@@ -85,39 +85,43 @@ function assignment(kind: string, keywords: readonly string[]): Rule {
  * assignment that would also match, and Slack's webhook before a URL's
  * password.
  */
-const RULES: readonly Rule[] = [
-  // The body stops at the first `--`, so a BEGIN line without its END costs a scan to the next dash pair, not to the end of the text.
-  { kind: 'private-key', anchor: '-', pattern: '-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:(?:[A-Za-z0-9+/=\\s:,]|-(?!-))*-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|(?:\\r?\\n[A-Za-z0-9+/=]+)*)' },
-  { kind: 'aws-access-key-id', anchor: 'A', pattern: 'A(?<!\\wA)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\\b' },
-  {
-    kind: 'aws-secret-access-key',
-    anchor: ':=',
-    kept: afterKeyword([keyword('aws', 'secret', 'access', 'key'), keyword('aws', 'secret', 'key'), keyword('secret', 'access', 'key')]),
-    pattern: '[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])',
-  },
-  { kind: 'gcp-api-key', anchor: 'A', pattern: 'A(?<!\\wA)Iza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])' },
-  { kind: 'github-token', anchor: '_', back: 3, pattern: '_(?<=\\bgh[pousr]_)[A-Za-z0-9]{36,255}\\b' },
-  { kind: 'github-token', anchor: '_', back: 6, pattern: '_(?<=\\bgithub_)pat_[A-Za-z0-9_]{22,255}\\b' },
-  { kind: 'gitlab-token', anchor: '-', back: 5, pattern: '-(?<=\\bglpat-)[A-Za-z0-9_-]{20,}' },
-  { kind: 'anthropic-api-key', anchor: '-', back: 2, pattern: '-(?<=\\bsk-)ant-[A-Za-z0-9_-]{20,}' },
-  { kind: 'openai-api-key', anchor: '-', back: 2, pattern: '-(?<=\\bsk-)(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}' },
-  // The bare `sk-` form is OpenAI's older keys' and DeepSeek's alike: the text cannot tell which. Random keys hold a digit; `sk-` and a long word does not.
-  { kind: 'sk-api-key', anchor: '-', back: 2, pattern: '-(?<=\\bsk-)(?=[A-Za-z]*[0-9])[A-Za-z0-9]{20,}\\b' },
-  { kind: 'slack-token', anchor: '-', back: 4, pattern: '-(?<=\\bxox[baprs]-)[A-Za-z0-9-]{10,}' },
-  { kind: 'slack-webhook', anchor: ':', back: 5, pattern: ':(?<=\\bhttps:)//hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{8,}' },
-  { kind: 'stripe-key', anchor: '_', back: 2, pattern: '_(?<=\\b[rs]k_)(?:live|test)_[A-Za-z0-9]{16,}' },
-  { kind: 'jwt', anchor: 'J', back: 2, pattern: 'J(?<=(?<![A-Za-z0-9_-])eyJ)[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}' },
-  // Only the password: `postgres://app:[redacted: url-password]@db`.
-  { kind: 'url-password', anchor: ':', kept: ':(?<=[A-Za-z]:)//[^\\s:/?#@"\'<>\\[\\]]+:', pattern: '[^\\s/?#@"\'<>\\[\\]]+(?=@)' },
-  { kind: 'bearer-token', anchor: 'B', kept: 'B(?<!\\wB)earer\\s+', pattern: '[A-Za-z0-9._~+/-]{16,}=*', looksSecret },
-  assignment('password', [keyword('password'), keyword('passwd')]),
-  assignment('secret', [keyword('client', 'secret'), keyword('secret', 'key'), keyword('secret')]),
-  assignment('api-key', [keyword('api', 'key'), keyword('access', 'key')]),
-  assignment('token', [keyword('access', 'token'), keyword('auth', 'token'), keyword('refresh', 'token'), keyword('token')]),
-];
+function rulesInOrder(): readonly Rule[] {
+  return [
+    // The body stops at the first `--`, so a BEGIN line without its END costs a scan to the next dash pair, not to the end of the text.
+    { kind: 'private-key', anchor: '-', pattern: '-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:(?:[A-Za-z0-9+/=\\s:,]|-(?!-))*-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|(?:\\r?\\n[A-Za-z0-9+/=]+)*)' },
+    { kind: 'aws-access-key-id', anchor: 'A', pattern: 'A(?<!\\wA)(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\\b' },
+    {
+      kind: 'aws-secret-access-key',
+      anchor: ':=',
+      kept: afterKeyword([keyword('aws', 'secret', 'access', 'key'), keyword('aws', 'secret', 'key'), keyword('secret', 'access', 'key')]),
+      pattern: '[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])',
+    },
+    { kind: 'gcp-api-key', anchor: 'A', pattern: 'A(?<!\\wA)Iza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])' },
+    { kind: 'github-token', anchor: '_', back: 3, pattern: '_(?<=\\bgh[pousr]_)[A-Za-z0-9]{36,255}\\b' },
+    { kind: 'github-token', anchor: '_', back: 6, pattern: '_(?<=\\bgithub_)pat_[A-Za-z0-9_]{22,255}\\b' },
+    { kind: 'gitlab-token', anchor: '-', back: 5, pattern: '-(?<=\\bglpat-)[A-Za-z0-9_-]{20,}' },
+    { kind: 'anthropic-api-key', anchor: '-', back: 2, pattern: '-(?<=\\bsk-)ant-[A-Za-z0-9_-]{20,}' },
+    { kind: 'openai-api-key', anchor: '-', back: 2, pattern: '-(?<=\\bsk-)(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}' },
+    // The bare `sk-` form is OpenAI's older keys' and DeepSeek's alike: the text cannot tell which. Random keys hold a digit; `sk-` and a long word does not.
+    { kind: 'sk-api-key', anchor: '-', back: 2, pattern: '-(?<=\\bsk-)(?=[A-Za-z]*[0-9])[A-Za-z0-9]{20,}\\b' },
+    { kind: 'slack-token', anchor: '-', back: 4, pattern: '-(?<=\\bxox[baprs]-)[A-Za-z0-9-]{10,}' },
+    { kind: 'slack-webhook', anchor: ':', back: 5, pattern: ':(?<=\\bhttps:)//hooks\\.slack\\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{8,}' },
+    { kind: 'stripe-key', anchor: '_', back: 2, pattern: '_(?<=\\b[rs]k_)(?:live|test)_[A-Za-z0-9]{16,}' },
+    { kind: 'jwt', anchor: 'J', back: 2, pattern: 'J(?<=(?<![A-Za-z0-9_-])eyJ)[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}' },
+    // Only the password: `postgres://app:[redacted: url-password]@db`.
+    { kind: 'url-password', anchor: ':', kept: ':(?<=[A-Za-z]:)//[^\\s:/?#@"\'<>\\[\\]]+:', pattern: '[^\\s/?#@"\'<>\\[\\]]+(?=@)' },
+    { kind: 'bearer-token', anchor: 'B', kept: 'B(?<!\\wB)earer\\s+', pattern: '[A-Za-z0-9._~+/-]{16,}=*', looksSecret },
+    assignment('password', [keyword('password'), keyword('passwd')]),
+    assignment('secret', [keyword('client', 'secret'), keyword('secret', 'key'), keyword('secret')]),
+    assignment('api-key', [keyword('api', 'key'), keyword('access', 'key')]),
+    assignment('token', [keyword('access', 'token'), keyword('auth', 'token'), keyword('refresh', 'token'), keyword('token')]),
+  ];
+}
 
 /** Every kind a mark can name, in rule order. */
-export const REDACTED_KINDS: readonly string[] = [...new Set(RULES.map((rule) => rule.kind))];
+export function redactedKinds(): readonly string[] {
+  return [...new Set(ruleSet().rules.map((rule) => rule.kind))];
+}
 
 /** Rules compiled for one scan: all at once, and one by one to tell which rule a match is. */
 interface Scanner {
@@ -153,9 +157,21 @@ function scannerOf(rules: readonly Rule[]): Scanner {
   };
 }
 
-const EVERY_RULE = scanOf(RULES);
-/** The formats alone, for an assigned value that is not a secret itself: no assignment is looked for inside one, so the scan never recurses. */
-const FORMATS = scanOf(RULES.filter((rule) => rule.looksSecret === undefined));
+/**
+ * The rules and their scans: every rule, and the formats alone, for an
+ * assigned value that is not a secret itself (no assignment is looked for
+ * inside one, so the scan never recurses). Made at the first use: a process
+ * that redacts nothing (a `list`) never compiles them, about a millisecond.
+ */
+let compiled: { rules: readonly Rule[]; everyRule: Scan; formats: Scan } | undefined;
+
+function ruleSet(): NonNullable<typeof compiled> {
+  if (compiled === undefined) {
+    const rules = rulesInOrder();
+    compiled = { rules, everyRule: scanOf(rules), formats: scanOf(rules.filter((rule) => rule.looksSecret === undefined)) };
+  }
+  return compiled;
+}
 
 /**
  * `text` with every credential the rules know replaced by
@@ -163,7 +179,7 @@ const FORMATS = scanOf(RULES.filter((rule) => rule.looksSecret === undefined));
  * the very same string.
  */
 export function redactSecrets(text: string): Redacted {
-  return scan(text, EVERY_RULE);
+  return scan(text, ruleSet().everyRule);
 }
 
 /**
@@ -211,7 +227,7 @@ function replace(text: string, match: string, offset: number, scanner: Scanner):
     const value = match.slice(kept.length);
     if (rule.looksSecret !== undefined && !rule.looksSecret(value)) {
       // Not a secret itself, yet it may hold a known token (`token=ghp_…`).
-      const inner = scan(value, FORMATS);
+      const inner = scan(value, ruleSet().formats);
       return inner.count === 0 ? undefined : { start: offset, text: kept + inner.text, count: inner.count };
     }
     return { start: offset - (rule.back ?? 0), text: kept + redactionMark(rule.kind), count: 1 };

@@ -48,9 +48,19 @@ export function sameFile(a: FileRevision, b: FileRevision): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }
 
+/**
+ * Tokens spelled so far, by revision object. A log tracker keeps one object
+ * per log while the log is unchanged, and one listing spells it several
+ * times (its kept header, its title entry, its change stamp): each is
+ * spelled once, five numbers to decimal, about a microsecond a log.
+ */
+const tokens = new WeakMap<FileRevision, string>();
+
 /** A string that is equal for equal revisions only: for dsh's string revisions and for saved indexes. */
 export function revisionToken(revision: FileRevision): string {
-  return `${revision.dev}:${revision.ino}:${revision.size}:${revision.mtimeNs}:${revision.ctimeNs}`;
+  let token = tokens.get(revision);
+  if (token === undefined) tokens.set(revision, (token = `${revision.dev}:${revision.ino}:${revision.size}:${revision.mtimeNs}:${revision.ctimeNs}`));
+  return token;
 }
 
 /** A string that is equal for revisions of the same file only ({@link sameFile}). */

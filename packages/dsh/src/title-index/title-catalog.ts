@@ -114,7 +114,7 @@ export class TitleCatalog implements SessionReferenceCatalog {
    */
   async changeStamps(): Promise<Map<string, string>> {
     const revisions = await this.logs.revisions();
-    if (this.logStamps?.revisions !== revisions) this.logStamps = { revisions, stamps: new Map([...revisions].map(([id, revision]) => [id, tokenOf(revision)])) };
+    if (this.logStamps?.revisions !== revisions) this.logStamps = { revisions, stamps: new Map([...revisions].map(([id, revision]) => [id, revisionToken(revision)])) };
     const stamps = new Map(this.logStamps.stamps);
     for (const session of this.reads.live()) stamps.set(session.id, `${stamps.get(session.id) ?? 'unsaved'}@${session.seq}`);
     return stamps;
@@ -136,7 +136,7 @@ export class TitleCatalog implements SessionReferenceCatalog {
     if (this.entries === undefined || this.logs.following) return this.refresh(signal);
     const entries = this.entries;
     const now = this.logs.restat(sessionIds.filter((id) => entries.has(id)));
-    const replaced = [...now].some(([id, revision]) => revision === undefined || entries.get(id)?.revision !== tokenOf(revision));
+    const replaced = [...now].some(([id, revision]) => revision === undefined || entries.get(id)?.revision !== revisionToken(revision));
     return replaced ? this.refresh(signal) : entries;
   }
 
@@ -153,7 +153,7 @@ export class TitleCatalog implements SessionReferenceCatalog {
       entries.delete(id);
       changed = true;
     }
-    const stale = [...files].map(([id, revision]) => [id, tokenOf(revision)] as const).filter(([id, token]) => entries.get(id)?.revision !== token);
+    const stale = [...files].map(([id, revision]) => [id, revisionToken(revision)] as const).filter(([id, token]) => entries.get(id)?.revision !== token);
     // Settled only when nothing was left to read: a log whose read failed is tried again by the next refresh.
     this.settled = stale.length === 0 ? { revisions: files } : undefined;
     // A log still unreadable at the revision it was refused at changes no entry: nothing to save again.
@@ -203,13 +203,4 @@ export class TitleCatalog implements SessionReferenceCatalog {
 function indexedTitle(sessionId: string, entry: IndexEntry | undefined): TitleReadResult {
   if (entry?.unreadable) return { sessionId, status: 'rejected', reason: new Error(`the log of "${sessionId}" cannot be read`) };
   return { sessionId, status: 'fulfilled', title: entry?.title };
-}
-
-/** Tokens of the revisions the log tracker hands out: it keeps one object per log while the log is unchanged, so each is spelled once. */
-const tokens = new WeakMap<FileRevision, string>();
-
-function tokenOf(revision: FileRevision): string {
-  let token = tokens.get(revision);
-  if (token === undefined) tokens.set(revision, (token = revisionToken(revision)));
-  return token;
 }

@@ -48,18 +48,23 @@ beforeAll(async () => {
   }
 });
 
-/** The sessions a fresh host over `root` lists, with the search index (and so the kept headers) in `cache`. */
-async function listed(cache: string, notices: string[] = []): Promise<{ id: string; cwd?: string; createdAt: number }[]> {
+/**
+ * The sessions a fresh host over `root` lists, with the search index (and so
+ * the kept headers) in `cache`: as the resolver lists them (through the title
+ * index), or as the host's own query lists them (through the kept headers).
+ */
+async function listed(cache: string, notices: string[] = [], through: 'resolver' | 'host' = 'resolver'): Promise<{ id: string; cwd?: string; createdAt: number }[]> {
   const ctx = await bootHost({ root, indexFile: join(cache, 'titles.json'), searchIndexFile: join(cache, 'content.sqlite') });
+  const shown = ({ id, cwd, createdAt }: { id: string; cwd?: string | undefined; createdAt: number }) => ({ id, ...(cwd === undefined ? {} : { cwd }), createdAt });
   try {
     const resolver: unknown = ctx.get('sessionReferenceResolver');
     if (!(resolver instanceof SessionReferenceResolver)) throw new Error('the host did not mount @sessref/dsh');
-    const sessions = (await resolver.service.listSessions()).map(({ id, cwd, createdAt }) => ({ id, ...(cwd === undefined ? {} : { cwd }), createdAt }));
-    // The listing the persistence keeps headers for (the resolver lists through the title index).
-    await ctx.sessionQuery.listSessions();
+    const sessions = (await resolver.service.listSessions()).map(shown);
+    // The listing the persistence keeps headers for.
+    const kept = (await ctx.sessionQuery.listSessions()).map((record) => shown(record.header));
     const persistence = ctx.sessionPersistence;
     if (persistence instanceof CheckedJsonlPersistence) notices.push(...persistence.notices);
-    return sessions;
+    return through === 'resolver' ? sessions : kept;
   } finally {
     await ctx.fiber.dispose();
   }
@@ -120,6 +125,34 @@ describe('an edited kept header is not trusted for a log it does not describe (#
         },
       ),
       { numRuns: 6, seed: 25 },
+    );
+  });
+});
+
+describe('a kept header of another shape is read again from its log', () => {
+  type Kept = { revision: string; head: { bytes: number; sha256: string }; header: Record<string, unknown> };
+  const KNOWN_FIELDS = ['version', 'id', 'createdAt', 'cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset'];
+
+  it('a field dsh does not write, one of the wrong type, or no whole number for its time, among edits it would otherwise trust (generated)', async () => {
+    const { cache, file } = await keptHeaders();
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { headers: Record<string, Kept> };
+    const write = (id: string, header: Record<string, unknown>) =>
+      writeFileSync(file, JSON.stringify({ ...saved, headers: { ...saved.headers, [id]: { ...saved.headers[id]!, header } } }));
+    // The revision and first bytes still name the log: a well-formed edit is trusted, which is what lets a bad shape show.
+    write('second', { ...saved.headers['second']!.header, cwd: '/elsewhere' });
+    expect(await listed(cache, [], 'host')).toContainEqual({ id: 'second', cwd: '/elsewhere', createdAt: 1_700_000_000_002 });
+    const reshaped = fc.oneof(
+      fc.record({ field: fc.string({ minLength: 1 }).filter((field) => !KNOWN_FIELDS.includes(field)), value: fc.oneof(fc.string(), fc.integer()) }),
+      fc.record({ field: fc.constantFrom('cwd', 'parentSession', 'origin', 'agentPreset'), value: fc.integer() }),
+      fc.record({ field: fc.constantFrom('seedLength', 'delegationDepth', 'version'), value: fc.string() }),
+      fc.record({ field: fc.constant('createdAt'), value: fc.oneof(fc.constant(1.5), fc.constant(Number.MAX_SAFE_INTEGER + 2), fc.string()) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...SESSIONS.map((session) => session.id)), reshaped, async (id, { field, value }) => {
+        write(id, { ...saved.headers[id]!.header, cwd: '/elsewhere', [field]: value });
+        expect(await listed(cache, [], 'host')).toEqual(EXPECTED);
+      }),
+      { numRuns: 8, seed: 31 },
     );
   });
 });

@@ -361,14 +361,18 @@ function isKnownHeader(id: string, value: unknown): value is KnownHeader {
   const { workingDirectory, lastSentAt } = value;
   if (workingDirectory !== undefined && (typeof workingDirectory !== 'string' || !isAbsolute(workingDirectory))) return false;
   if (lastSentAt !== undefined && !(Number.isSafeInteger(lastSentAt) && (lastSentAt as number) >= 0)) return false;
-  const { version, id: headerId, createdAt, ...optional } = value['header'];
-  return (
-    typeof version === 'number' &&
-    headerId === id &&
-    Number.isSafeInteger(createdAt) &&
-    Object.entries(optional).every(([field, fieldValue]) => OPTIONAL_HEADER_FIELDS[field] !== undefined && typeof fieldValue === OPTIONAL_HEADER_FIELDS[field])
-  );
+  const header = value['header'];
+  if (typeof header['version'] !== 'number' || header['id'] !== id || !Number.isSafeInteger(header['createdAt'])) return false;
+  // Field by field, without a copy of the rest: a fresh process checks every kept header this way.
+  for (const field of Object.keys(header)) {
+    if (REQUIRED_HEADER_FIELDS.has(field)) continue;
+    const type = OPTIONAL_HEADER_FIELDS[field];
+    if (type === undefined || typeof header[field] !== type) return false;
+  }
+  return true;
 }
+
+const REQUIRED_HEADER_FIELDS: ReadonlySet<string> = new Set(['version', 'id', 'createdAt']);
 
 /** A kept refusal of the log at `path` (under the root, no way out of it), as {@link KeptHeaders} saves it. */
 function isKeptRefusal(path: string, value: unknown): value is KeptRefusal {

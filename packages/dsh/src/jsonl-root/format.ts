@@ -231,6 +231,7 @@ function encodedUnit(text: string, index: number): string {
  * such an encoding is returned as it is.
  */
 export function decodeSessionDirectory(segment: string): string {
-  if (!/^(?:[A-Za-z0-9._-]|~[0-9A-F]{4})+$/.test(segment)) return segment;
+  // Without a `~` there is nothing to decode, either way: most ids, and every walk of a root decodes each.
+  if (!segment.includes('~') || !/^(?:[A-Za-z0-9._-]|~[0-9A-F]{4})+$/.test(segment)) return segment;
   return segment.replace(/~([0-9A-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }

@@ -114,7 +114,8 @@ function entriesById(entries: readonly Dirent[]): Map<string, Dirent[]> {
 function inspectSessionDirectory(path: string, project: string, session: string, findings: Findings, list: ListDirectory): void {
   for (const file of list(path)) {
     if (file.isDirectory()) continue;
-    if (parseLogFileName(file.name)?.compression === 'none') findings.uncompressed ??= join(project, session, file.name);
+    // Only a name ending in `.jsonl` can be an uncompressed log: the others skip the parse (every session directory comes here).
+    if (file.name.endsWith('.jsonl') && parseLogFileName(file.name)?.compression === 'none') findings.uncompressed ??= join(project, session, file.name);
   }
 }
 

@@ -124,9 +124,9 @@ export function terminalSafe(text: string, layout: 'line' | 'block' = 'line'): s
   return safe + text.slice(from).replace(unsafe, escapeCharacter);
 }
 
-/** Colour markers as the SGR sequences they stand for. */
+/** Colour markers as the SGR sequences they stand for (none before the first marker is made: a long output is not scanned for them). */
 function toTerminal(safe: string): string {
-  return safe.replace(markerPattern(), (_, code: string) => `\u001b[${code}m`);
+  return markers === undefined ? safe : safe.replace(markers.all, (_, code: string) => `\u001b[${code}m`);
 }
 
 /**

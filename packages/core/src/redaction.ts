@@ -160,8 +160,10 @@ function scannerOf(rules: readonly Rule[]): Scanner {
 /**
  * The rules and their scans: every rule, and the formats alone, for an
  * assigned value that is not a secret itself (no assignment is looked for
- * inside one, so the scan never recurses). Made at the first use: a process
- * that redacts nothing (a `list`) never compiles them, about a millisecond.
+ * inside one, so the scan never recurses). Made at the first redaction, not
+ * at module load (about a millisecond): a process that loads this module and
+ * redacts nothing never compiles them. `list` and `mention` do redact (every
+ * title they show), so for them the cost moves, it does not go.
  */
 let compiled: { rules: readonly Rule[]; everyRule: Scan; formats: Scan } | undefined;
 

@@ -35,28 +35,38 @@ export async function launchBrowser() {
 const ACTION_TIMEOUT_MS = 60_000;
 
 /**
- * Open the app on a fresh home: dismiss the first-run notice, connect the
- * workspace folder, wait for the live composer of the new blank session.
+ * A page for the app, with its errors collected. dsh shows a first-run
+ * "Internal Testing Notice" dialog on a fresh home, at a moment of its own:
+ * under load it has opened only after the workspace was connected, over the
+ * composer the next step clicks (a CI run timed out on that click). The
+ * page's locator handler dismisses it before any action whenever it shows.
  */
-export async function openApp(browser, { url, workspace }) {
+async function newAppPage(browser) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
   const page = await context.newPage();
   page.setDefaultTimeout(ACTION_TIMEOUT_MS);
   const problems = { pageErrors: [], consoleErrors: [] };
   page.on('pageerror', (error) => problems.pageErrors.push(error.message));
   page.on('console', (message) => { if (message.type() === 'error') problems.consoleErrors.push(message.text()); });
-  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
-  // The first-run notice may open before or after the workspace chooser
-  // renders, and blocks it while open: dismiss it whenever it shows, until a
-  // click on the chooser opens the directory dialog (bounded).
   const notice = page.getByRole('dialog', { name: 'Internal Testing Notice' });
+  await page.addLocatorHandler(notice, (dialog) => dialog.getByRole('button', { name: 'Continue' }).click());
+  return { context, page, problems };
+}
+
+/**
+ * Open the app on a fresh home: dismiss the first-run notice, connect the
+ * workspace folder, wait for the live composer of the new blank session.
+ */
+export async function openApp(browser, { url, workspace }) {
+  const { context, page, problems } = await newAppPage(browser);
+  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+  // Click the chooser (bounded) until it opens the directory dialog: it may
+  // render before it takes clicks, and the notice is dismissed by the click.
   const chooser = page.getByRole('textbox', { name: 'Choose workspace' });
   const dialog = page.getByRole('dialog', { name: 'Select Workspace Directory' });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (await notice.isVisible()) {
-      await notice.getByRole('button', { name: 'Continue' }).click({ timeout: 5000 }).catch(() => {});
-    } else if (await chooser.isVisible()) {
+    if (await chooser.isVisible()) {
       await chooser.click({ timeout: 2000 }).catch(() => {});
       if (await dialog.waitFor({ timeout: 2000 }).then(() => true, () => false)) break;
     }
@@ -167,15 +177,9 @@ const REOPEN_MS = 3000;
  * page is saved to `failureShot` and closed.
  */
 export async function openListedSession(browser, { url, labels, title, failureShot, timeoutMs = 45_000 }) {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(ACTION_TIMEOUT_MS);
-  const problems = { pageErrors: [], consoleErrors: [] };
-  page.on('pageerror', (error) => problems.pageErrors.push(error.message));
-  page.on('console', (message) => { if (message.type() === 'error') problems.consoleErrors.push(message.text()); });
+  const { context, page, problems } = await newAppPage(browser);
   try {
     await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
-    const notice = page.getByRole('dialog', { name: 'Internal Testing Notice' });
     const tree = page.getByRole('tree', { name: 'Sessions' });
     const heading = page.getByRole('navigation', { name: 'Session hierarchy' }).getByRole('button', { name: title, exact: true });
     // When each group row was last clicked open: one that shows collapsed again (the sidebar re-renders as sessions arrive) is opened again after a while.
@@ -183,10 +187,6 @@ export async function openListedSession(browser, { url, labels, title, failureSh
     const deadline = Date.now() + timeoutMs;
     let rows = [];
     for (;;) {
-      if (await notice.isVisible()) {
-        await notice.getByRole('button', { name: 'Continue' }).click({ timeout: 5000 }).catch(() => {});
-        continue;
-      }
       rows = await tree.getByRole('treeitem').evaluateAll((nodes) => nodes.map((node) => ({
         group: node.hasAttribute('aria-expanded'),
         expanded: node.getAttribute('aria-expanded') === 'true',

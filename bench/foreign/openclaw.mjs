@@ -8,35 +8,14 @@
  * no label, as the real runs left them, so each title is the first prompt.
  */
 import { Buffer } from 'node:buffer';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { zstdCompressSync } from 'node:zlib';
 import { piEntries } from './jsonl.mjs';
 import { cwdOf, sessionClock, uuidOf } from './records.mjs';
 
-const SCHEMA = `
-CREATE TABLE session_nodes (
-  session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL,
-  entry_valid INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL, created_at INTEGER,
-  label TEXT, display_name TEXT
-) STRICT;
-CREATE TABLE session_windows (
-  session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT,
-  session_scope TEXT NOT NULL DEFAULT 'conversation', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-  display_name TEXT,
-  FOREIGN KEY (session_key) REFERENCES session_nodes(session_key) ON DELETE CASCADE
-) STRICT;
-CREATE TABLE transcript_events (
-  session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL,
-  event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT,
-  PRIMARY KEY (session_id, seq),
-  FOREIGN KEY (session_id) REFERENCES session_windows(session_id) ON DELETE CASCADE
-) STRICT;
-CREATE TABLE session_transcript_active_events (
-  session_id TEXT NOT NULL, active_position INTEGER NOT NULL, event_seq INTEGER NOT NULL,
-  message_position INTEGER, context_eligible INTEGER, PRIMARY KEY (session_id, active_position)
-) STRICT;
-`;
+/** OpenClaw's tables, as the reader's unit test builds them (one schema for both). */
+const SCHEMA = readFileSync(new URL('../../packages/sources/test/fixtures/openclaw-agent-schema.sql', import.meta.url), 'utf8');
 
 /** A compressed row's navigation metadata, as OpenClaw's schema asks for one (the reader never reads it). */
 const NAVIGATION = JSON.stringify({ version: 1, report: { kind: 'canonical' }, navigation: {}, reset: {}, model: {}, modelBytes: 0, modelWithoutCheckpointBytes: 0, withoutCustomDataBytes: 0 });

@@ -5,7 +5,7 @@
  * as OpenClaw 2026.9.6 creates them, and rows shaped as its real run wrote
  * them (e2e/agents drives the real CLI).
  */
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { zstdCompressSync } from 'node:zlib';
@@ -17,38 +17,8 @@ import { openclawSource } from '../src/openclaw/source.js';
 import { foldPiEntries } from '../src/pi/fold.js';
 import { carried, itFoldsAHugeMessage, listing, scratchFolder, words, type Item } from './support';
 
-/**
- * The tables sessref reads, with the columns and constraints OpenClaw
- * 2026.9.6's agent schema gives them (`OPENCLAW_AGENT_SCHEMA_SQL` in its
- * `dist/`), plus one of its FTS5 tables: a real store holds virtual tables
- * the reader must never touch.
- */
-const SCHEMA = `
-CREATE TABLE session_nodes (
-  session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL,
-  entry_valid INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL, created_at INTEGER,
-  label TEXT, display_name TEXT
-) STRICT;
-CREATE TABLE session_windows (
-  session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT,
-  reason TEXT CHECK (reason IS NULL OR reason IN ('initial', 'reset', 'rollover', 'fork', 'rewind', 'switch', 'recovery', 'compaction')),
-  session_scope TEXT NOT NULL DEFAULT 'conversation', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-  display_name TEXT,
-  FOREIGN KEY (session_key) REFERENCES session_nodes(session_key) ON DELETE CASCADE
-) STRICT;
-CREATE TABLE transcript_events (
-  session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL,
-  event_zstd BLOB, event_utf8_bytes INTEGER CHECK (event_utf8_bytes IS NULL OR event_utf8_bytes >= 0), navigation_json TEXT,
-  PRIMARY KEY (session_id, seq),
-  FOREIGN KEY (session_id) REFERENCES session_windows(session_id) ON DELETE CASCADE,
-  CHECK ((event_json IS NOT NULL AND event_zstd IS NULL) OR (event_json IS NULL AND event_zstd IS NOT NULL AND event_utf8_bytes BETWEEN 1 AND 4194304 AND navigation_json IS NOT NULL))
-) STRICT;
-CREATE TABLE session_transcript_active_events (
-  session_id TEXT NOT NULL, active_position INTEGER NOT NULL, event_seq INTEGER NOT NULL,
-  message_position INTEGER, context_eligible INTEGER, PRIMARY KEY (session_id, active_position)
-) STRICT;
-CREATE VIRTUAL TABLE session_transcript_fts USING fts5(text, session_id UNINDEXED);
-`;
+/** The tables sessref reads, as OpenClaw 2026.9.6 creates them (see the fixture's own comment). */
+const SCHEMA = readFileSync(new URL('fixtures/openclaw-agent-schema.sql', import.meta.url), 'utf8');
 
 type Event = Record<string, unknown>;
 /** An event as a row holds it: plain JSON, or zstd-compressed with its UTF-8 size. */

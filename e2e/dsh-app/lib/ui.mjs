@@ -37,9 +37,9 @@ const ACTION_TIMEOUT_MS = 60_000;
 /**
  * A page for the app, with its errors collected. dsh shows a first-run
  * "Internal Testing Notice" dialog on a fresh home, at a moment of its own:
- * under load it has opened only after the workspace was connected, over the
- * composer the next step clicks (a CI run timed out on that click). The
- * page's locator handler dismisses it before any action whenever it shows.
+ * on one CI run it opened only after the workspace was connected, over the
+ * composer the next step clicks, and that click timed out. The page's
+ * locator handler dismisses it before any action whenever it shows.
  */
 async function newAppPage(browser) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });

@@ -195,7 +195,7 @@ function isRunning(owner: LockOwner): boolean {
 /** The start time of a running process, `''` when it runs but the time is unknown, `undefined` when it does not run. */
 function processStart(pid: number): string | undefined {
   if (HAS_PROC) {
-    const stat = readIfPresent(`/proc/${pid}/stat`);
+    const stat = procStat(pid);
     if (stat === undefined) return undefined;
     // Fields after the parenthesised command name: state is the 1st, start time the 20th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -236,6 +236,16 @@ function tryLink(existing: string, target: string): boolean {
 
 /** Owner records and /proc entries are small: anything larger is not one. */
 const MAX_RECORD_BYTES = 64 * 1024;
+
+/** The `/proc` stat line of `pid`, `undefined` when it does not run: one that exits between the open and the read of that file fails the read with ESRCH. */
+function procStat(pid: number): string | undefined {
+  try {
+    return readIfPresent(`/proc/${pid}/stat`);
+  } catch (error) {
+    if (errorCode(error) === 'ESRCH') return undefined;
+    throw error;
+  }
+}
 
 /**
  * The text of a small regular file, `undefined` when there is none. A FIFO,

@@ -52,6 +52,16 @@ describe('combineSources', () => {
     expect(codex.storage.titleReads).toEqual([]);
   });
 
+  it("lists the foreign sources alone beside host ids it is given, without listing the host, and routes reads by those ids", async () => {
+    const own = new MemoryStorage([{ id: 'codex:1', title: 'A dsh session' }]);
+    const codex = memorySource('codex', [{ id: 'codex:1', title: 'Codex · other' }, { id: 'codex:2', title: 'Codex · two' }]);
+    const combined = combineSources(own, [codex], { primaryName: 'host' });
+    expect((await combined.listForeign(new Set(['codex:1']))).map((header) => header.id)).toEqual(['codex:2']);
+    expect(own.listCalls).toBe(0);
+    expect([combined.sourceOf('codex:1'), combined.sourceOf('codex:2')]).toEqual(['host', 'codex']);
+    expect(await combined.readTitles(['codex:2'])).toEqual([{ sessionId: 'codex:2', status: 'fulfilled', title: 'Codex · two' }]);
+  });
+
   it('leaves a failing foreign source out of the listing and reports it; the rest answer', async () => {
     const failures: SourceFailure[] = [];
     const combined = combineSources(new MemoryStorage([{ id: 'a' }]), [memorySource('gemini-cli', [{ id: 'gemini-cli:1' }], true), memorySource('codex', [{ id: 'codex:1' }])], {

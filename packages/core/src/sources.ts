@@ -33,6 +33,12 @@ export interface SourceFailure {
 export interface CombinedStorage extends SessionReferenceStorage {
   /** The name of the source `sessionId` is read from: `primaryName` unless a foreign source owns it. */
   sourceOf(sessionId: string): string;
+  /**
+   * The foreign sources' sessions alone, listed beside `primaryIds` (the
+   * host's, known without listing it again), which win an id both claim:
+   * what {@link SessionReferenceStorage.listSessions} appends to the host's.
+   */
+  listForeign(primaryIds: ReadonlySet<string>, signal?: AbortSignal): Promise<readonly SessionHeaderLike[]>;
 }
 
 export interface CombineOptions {
@@ -56,23 +62,28 @@ export function combineSources(primary: SessionReferenceStorage, foreign: readon
   const route = (sessionId: string): SessionSource | undefined =>
     primaryIds.has(sessionId) ? undefined : foreign.find((source) => source.owns(sessionId));
   const storageOf = (sessionId: string): SessionReferenceStorage => route(sessionId) ?? primary;
+  const listForeign: CombinedStorage['listForeign'] = async (ids, signal) => {
+    primaryIds = ids;
+    const listings = await Promise.all(foreign.map((source) => listIsolated(source, signal, options.onFailure)));
+    const seen = new Set(ids);
+    const listed: SessionHeaderLike[] = [];
+    for (const header of listings.flat()) {
+      if (seen.has(header.id)) continue;
+      seen.add(header.id);
+      listed.push(header);
+    }
+    return listed;
+  };
 
   return {
     sourceOf: (sessionId) => route(sessionId)?.name ?? primaryName,
 
     async listSessions(signal) {
       const own = await primary.listSessions(signal);
-      primaryIds = new Set(own.map((header) => header.id));
-      const listings = await Promise.all(foreign.map((source) => listIsolated(source, signal, options.onFailure)));
-      const seen = new Set(primaryIds);
-      const combined: SessionHeaderLike[] = [...own];
-      for (const header of listings.flat()) {
-        if (seen.has(header.id)) continue;
-        seen.add(header.id);
-        combined.push(header);
-      }
-      return combined;
+      return [...own, ...(await listForeign(new Set(own.map((header) => header.id)), signal))];
     },
+
+    listForeign,
 
     async readTitles(sessionIds, signal) {
       // Each id is appended to its storage's group in place: copying a group per id made a listing of n ids cost n² (#37).

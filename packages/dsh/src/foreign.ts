@@ -99,13 +99,21 @@ export function assembleStorage(
     foreign.map((local) => local.source),
     { primaryName: OWN_SOURCE, onFailure: (failure) => failures.push(failure) },
   );
-  if (foreign.length === 0) return { storage: { ...own, readTitles: readOwnTitles, sourceOf: () => OWN_SOURCE }, foreign, skipped, failures: () => failures };
+  if (foreign.length === 0) return { storage: { ...own, readTitles: readOwnTitles, sourceOf: () => OWN_SOURCE, listForeign: () => Promise.resolve([]) }, foreign, skipped, failures: () => failures };
   const part = (ownSide: boolean): SessionReferenceStorage => ({
     listSessions: async (signal) => (await combined.listSessions(signal)).filter((header) => (combined.sourceOf(header.id) === OWN_SOURCE) === ownSide),
     readTitles: (ids, signal) => combined.readTitles(ids, signal),
     readSurface: (id, signal) => combined.readSurface(id, signal),
   });
-  return { storage: combined, foreign, skipped, failures: () => failures, groups: { own: part(true), foreign: part(false) } };
+  // A listing of the foreign sources alone is a listing too: the failures said are its own.
+  const storage: CombinedStorage = {
+    ...combined,
+    listForeign: (ids, signal) => {
+      failures = [];
+      return combined.listForeign(ids, signal);
+    },
+  };
+  return { storage, foreign, skipped, failures: () => failures, groups: { own: part(true), foreign: part(false) } };
 }
 
 /**

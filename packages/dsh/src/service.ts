@@ -98,6 +98,11 @@ export class ReferenceService {
   /** Whether a snapshot of `sessionId` has its credentials redacted: another agent's always, the host's own with `redactSecrets`. */
   readonly redacts = (sessionId: string): boolean => this.redactOwn || this.storage.sourceOf(sessionId) !== OWN_SOURCE;
 
+  /** Whether the host's own titles and snapshots have their credentials redacted (the `redactSecrets` key). */
+  get redactsOwn(): boolean {
+    return this.redactOwn;
+  }
+
   /** Configured candidate limit, distinct-source cap and snapshot budget. */
   get config(): SessionReferenceCore['config'] {
     return this.core.config;
@@ -246,6 +251,22 @@ export class ReferenceService {
   async titlesOf(sessionIds: readonly string[], signal?: AbortSignal): Promise<readonly TitleReadResult[]> {
     await this.storage.listSessions(signal);
     return this.storage.readTitles(sessionIds, signal);
+  }
+
+  /**
+   * The other agents' sessions beside the host's `ownIds` (which win an id
+   * both claim), each with its latest title as listings show it: what a
+   * listing adds to the host's own sessions, which it neither lists nor
+   * reads again.
+   */
+  async foreignSessions(ownIds: ReadonlySet<string>, signal?: AbortSignal): Promise<{ header: SessionHeaderLike; title: TitleReadResult | undefined }[]> {
+    const headers = await this.storage.listForeign(ownIds, signal);
+    if (headers.length === 0) return [];
+    const titles = await this.storage.readTitles(
+      headers.map((header) => header.id),
+      signal,
+    );
+    return headers.map((header, index) => ({ header, title: titles[index] }));
   }
 
   /**

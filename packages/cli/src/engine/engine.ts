@@ -15,13 +15,14 @@ import type { SessionLogError } from '@sessref/dsh/reading';
 import { checkMessageText } from '../session-input.js';
 import { ownParts, partsOverHost, type EngineParts } from './parts.js';
 import { DEFAULT_LOCK_WAIT_MS, engineHostOptions, type EngineOptions } from './options.js';
-import { latestTitles, sessionSummaries, type SessionSummary } from './summaries.js';
+import { latestTitles, listingSummaries, sessionSummaries } from './summaries.js';
+import type { Listing, SessionSummary } from './listed.js';
 import type { SessionView, StepPreview } from './views.js';
 import { assertOwnSession, WriteQueue } from './writes.js';
 
 export type { StepMessage } from './own-step.js';
 export { engineHostOptions, type EngineOptions } from './options.js';
-export type { SessionSummary } from './summaries.js';
+export type { SessionSummary } from './listed.js';
 export { stepSources, type SessionView, type StepPreview } from './views.js';
 
 /**
@@ -84,6 +85,11 @@ export class Engine {
    */
   sessions(signal?: AbortSignal): Promise<SessionSummary[]> {
     return sessionSummaries(this.parts, (sessionId) => this.hostOf(sessionId), signal);
+  }
+
+  /** The sessions of {@link sessions}, and the logs under the root whose header cannot be read, each with why. */
+  listing(signal?: AbortSignal): Promise<Listing> {
+    return listingSummaries(this.parts, (sessionId) => this.hostOf(sessionId), signal);
   }
 
   /**
@@ -279,11 +285,6 @@ export class Engine {
       if (path !== undefined) paths.set(sessionId, path);
     }
     return paths;
-  }
-
-  /** The logs under the root whose header cannot be read, other than `listed` (see `RootLogs`). */
-  async damagedLogs(listed: ReadonlySet<string>): Promise<SessionLogError[]> {
-    return (await this.parts.logs?.damagedLogs(listed)) ?? [];
   }
 
   /** Why the log of `sessionId` cannot be read, when it is there and cannot be. */

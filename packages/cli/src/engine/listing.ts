@@ -17,8 +17,7 @@ export type ListedSession = Omit<SessionSummary, 'createdAt'> & { createdAt?: nu
 export async function listSessions(engine: Engine, signal?: AbortSignal): Promise<ListedSession[]> {
   // Listings may come from kept headers; the root's shape is checked on every listing all the same.
   assertSupportedRoot(engine.root);
-  const sessions: ListedSession[] = await engine.sessions(signal);
-  const damaged = await engine.damagedLogs(new Set(sessions.map((session) => session.sessionId)));
+  const { sessions, damaged } = await engine.listing(signal);
   damaged.sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
   const foreign = engine.foreignProblems().map((problem) => ({ sessionId: problem.sessionId, source: problem.source, live: false, persisted: true, readError: problem.error }));
   return [...sessions, ...damaged.map((error) => ({ sessionId: error.sessionId, source: OWN_SOURCE, live: false, persisted: true, readError: error })), ...foreign];

@@ -12,10 +12,11 @@ import { TitleCatalog, type LiveSession, type TitleRead, type TitleReads } from 
 import { LogFileTracker } from '@sessref/dsh/jsonl-root';
 import { KeptHeaders, RootLogs, SessionLogError, type ListedLog, type StoredLog } from '@sessref/dsh/reading';
 import type { HostSide } from './host-side.js';
+import { ListingMemo } from './listing-memo.js';
 import type { StepMessage } from './own-step.js';
 
 /** A session of the root as a listing gives it. */
-interface SessionRecord {
+export interface SessionRecord {
   header: SessionHeaderLike;
   /** When the user last sent a message in it, from a v4 log (see `ListedLog.lastSentAt`). */
   lastSentAt?: number;
@@ -34,6 +35,8 @@ export interface EngineParts {
   kept: KeptHeaders | undefined;
   /** The root's sessions, newest first (then by id), as dsh lists them. */
   sessions(signal?: AbortSignal): Promise<SessionRecord[]>;
+  /** The root's own listing kept between processes, while it may answer: in a run that follows no file-system events and holds no session live. */
+  listingMemo(): ListingMemo | undefined;
   /** The dsh host, booted on first use. */
   host(): Promise<HostSide>;
   /** `text` typed in the session `sessionId` as a step would enter it, writing nothing: the messages it would carry. */
@@ -92,11 +95,14 @@ export function ownParts(options: OwnPartsOptions): EngineParts {
   };
   // Other machines' dsh sessions are read whatever agents the run reads: `--sources dsh` names them with none.
   const service = new ReferenceService({ own, catalog: () => catalog, config: options.resolver, mirroredDshRoots: true });
+  // A long-lived run follows the root's changes in its own listings; a session this process's host holds is listed live.
+  const memo = options.watch ? undefined : new ListingMemo(options.root, `${options.searchIndexFile}.listing.json`, service.redactsOwn, kept.logs.notices);
   return {
     service,
     catalog,
     logs: kept.logs,
     kept,
+    listingMemo: () => (booted === undefined ? memo : undefined),
     async sessions(signal) {
       const records = new Map<string, SessionRecord>();
       for (const entry of await kept.entries(signal)) records.set(entry.header.id, { header: movedTo(entry.header, entry.workingDirectory), ...lastSent(entry), live: false, persisted: true });
@@ -221,6 +227,7 @@ export function partsOverHost(side: HostSide): EngineParts {
     logs: side.logs,
     kept: side.kept,
     sessions: (signal) => side.sessions(signal),
+    listingMemo: () => undefined,
     host: () => Promise.resolve(side),
     step: async (sessionId, text, signal) => (await side.step(sessionId, text, signal)).messages,
     close: () => side.dispose(),

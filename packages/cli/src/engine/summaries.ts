@@ -5,30 +5,8 @@
  */
 import { OWN_SOURCE } from '@sessref/dsh/service';
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
-import type { EngineParts } from './parts.js';
-
-/** A session as listings show it. */
-export interface SessionSummary {
-  sessionId: string;
-  /** Where it is read from: `dsh` for the root's own sessions, else the agent's name (`claude-code`, …), `<host>/<agent>` for another machine's. */
-  source: string;
-  /** The remote the session was mirrored from (`sessref remote`); absent for this machine's sessions. */
-  host?: string;
-  title?: string;
-  /** The directory the session is in now: where it moved to, when its log records a move (dsh 0.2.1+), else the one it started in. */
-  cwd?: string;
-  createdAt: number;
-  /**
-   * When the user last sent a message in it, for a session whose log is v4
-   * (dsh 0.1.7 and 0.2): dsh 0.2 dates a session by that moment, and so do
-   * sessref's listings; absent for older logs, dated by `createdAt`.
-   */
-  lastSentAt?: number;
-  live: boolean;
-  persisted: boolean;
-  /** Why the session's log could not be read, when it could not (listing reads only headers). */
-  readError?: unknown;
-}
+import type { Listing, SessionSummary } from './listed.js';
+import type { EngineParts, SessionRecord } from './parts.js';
 
 /** A listed session's `cwd`, the directory it is in now: the one it moved to (dsh 0.2.1+), else the one it started in; none without either. */
 function currentDirectory(header: SessionHeaderLike): { cwd?: string } {
@@ -38,44 +16,58 @@ function currentDirectory(header: SessionHeaderLike): { cwd?: string } {
 
 /**
  * Every session with its latest title, newest first; a failed title read
- * leaves the title out and records why. The root's sessions come from the
- * listing (kept headers and a stat walk, reading no unchanged log), then
- * each other agent's (`hostOf` names the remote one was mirrored from); the
- * title index names them.
+ * leaves the title out and records why. The root's sessions come first
+ * ({@link ownListing}), then each other agent's (`hostOf` names the remote
+ * one was mirrored from), listed and titled by their sources alone.
  */
 export async function sessionSummaries(parts: EngineParts, hostOf: (sessionId: string) => string | undefined, signal?: AbortSignal): Promise<SessionSummary[]> {
-  const service = parts.service;
-  const records = await parts.sessions(signal);
-  // The root's sessions first, then each other agent's (read in place, never live here).
-  const foreign = (await service.listSessions(signal)).filter((header) => service.sourceOf(header.id) !== OWN_SOURCE);
-  const entries: (Pick<SessionSummary, 'source' | 'lastSentAt' | 'live' | 'persisted'> & { header: SessionHeaderLike })[] = [
-    ...records.map((record) => ({ ...record, source: OWN_SOURCE })),
-    ...foreign.map((header) => ({ header, source: service.sourceOf(header.id), live: false, persisted: true })),
-  ];
-  const titles = await latestTitles(
-    parts,
-    entries.map((entry) => entry.header.id),
-    signal,
-  );
-  return entries.map(({ header, source, lastSentAt, live, persisted }, index) => {
-    const result = titles[index];
-    const title = result?.status === 'fulfilled' ? result.title : undefined;
-    const host = hostOf(header.id);
-    return {
-      sessionId: header.id,
-      source,
-      ...(host === undefined ? {} : { host }),
-      ...(title === undefined ? {} : { title }),
-      ...currentDirectory(header),
-      createdAt: header.createdAt,
-      ...(lastSentAt === undefined ? {} : { lastSentAt }),
-      live,
-      persisted,
-      ...(result?.status === 'rejected' ? { readError: result.reason } : {}),
-    };
-  });
+  return (await listingSummaries(parts, hostOf, signal)).sessions;
 }
 
+/** The sessions of {@link sessionSummaries}, and the logs of the root whose header cannot be read (see `RootLogs.damagedLogs`). */
+export async function listingSummaries(parts: EngineParts, hostOf: (sessionId: string) => string | undefined, signal?: AbortSignal): Promise<Listing> {
+  const own = await ownListing(parts, signal);
+  const service = parts.service;
+  const foreign = await service.foreignSessions(new Set(own.sessions.map((session) => session.sessionId)), signal);
+  const others = foreign.map(({ header, title }) => summaryOf({ header, live: false, persisted: true }, service.sourceOf(header.id), hostOf(header.id), title));
+  return { sessions: [...own.sessions, ...others], damaged: own.damaged };
+}
+
+/**
+ * The root's own sessions and damaged logs: from the listing kept between
+ * processes while the root is as it was kept (see listing-memo.ts), else
+ * from the listing (kept headers and a stat walk, reading no unchanged log),
+ * titled by the title index, and the damage check of the logs it left out.
+ */
+function ownListing(parts: EngineParts, signal?: AbortSignal): Promise<Listing> {
+  const list = async (): Promise<Listing> => {
+    const records = await parts.sessions(signal);
+    const ids = records.map((record) => record.header.id);
+    const titles = await latestTitles(parts, ids, signal);
+    const sessions = records.map((record, index) => summaryOf(record, OWN_SOURCE, undefined, titles[index]));
+    return { sessions, damaged: (await parts.logs?.damagedLogs(new Set(ids))) ?? [] };
+  };
+  const memo = parts.listingMemo();
+  return memo === undefined ? list() : memo.listing(list);
+}
+
+/** A listed session as every face shows it, from its record, its source and remote, and its title read. */
+function summaryOf(record: SessionRecord, source: string, host: string | undefined, title: TitleReadResult | undefined): SessionSummary {
+  const { header, lastSentAt, live, persisted } = record;
+  const latest = title?.status === 'fulfilled' ? title.title : undefined;
+  return {
+    sessionId: header.id,
+    source,
+    ...(host === undefined ? {} : { host }),
+    ...(latest === undefined ? {} : { title: latest }),
+    ...currentDirectory(header),
+    createdAt: header.createdAt,
+    ...(lastSentAt === undefined ? {} : { lastSentAt }),
+    live,
+    persisted,
+    ...(title?.status === 'rejected' ? { readError: title.reason } : {}),
+  };
+}
 
 /**
  * Latest titles of `sessionIds` through the title index, which first catches

@@ -11,9 +11,10 @@
  * @module @sessref/dsh/reading
  */
 export { RootLogs } from './root-logs.js';
-export { SessionLogError } from './session-log-error.js';
+export { SessionLogError, isSessionLogErrorCode } from './session-log-error.js';
 export type { KeptRefusal } from './refusal-memory.js';
 export type { ListedLog, StoredLog } from './log-reads.js';
 export { KeptHeaders } from './kept-headers.js';
 export { RootFormatError, assertSupportedRoot, type RootFormatCode } from './root-shape.js';
 export { HEADER_BUDGET_BYTES, MAX_LOG_BYTES, probeLog, scanFirstFrame, type LogProbeCode, type LogProblem, type ProbeCounters } from './log-probe.js';
+export { rootFingerprint, type RootFingerprint } from './root-fingerprint.js';

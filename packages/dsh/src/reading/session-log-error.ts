@@ -22,6 +22,23 @@ export class SessionLogError extends Error {
   }
 }
 
+/** Every code a {@link SessionLogError} carries. */
+const SESSION_LOG_ERROR_CODES: ReadonlySet<string> = new Set<SessionLogError['code']>([
+  'SESSION_LOG_NOT_A_FILE',
+  'SESSION_LOG_UNREADABLE',
+  'SESSION_LOG_TOO_LARGE',
+  'SESSION_LOG_HEADER_TOO_LARGE',
+  'SESSION_LOG_CORRUPT',
+  'SESSION_LOG_TRUNCATED',
+  'SESSION_LOG_UNSUPPORTED',
+  'SESSION_LOG_DUPLICATE',
+]);
+
+/** Whether `code` is one a {@link SessionLogError} carries (a refusal read back from a derived file). */
+export function isSessionLogErrorCode(code: unknown): code is SessionLogError['code'] {
+  return typeof code === 'string' && SESSION_LOG_ERROR_CODES.has(code);
+}
+
 /** The codes of the generation reader's refusals, as every other log refusal spells them. */
 const READER_CODES: Record<SessionLogReadCode, SessionLogError['code']> = {
   SESSION_LOG_UNREADABLE: 'SESSION_LOG_UNREADABLE',

@@ -66,7 +66,7 @@ export function freshSection({ demo, corpora, mcp, firstSearch }, machine) {
     `Each command runs as a whole process (\`node packages/cli/bin/sessref.js …\`, the \`sessref\` bin itself, which imports the bundle), ${FRESH.runs} times, each run paired with \`node -e 0\` on the same Node`,
     "(A B A B …, after one warm-up of each, which also fills Node's compile cache and the derived files);",
     "CPU time (user + system) and peak resident memory are the kernel's figures for the finished child: CPU time through bash's `times`, to the millisecond, wall time and peak memory through GNU time. The ratio is the command's CPU time over Node's own start in the same pair.",
-    'HOME holds no other agent, so every figure is the dsh root alone; each root has its own warm cache directory (title index, kept headers, content index).',
+    'HOME holds no other agent, so every figure is the dsh root alone; each root has its own warm cache directory (title index, kept headers, kept listing, content index), and each root is left two seconds after it was written before its warm-up (a kept listing is trusted only for files that old).',
     '',
     '### The demo root (`sessref seed`: 8 sessions, one of 4,000 messages)',
     '',

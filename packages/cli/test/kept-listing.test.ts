@@ -8,7 +8,8 @@
  * changed for two seconds (see `rootFingerprint`), so these roots are left
  * to settle that long before the listings they test.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +125,16 @@ describe('the kept listing', () => {
     expect(again.shown).toEqual(full);
     expect(again.notices).toEqual([expect.stringContaining(`kept listing ${where.listing} not used`)]);
     expect(readFileSync(where.listing, 'utf8')).not.toBe(GARBAGE);
+  }, 30_000);
+
+  it('that is a FIFO is never opened in a way that waits: a notice, the full listing, and a regular file in its place', async () => {
+    const where = await place();
+    await sleep(SETTLE_MS);
+    execFileSync('mkfifo', [where.listing]);
+    const listed = await listing(where);
+    expect(listed.notices).toEqual([expect.stringContaining(`kept listing ${where.listing} not used`)]);
+    expect(listed.shown).toHaveLength(HEALTHY.length + 2);
+    expect(lstatSync(where.listing).isFile()).toBe(true);
   }, 30_000);
 
   it('is not kept for a root whose files changed within the last two seconds', async () => {

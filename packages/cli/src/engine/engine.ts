@@ -15,7 +15,7 @@ import type { SessionLogError } from '@sessref/dsh/reading';
 import { checkMessageText } from '../session-input.js';
 import { ownParts, partsOverHost, type EngineParts } from './parts.js';
 import { DEFAULT_LOCK_WAIT_MS, engineHostOptions, type EngineOptions } from './options.js';
-import { latestTitles, listingSummaries, sessionSummaries } from './summaries.js';
+import { latestTitles, listingSummaries, ownListing, sessionSummaries } from './summaries.js';
 import type { Listing, SessionSummary } from './listed.js';
 import type { SessionView, StepPreview } from './views.js';
 import { assertOwnSession, WriteQueue } from './writes.js';
@@ -214,6 +214,14 @@ export class Engine {
 
   /** The session's latest title (`undefined` when it has none), as its mention's label: refused as a read of it would be. */
   async titleOf(sessionId: string): Promise<string | undefined> {
+    // A session of the root is named, or its log refused, as the root's listing does: the kept one while the root is unchanged.
+    if (this.sourceOf(sessionId) === OWN_SOURCE) {
+      const { sessions, damaged } = await ownListing(this.parts);
+      const listed = sessions.find((session) => session.sessionId === sessionId);
+      const refusal = listed?.readError ?? damaged.find((damage) => damage.sessionId === sessionId);
+      if (refusal !== undefined) throw refusal;
+      if (listed !== undefined) return listed.title;
+    }
     const [result] = await latestTitles(this.parts, [sessionId]);
     if (result?.status === 'rejected') throw result.reason;
     return result?.title;

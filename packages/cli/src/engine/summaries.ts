@@ -39,7 +39,7 @@ export async function listingSummaries(parts: EngineParts, hostOf: (sessionId: s
  * from the listing (kept headers and a stat walk, reading no unchanged log),
  * titled by the title index, and the damage check of the logs it left out.
  */
-function ownListing(parts: EngineParts, signal?: AbortSignal): Promise<Listing> {
+export function ownListing(parts: EngineParts, signal?: AbortSignal): Promise<Listing> {
   const list = async (): Promise<Listing> => {
     const records = await parts.sessions(signal);
     const ids = records.map((record) => record.header.id);

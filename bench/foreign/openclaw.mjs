@@ -17,8 +17,8 @@ import { cwdOf, sessionClock, uuidOf } from './records.mjs';
 /** OpenClaw's tables, as the reader's unit test builds them (one schema for both). */
 const SCHEMA = readFileSync(new URL('../../packages/sources/test/fixtures/openclaw-agent-schema.sql', import.meta.url), 'utf8');
 
-/** A compressed row's navigation metadata, as OpenClaw's schema asks for one (the reader never reads it). */
-const NAVIGATION = JSON.stringify({ version: 1, report: { kind: 'canonical' }, navigation: {}, reset: {}, model: {}, modelBytes: 0, modelWithoutCheckpointBytes: 0, withoutCustomDataBytes: 0 });
+/** A compressed row's navigation metadata, as OpenClaw's schema asks for one (the reader never reads it): the unit test's. */
+const NAVIGATION = readFileSync(new URL('../../packages/sources/test/fixtures/openclaw-navigation.json', import.meta.url), 'utf8').trim();
 
 /** OpenClaw: `~/.openclaw/agents/main/agent/openclaw-agent.sqlite` (WAL), `count` sessions in one transaction. */
 export function writeOpenclaw(files, count, next) {

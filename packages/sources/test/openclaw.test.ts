@@ -39,8 +39,8 @@ const assistant = (id: string, parentId: string | null, text: string): Event => 
 const compaction = (id: string, parentId: string | null, summary: string, firstKeptEntryId: string): Event => ({ type: 'compaction', id, parentId, timestamp: TIMESTAMP, summary, firstKeptEntryId, tokensBefore: 17, tokensAfter: 129, fromHook: true });
 const custom = (id: string, parentId: string | null, customType: string): Event => ({ type: 'custom', customType, data: { timestamp: 1 }, id, parentId, timestamp: TIMESTAMP });
 
-/** What OpenClaw's schema asks of a compressed row's navigation metadata (any valid value does: the reader never reads it). */
-const NAVIGATION = JSON.stringify({ version: 1, report: { kind: 'canonical' }, navigation: {}, reset: {}, model: {}, modelBytes: 0, modelWithoutCheckpointBytes: 0, withoutCustomDataBytes: 0 });
+/** What OpenClaw's schema asks of a compressed row's navigation metadata (any valid value does: the reader never reads it); the benchmark corpus writes the same. */
+const NAVIGATION = readFileSync(new URL('fixtures/openclaw-navigation.json', import.meta.url), 'utf8').trim();
 
 /** Write an agent database at `path` (WAL mode, as OpenClaw's), holding `sessions`. */
 function writeStore(path: string, sessions: readonly StoredSession[], schema = SCHEMA): void {

@@ -172,6 +172,40 @@ export function searchForm(text: string): string {
 
 /** The search form of `text` with the original span of each of its code units, to map a match back. */
 export function mappedForm(text: string): MappedForm {
+  return NON_ASCII.test(text) ? foldedMappedForm(text) : asciiMappedForm(text);
+}
+
+const ASCII_WORDS = /[a-z0-9]+/gi;
+
+/**
+ * {@link mappedForm} of ASCII text, by what folding comes to there (see
+ * {@link ASCII}): its letter and digit runs, lower-cased, one space between
+ * two of them spanning the separators. A hit's message is mapped this way
+ * on every search, and most are ASCII only.
+ */
+function asciiMappedForm(text: string): MappedForm {
+  let form = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let runEnd: number | undefined;
+  for (const { 0: run, index } of text.matchAll(ASCII_WORDS)) {
+    if (runEnd !== undefined) {
+      form += ' ';
+      starts.push(runEnd);
+      ends.push(index);
+    }
+    form += run.toLowerCase();
+    for (let unit = index; unit < index + run.length; unit += 1) {
+      starts.push(unit);
+      ends.push(unit + 1);
+    }
+    runEnd = index + run.length;
+  }
+  return { text: form, starts, ends };
+}
+
+/** {@link mappedForm} one code point at a time: the rule itself, for text that is not ASCII only. */
+export function foldedMappedForm(text: string): MappedForm {
   const pieces: string[] = [];
   const starts: number[] = [];
   const ends: number[] = [];

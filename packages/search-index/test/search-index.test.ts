@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { errorCode, redactSecrets, type ContentBlockLike, type SessionSource, type SurfaceMessage } from '@sessref/core';
 import { openSearchIndex, type SearchIndex } from '@sessref/search-index';
-import { ASCII, foldCodePoint, isUnspaced, mappedForm, searchForm } from '../src/form.js';
+import { ASCII, foldCodePoint, foldedMappedForm, isUnspaced, mappedForm, searchForm } from '../src/form.js';
 
 // Fake sources: the interface under test's input, built with the core's types.
 
@@ -116,14 +116,25 @@ describe('recall: every substring of a carried message finds its session', () =>
   });
 
   it('folds mixed text a stretch at a time to exactly the form it folds to one code point at a time', () => {
-    // searchForm takes native shortcuts through ASCII stretches; mappedForm never does: they must agree.
+    // searchForm and mappedForm take native shortcuts through ASCII; the fold one code point at a time is the rule both must keep.
     const mixed = fc.oneof(message, fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme-composite' }));
     fc.assert(
       fc.property(fc.array(fc.oneof(mixed, fc.constantFrom('Deploy v2.1 — ', '。', ' 😀!', '\u0301', 'ΣΑΣ ')), { maxLength: 6 }), (parts) => {
         const text = parts.join('');
-        expect(searchForm(text)).toBe(mappedForm(text).text);
+        expect(searchForm(text)).toBe(foldedMappedForm(text).text);
+        expect(mappedForm(text)).toEqual(foldedMappedForm(text));
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('maps ASCII text back to its spans exactly as the fold one code point at a time does', () => {
+    const ascii = fc.oneof(fc.string({ unit: fc.constantFrom(...'aZ9 -_.,!\t\n\u0000\u007f'.split('')) }), fc.string({ unit: 'binary-ascii' }));
+    fc.assert(
+      fc.property(ascii, (text) => {
+        expect(mappedForm(text)).toEqual(foldedMappedForm(text));
+      }),
+      { numRuns: 2000 },
     );
   });
 

@@ -36,7 +36,8 @@ export async function runFresh(corpusRoot) {
     ['mention', ['mention', 'oauth-migration', '--root', demo]],
     ['list', ['list', '--root', demo]],
     ['show', ['show', 'oauth-migration', '--root', demo]],
-    ['search (warm)', ['search', 'refund', '--root', demo]],
+    // A word the demo's conversations hold (after their checkpoints), so the search labels and excerpts a hit.
+    ['search (warm)', ['search', 'release', '--root', demo]],
     ['prepare', ['prepare', '--root', demo, '--target', 'scratchpad', `Recap ${mention('oauth-migration')}`]],
   ].map(([name, args]) => ({ name, args, env: env('demo') }));
   progress('suite 7: the demo root');

@@ -214,8 +214,9 @@ export class Engine {
 
   /** The session's latest title (`undefined` when it has none), as its mention's label: refused as a read of it would be. */
   async titleOf(sessionId: string): Promise<string | undefined> {
-    // A session of the root is named, or its log refused, as the root's listing does: the kept one while the root is unchanged.
-    if (this.sourceOf(sessionId) === OWN_SOURCE) {
+    // Where the root's listing is kept between processes, a session of the root is named, or its log refused, as that listing
+    // does: an unchanged root's answers with no other derived file opened. A long-lived run reads the one title instead.
+    if (this.sourceOf(sessionId) === OWN_SOURCE && this.parts.listingMemo() !== undefined) {
       const { sessions, damaged } = await ownListing(this.parts);
       const listed = sessions.find((session) => session.sessionId === sessionId);
       const refusal = listed?.readError ?? damaged.find((damage) => damage.sessionId === sessionId);

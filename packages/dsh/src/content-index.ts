@@ -5,7 +5,6 @@ import {
   raceCancellation,
   throwIfCancelled,
   type CombinedStorage,
-  type SessionHeaderLike,
   type SessionReferenceContentHit,
   type SessionReferenceStorage,
   type SessionSource,
@@ -25,7 +24,7 @@ export interface ContentIndexSources {
   catalog: () => SessionReferenceCatalog | undefined;
   /** The other agents' sources, each indexed beside the host's sessions. */
   foreign: readonly SessionSource[];
-  /** What hits are listed and labelled through: the resolver's own storage, so a label is the one discovery shows. */
+  /** What hits are labelled through: the resolver's own storage, so a label is the one discovery shows. */
   storage: CombinedStorage;
 }
 
@@ -84,10 +83,12 @@ export class ContentIndex {
 
   /** Sessions whose carried text contains `query.query`, best first, as content hits; see `searchIndex` of `@sessref/search-index`. */
   async search({ query, limit, exclude, signal }: ContentQuery): Promise<SessionReferenceContentHit[]> {
-    await this.refresh(signal);
+    const { failedSources } = await this.refresh(signal);
     const index = await this.open();
     const { hits } = await index.search({ query, limit, ...(exclude === undefined ? {} : { exclude: [exclude] }), ...(signal === undefined ? {} : { signal }) });
-    return labelled(this.sources.storage, hits, signal);
+    const listing = new Set([OWN_SOURCE, ...this.sources.foreign.map((source) => source.name)]);
+    for (const { source } of failedSources) listing.delete(source);
+    return labelled(this.sources.storage, listedHits(hits, listing), signal);
   }
 
   /** Why the index file was not used as found (rebuilt, searched as it was, or bypassed), naming it, oldest first; none before the first use. */
@@ -180,22 +181,44 @@ interface Refresh {
 }
 
 /** Index hits as content hits: listed sessions only, with their cwd and the label discovery gives them (latest title, else id). */
+/**
+ * The hits a listing would name: only those of the `listing` sources (the
+ * index file may hold other agents' sessions, indexed by a process that read
+ * more of them, and what it held of a source whose stamps could not be
+ * listed just now), and one per id, the host's own winning an id another
+ * agent's session is spelled with too, as everywhere else. The index was
+ * brought up to date with those sources' stamps first, so every hit left is
+ * of a session they list now: no listing is read again to tell.
+ */
+function listedHits(hits: readonly SearchHit[], listing: ReadonlySet<string>): SearchHit[] {
+  const kept = new Map<string, SearchHit>();
+  for (const hit of hits) {
+    if (!listing.has(hit.source)) continue;
+    const held = kept.get(hit.sessionId);
+    if (held === undefined || (held.source !== OWN_SOURCE && hit.source === OWN_SOURCE)) kept.set(hit.sessionId, hit);
+  }
+  return [...kept.values()];
+}
+
+/**
+ * The hits labelled as discovery labels their sessions: by latest title,
+ * else id. The rest of a hit (created, cwd) is what the index stored with
+ * the session's text, from the header of the same read.
+ */
 async function labelled(storage: CombinedStorage, hits: readonly SearchHit[], signal: AbortSignal | undefined): Promise<SessionReferenceContentHit[]> {
   if (hits.length === 0) return [];
-  const headers = new Map((await storage.listSessions(signal)).map((header) => [header.id, header]));
-  const listed = hits.filter((hit) => headers.has(hit.sessionId));
   const titles = new Map<string, string>();
   for (const result of await storage.readTitles(
-    listed.map((hit) => hit.sessionId),
+    hits.map((hit) => hit.sessionId),
     signal,
   )) {
     if (result.status === 'fulfilled' && typeof result.title === 'string' && result.title.length > 0) titles.set(result.sessionId, result.title);
   }
-  return listed.map((hit) => contentHit(hit, headers.get(hit.sessionId)!, labelOf(hit.sessionId, titles.get(hit.sessionId))));
+  return hits.map((hit) => contentHit(hit, labelOf(hit.sessionId, titles.get(hit.sessionId))));
 }
 
 /** One hit in the candidates' key order, then the message, the snippet and where the query is in it. */
-function contentHit(hit: SearchHit, header: SessionHeaderLike, label: string): SessionReferenceContentHit {
+function contentHit(hit: SearchHit, label: string): SessionReferenceContentHit {
   const { text, offset, messageLength } = hit.snippet;
   const { snippet, ranges } = plainExcerpt(
     text,
@@ -206,8 +229,8 @@ function contentHit(hit: SearchHit, header: SessionHeaderLike, label: string): S
     mention: formatSessionReferenceMention({ sessionId: hit.sessionId, label }),
     sessionId: hit.sessionId,
     label,
-    ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
-    createdAt: header.createdAt,
+    ...(hit.cwd === undefined ? {} : { cwd: hit.cwd }),
+    createdAt: hit.createdAt,
     // A log without seqs (another agent's) numbers the message by its place in the surface.
     seq: hit.message.seq ?? hit.message.index,
     role: hit.message.role,

@@ -303,19 +303,26 @@ function countReads(host: Host): { readonly count: number; restore(): void } {
 }
 
 describe('the index follows the root', () => {
-  it('with the title index mounted, reads only the sessions whose log changed since the last search', async () => {
+  it('with the title index mounted, reads only the sessions whose log changed since the last search, and lists none', async () => {
     const root = await scratch.tempRoot();
     const writer = await writeCorpus(root);
     const { host, resolver, agent } = await searcher(root);
     await host.ctx.plugin(SessionTitleIndex, { root, persist: false, watch: false });
     const sessions = (await host.sessionQuery.listSessions()).length;
+    // The title index stamps the sessions and names the hits; the index keeps what else a hit shows (its cwd and creation).
+    const catalog = host.ctx.get('sessionReferenceCatalog')!;
+    const listings = [vi.spyOn(host.sessionQuery, 'listSessions'), vi.spyOn(catalog, 'listSessions')];
     let reads = countReads(host);
-    expect(ids(await resolver.searchContent(agent, MARKERS.userText))).toEqual(['user-text']);
+    expect(await resolver.searchContent(agent, MARKERS.userText)).toMatchObject([{ sessionId: 'user-text', label: 'Crossings', cwd: '/proj', createdAt: 1 }]);
     expect(reads.count).toBe(sessions);
     reads.restore();
     reads = countReads(host);
     expect(ids(await resolver.searchContent(agent, MARKERS.assistantText))).toEqual(['assistant-text']);
     expect(reads.count).toBe(0);
+    for (const listing of listings) {
+      expect(listing).not.toHaveBeenCalled();
+      listing.mockRestore();
+    }
     reads.restore();
     const session = writer.sessions.get(SessionId('user-text'))!;
     appendExchange(session, { user: 'A latecomerword arrives.', assistant: 'Seen.' });

@@ -17,6 +17,8 @@ export interface CarriedMessage {
 /** One session as the index stores it. */
 export interface SessionDocument {
   createdAt: number;
+  /** The directory the session started in (its header's), which a hit names. */
+  cwd: string | undefined;
   messages: CarriedMessage[];
   /** The full-text document: every message's tokens, messages kept apart by {@link MESSAGE_BREAK}. */
   tokens: string;
@@ -49,7 +51,7 @@ export function documentOf(surface: SurfaceSnapshot): SessionDocument {
     tokens.push(formTokens(form).join(' '));
     carriedBytes += Buffer.byteLength(message.text);
   }
-  return { createdAt: surface.session.createdAt, messages, tokens: tokens.join(MESSAGE_BREAK), words, carriedBytes };
+  return { createdAt: surface.session.createdAt, cwd: surface.session.cwd, messages, tokens: tokens.join(MESSAGE_BREAK), words, carriedBytes };
 }
 
 function carried(message: SurfaceMessage, index: number): CarriedMessage | undefined {

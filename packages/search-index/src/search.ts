@@ -21,6 +21,8 @@ export interface SearchHit {
   /** The provenance name of the source that listed it. */
   source: string;
   createdAt: number;
+  /** The directory the session started in, as its header records it (absent when it records none). */
+  cwd?: string;
   /** How it matched; hits are ranked by this, then newest session first. */
   match: MatchKind;
   /** The first carried message (in surface order) that contains the query. */
@@ -120,6 +122,7 @@ function hitOf(tables: IndexTables, key: number, match: MatchKind, form: string)
     sessionId: row.id,
     source: row.source,
     createdAt: row.createdAt,
+    ...(row.cwd === undefined ? {} : { cwd: row.cwd }),
     match,
     message: { index: message.index, seq: message.seq, role: message.role, checkpoint: message.checkpoint },
     ranges,

@@ -17,8 +17,8 @@ function loadSqlite(): Promise<Sqlite> {
 
 /** "srfx": marks a file as sessref's search index, so a foreign database is never mistaken for one. */
 const APPLICATION_ID = 0x73726678;
-/** Bumped whenever the schema or what is indexed changes: a file of another version is rebuilt (2: credentials redacted). */
-const SCHEMA_VERSION = 2;
+/** Bumped whenever the schema or what is indexed changes: a file of another version is rebuilt (2: credentials redacted; 3: each session's cwd kept, so a hit is labelled without a listing). */
+const SCHEMA_VERSION = 3;
 
 /**
  * One row per session in `sessions`, keyed by `key`, which is also the
@@ -38,6 +38,7 @@ const SCHEMA = `
     id TEXT NOT NULL,
     stamp TEXT NOT NULL,
     created_at INTEGER NOT NULL,
+    cwd TEXT,
     carried INTEGER NOT NULL,
     failure TEXT,
     UNIQUE (source, id)
@@ -204,7 +205,7 @@ function checked(db: DatabaseSync, busyTimeoutMs: number): DatabaseSync {
     const version = pragma(db, 'user_version');
     if (applicationId !== APPLICATION_ID) throw new IndexFileRefused('the file is not a sessref search index');
     if (version !== SCHEMA_VERSION) throw new IndexFileRefused(`the index is of schema version ${String(version)}, not ${SCHEMA_VERSION}`);
-    db.prepare('SELECT key, source, id, stamp, created_at, carried, failure FROM sessions LIMIT 1').all();
+    db.prepare('SELECT key, source, id, stamp, created_at, cwd, carried, failure FROM sessions LIMIT 1').all();
     db.prepare('SELECT key, blob FROM messages LIMIT 1').all();
     db.prepare("SELECT rowid FROM body WHERE body MATCH '\"probe\"' LIMIT 1").all();
     db.prepare('SELECT reversed FROM terms LIMIT 1').all();

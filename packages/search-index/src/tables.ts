@@ -12,6 +12,8 @@ export interface SessionRow {
   source: string;
   id: string;
   createdAt: number;
+  /** The directory the session started in, as its header records it. */
+  cwd: string | undefined;
   /** The deflated carried messages; null for a session whose read failed. */
   messages: Uint8Array | null;
 }
@@ -55,13 +57,13 @@ export class IndexTables {
       deleteMessages: prepare('DELETE FROM messages WHERE key = ?'),
       deleteBody: prepare('DELETE FROM body WHERE rowid = ?'),
       slots: prepare('SELECT key FROM sessions WHERE key >= ? AND key < ? ORDER BY key'),
-      insertSession: prepare('INSERT INTO sessions (key, source, id, stamp, created_at, carried, failure) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insertSession: prepare('INSERT INTO sessions (key, source, id, stamp, created_at, cwd, carried, failure) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       insertMessages: prepare('INSERT INTO messages (key, blob) VALUES (?, ?)'),
       insertBody: prepare('INSERT INTO body (rowid, tokens) VALUES (?, ?)'),
       insertTerm: prepare('INSERT OR IGNORE INTO terms (reversed) VALUES (?)'),
       // Row-id order is recency order: FTS5 walks matches newest first and stops at the limit.
       matches: prepare('SELECT s.key AS key, s.id AS id FROM body JOIN sessions s ON s.key = body.rowid WHERE body MATCH ? ORDER BY body.rowid DESC LIMIT ?'),
-      session: prepare('SELECT s.source AS source, s.id AS id, s.created_at AS created_at, m.blob AS messages FROM sessions s LEFT JOIN messages m ON m.key = s.key WHERE s.key = ?'),
+      session: prepare('SELECT s.source AS source, s.id AS id, s.created_at AS created_at, s.cwd AS cwd, m.blob AS messages FROM sessions s LEFT JOIN messages m ON m.key = s.key WHERE s.key = ?'),
       termsAfter: prepare('SELECT reversed FROM terms WHERE reversed > ? AND reversed < ? LIMIT ?'),
       termsContaining: prepare('SELECT reversed FROM terms WHERE instr(reversed, ?) > 0 AND substr(reversed, -length(?)) <> ? LIMIT ?'),
       totals: prepare('SELECT count(*) AS sessions, coalesce(sum(carried), 0) AS carried FROM sessions'),
@@ -123,10 +125,10 @@ export class IndexTables {
     const key = this.freeKey(content.createdAt);
     this.held.get(source)?.set(id, { key, stamp });
     if ('failure' in content) {
-      this.statements.insertSession.run(key, source, id, stamp, content.createdAt, 0, content.failure);
+      this.statements.insertSession.run(key, source, id, stamp, content.createdAt, null, 0, content.failure);
       return;
     }
-    this.statements.insertSession.run(key, source, id, stamp, content.createdAt, content.carriedBytes, null);
+    this.statements.insertSession.run(key, source, id, stamp, content.createdAt, content.cwd ?? null, content.carriedBytes, null);
     this.statements.insertMessages.run(key, encodeMessages(content.messages));
     this.statements.insertBody.run(key, content.tokens);
   }
@@ -155,8 +157,8 @@ export class IndexTables {
   }
 
   session(key: number): SessionRow | undefined {
-    const row = this.statements.session.get(key) as { source: string; id: string; created_at: number; messages: Uint8Array | null } | undefined;
-    return row && { source: row.source, id: row.id, createdAt: row.created_at, messages: row.messages };
+    const row = this.statements.session.get(key) as { source: string; id: string; created_at: number; cwd: string | null; messages: Uint8Array | null } | undefined;
+    return row && { source: row.source, id: row.id, createdAt: row.created_at, cwd: row.cwd ?? undefined, messages: row.messages };
   }
 
   /** Indexed words that end with `suffix` and are longer than it, at most `limit`. */

@@ -15,6 +15,7 @@ import { ASCII, foldCodePoint, foldedMappedForm, isUnspaced, mappedForm, searchF
 
 interface FakeSession {
   createdAt: number;
+  cwd?: string;
   messages: SurfaceMessage[];
   /** Bumped on every change: what the stamp is made of. */
   version: number;
@@ -24,7 +25,7 @@ interface FakeSession {
 interface FakeSource extends SessionSource {
   sessions: Map<string, FakeSession>;
   reads: string[];
-  set(id: string, messages: SurfaceMessage[], createdAt?: number): void;
+  set(id: string, messages: SurfaceMessage[], createdAt?: number, cwd?: string): void;
 }
 
 function fakeSource(name = 'fake'): FakeSource {
@@ -34,8 +35,8 @@ function fakeSource(name = 'fake'): FakeSource {
     name,
     sessions,
     reads,
-    set(id, messages, createdAt = sessions.get(id)?.createdAt ?? 1_700_000_000_000 + sessions.size) {
-      sessions.set(id, { createdAt, messages, version: (sessions.get(id)?.version ?? 0) + 1 });
+    set(id, messages, createdAt = sessions.get(id)?.createdAt ?? 1_700_000_000_000 + sessions.size, cwd) {
+      sessions.set(id, { createdAt, ...(cwd === undefined ? {} : { cwd }), messages, version: (sessions.get(id)?.version ?? 0) + 1 });
     },
     owns: (id) => sessions.has(id),
     changeStamps: () => Promise.resolve(new Map([...sessions].map(([id, session]) => [id, `v${session.version}`]))),
@@ -45,7 +46,8 @@ function fakeSource(name = 'fake'): FakeSource {
       const session = sessions.get(id);
       if (session === undefined || session.broken) return Promise.reject(new Error(`cannot read ${id}`));
       reads.push(id);
-      return Promise.resolve({ session: { id, createdAt: session.createdAt }, capturedThroughSeq: null, messages: session.messages });
+      const { createdAt, cwd } = session;
+      return Promise.resolve({ session: { id, createdAt, ...(cwd === undefined ? {} : { cwd }) }, capturedThroughSeq: null, messages: session.messages });
     },
   };
 }
@@ -303,6 +305,20 @@ describe('incremental refresh', () => {
     const index = await memoryIndex(one, two);
     await index.refresh();
     expect((await index.search({ query: 'from the', limit: 8 })).hits.map((hit) => hit.source).sort()).toEqual(['one', 'two']);
+  });
+
+  it('gives each hit the creation time and cwd of the header its text was read with, and no cwd where the header has none', async () => {
+    const source = fakeSource();
+    source.set('placed', [user('a shared phrase')], 1_700_000_000_002, '/work/placed');
+    source.set('unplaced', [user('a shared phrase')], 1_700_000_000_001);
+    const index = await memoryIndex(source);
+    await index.refresh();
+    const hits = (await index.search({ query: 'shared phrase', limit: 8 })).hits;
+    expect(hits.map(({ sessionId, createdAt, cwd }) => ({ sessionId, createdAt, cwd }))).toEqual([
+      { sessionId: 'placed', createdAt: 1_700_000_000_002, cwd: '/work/placed' },
+      { sessionId: 'unplaced', createdAt: 1_700_000_000_001, cwd: undefined },
+    ]);
+    expect(hits[1]).not.toHaveProperty('cwd');
   });
 });
 

@@ -1,6 +1,6 @@
 import { excerptAround, type PlainExcerpt } from '@sessref/core';
 import type { Engine } from '../engine/engine.js';
-import { listSessions, sourceWarnings } from '../engine/listing.js';
+import { listSessions, sourceWarnings, type ListedSession } from '../engine/listing.js';
 import { formatError } from '../errors.js';
 import { usageError } from '../failure.js';
 import { formatIndexProgress } from '../format.js';
@@ -38,11 +38,13 @@ export async function searchCommand(engine: Engine, io: Io, options: SearchOptio
   });
   // The root's own sessions are always indexed; `--sources` without dsh leaves them out here, as `list` does.
   const hits = found.filter((hit) => options.sources.dsh || !isDshSource(engine.sourceOf(hit.sessionId)));
+  // Hits are labelled from the index alone: what the other agents' sources cannot read takes a listing, as does the hint.
+  const listed = hits.length === 0 || engine.foreignSources.length > 0 ? await listSessions(engine) : [];
   const warn = styleFor(io.stderr, io.env);
   for (const { code, message } of sourceWarnings(engine, { homes: false })) {
     writeLine(io.stderr, options.json ? JSON.stringify({ warning: { code, message } }) : formatError({ code, message }, warn, 'warning'));
   }
-  if (hits.length === 0) await hintNamedSessions(engine, io, options);
+  if (hits.length === 0) hintNamedSessions(listed, io, options);
   if (options.json) return writeJson(io.stdout, hits);
   const style = styleFor(io.stdout, io.env);
   if (hits.length === 0) return writeLine(io.stdout, style.dim('no matches'));
@@ -60,8 +62,8 @@ export async function searchCommand(engine: Engine, io: Io, options: SearchOptio
  * be in sessions' titles, ids or cwds, which `list QUERY` finds. Say so on
  * stderr (a JSON object under `--json`), with the command.
  */
-async function hintNamedSessions(engine: Engine, io: Io, options: SearchOptions): Promise<void> {
-  const named = listMatches(await listSessions(engine), options.query, options.sources);
+function hintNamedSessions(listed: readonly ListedSession[], io: Io, options: SearchOptions): void {
+  const named = listMatches(listed, options.query, options.sources);
   if (named.length === 0) return;
   const sessions = named.length === 1 ? '1 session has' : `${named.length} sessions have`;
   const message = `no conversation says ${JSON.stringify(options.query)}, but ${sessions} it in the title, id or cwd: sessref list ${shellWord(options.query)}`;

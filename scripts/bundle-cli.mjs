@@ -97,6 +97,32 @@ const takeBuiltinsDirectly = {
   },
 };
 
+/**
+ * The MCP SDK's platform shim for Node, replaced in the bundle. The SDK takes
+ * two things from `@modelcontextprotocol/server/_shims`: Node's `process`, and
+ * the JSON Schema validator a server uses by default, which on Node is ajv's
+ * (and ajv-formats'): a module graph of some hundred modules, all evaluated
+ * when the SDK is imported, about 15 ms of every `sessref mcp` start
+ * (docs/benchmarks.md, section 7's notes). The SDK asks that validator for
+ * two things only, a form elicitation's answer and `fromJsonSchema`, and
+ * sessref's server does neither (one prompt, resources, no tools), so its
+ * validator here refuses, naming why, and loads nothing.
+ */
+const MCP_SHIMS = '@modelcontextprotocol/server/_shims';
+const mcpShims = {
+  name: 'sessref:mcp-shims',
+  resolveId: (id) => (id === MCP_SHIMS ? `\0${MCP_SHIMS}` : null),
+  load: (id) =>
+    id === `\0${MCP_SHIMS}`
+      ? `export const process = globalThis.process;
+export class DefaultJsonSchemaValidator {
+  getValidator() {
+    throw new Error('sessref mcp validates no JSON Schema (it elicits nothing and has no tools): the bundle leaves the validator of the SDK out');
+  }
+}`
+      : null,
+};
+
 /** Stands for the `rewrites.length`-th rewrite until every use of import.meta has been checked. */
 function mark(rewrites, replacement) {
   rewrites.push(replacement);
@@ -107,7 +133,7 @@ const MARK = /@@bundle-cli:(\d+)@@/g;
 
 if (!existsSync(ENTRY)) throw new Error(`${relative(ROOT, ENTRY)} is missing: run tsc -b packages/cli first`);
 rmSync(OUT, { recursive: true, force: true });
-const input = { input: ENTRY, platform: 'node', external: EXTERNAL, plugins: [keepFileLookups, takeBuiltinsDirectly], logLevel: 'warn' };
+const input = { input: ENTRY, platform: 'node', external: EXTERNAL, plugins: [mcpShims, keepFileLookups, takeBuiltinsDirectly], logLevel: 'warn' };
 // Pure ASCII source, without the comments only readers of the sources need (legal notices stay): Node decodes a module
 // to a one-byte string then, half the size of the two-byte one a single other character makes of the whole chunk.
 const output = { dir: OUT, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', charset: 'ascii', comments: { legal: true, annotation: false, jsdoc: false } };

@@ -5,7 +5,7 @@
  * Claude Code transcript from `../shared`, copied into a temporary home.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
@@ -235,6 +235,22 @@ describe('sessref mcp', () => {
     const left = await rawSession([INITIALIZE, { id: 2, method: 'prompts/get', params: { name: 'ref', arguments: { session: 'research-log' } } }], { waitFor: 1 });
     expect(left.code).toBe(0);
     expect(left.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('answers its first completion without ajv or node:crypto loaded, neither of which it uses', async () => {
+    const probe = join(await tempDir(), 'builtins.cjs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write(`builtins ${JSON.stringify(process.moduleLoadList)}\\n`));\n");
+    const complete = { id: 2, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'ref' }, argument: { name: 'session', value: 'o' } } };
+    // A first start reads each log's head to keep its header, with a digest of it; a start over kept headers is what this holds.
+    await rawSession([INITIALIZE, complete]);
+    const { responses, stderr } = await rawSession([INITIALIZE, complete], { env: { NODE_OPTIONS: `--require ${probe}` } });
+    expect(responses.get(2)).toHaveProperty('result.completion.values');
+    const loaded = JSON.parse(/^builtins (.*)$/m.exec(stderr)?.[1] ?? '[]') as string[];
+    expect(loaded).toContain('NativeModule stream');
+    expect(loaded.filter((name) => /^NativeModule (crypto|internal\/crypto\/)/.test(name))).toEqual([]);
+    // The SDK's validator (ajv on Node) is what a form elicitation would need: sessref's bundle replaces it (scripts/bundle-cli.mjs).
+    const bundle = join(BIN, '..');
+    expect(readdirSync(bundle).filter((file) => /\bajv\b/i.test(readFileSync(join(bundle, file), 'utf8')))).toEqual([]);
   });
 });
 

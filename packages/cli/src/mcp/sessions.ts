@@ -3,12 +3,22 @@
  * the inspector use (its host, plugin and core, as a dsh step reads them):
  * listing, discovery and the snapshots themselves.
  */
-import { randomUUID } from 'node:crypto';
 import { isSessionReferenceError, type PreparedContext, type ReferenceTarget, type SessionReferenceContentHit } from '@sessref/core';
 import { Engine, type EngineOptions, type SessionSummary } from '../engine/engine.js';
 import { explainMissing, sourceWarnings } from '../engine/listing.js';
 import { completionQuery, sessionOfArgument } from './arguments.js';
 import { phrasesOfHits } from '../phrases.js';
+
+/**
+ * An id for the client's conversation that no session sessref reads has: a
+ * name no reader gives (every other agent's id starts with its own name, a
+ * dsh session's is its directory's), made unique to this server. It only has
+ * to differ from theirs, so no `node:crypto` is loaded for it (a tenth of
+ * Node's own start).
+ */
+function clientConversationId(): string {
+  return `sessref-mcp-client:${process.pid}:${Date.now().toString(36)}:${Math.random().toString(36).slice(2)}`;
+}
 
 export class CitableSessions {
   /** Reasons already reported, so a failing search or an unreadable transcript is said once, not at every keystroke or listing. */
@@ -29,7 +39,7 @@ export class CitableSessions {
 
   /** Open the engine over `options.root` (the other agents' homes as `options.sources` asks) for a client started in `cwd`. */
   static async open(options: EngineOptions, cwd: string, report: (line: string) => void = () => {}): Promise<CitableSessions> {
-    return new CitableSessions(await Engine.open(options), { id: randomUUID(), cwd }, report);
+    return new CitableSessions(await Engine.open(options), { id: clientConversationId(), cwd }, report);
   }
 
   close(): Promise<void> {

@@ -41,10 +41,11 @@ const FNV_OFFSET_LOW = 0x84222325;
 
 /**
  * FNV-1a over the UTF-16 code units of `text`, 64 bits as 16 hex digits, in
- * two 32-bit halves (the prime is 2^40 + 0x1b3). Not a digest: a name, which
- * a file name needs and `node:crypto` (several milliseconds to load) does not.
+ * two 32-bit halves (the prime is 2^40 + 0x1b3). Not a digest: a name (of a
+ * file, of a build), which `node:crypto` (several milliseconds to load) need
+ * not be loaded for.
  */
-function fnv1a64(text: string): string {
+export function fnv1a64(text: string): string {
   let high = FNV_OFFSET_HIGH;
   let low = FNV_OFFSET_LOW;
   for (let index = 0; index < text.length; index += 1) {

@@ -10,7 +10,7 @@
  */
 export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
 export { readDerivedFile, writeDerivedFile, type DerivedFileKind, type DerivedRead } from './derived-file.js';
-export { sessrefCacheDirectory, sessrefCacheFile, sessrefRemotesDirectory } from './cache-directory.js';
+export { fnv1a64, sessrefCacheDirectory, sessrefCacheFile, sessrefRemotesDirectory } from './cache-directory.js';
 export { childPath } from './child-path.js';
 export { monotonicMs } from './clock.js';
 export { deepFreeze } from './deep-freeze.js';

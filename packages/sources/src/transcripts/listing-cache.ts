@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core/internal';
-import { monotonicMs, nodeCrypto, readDerivedFile, writeDerivedFile, type DerivedFileKind, type FileRevision } from '@sessref/platform';
+import { fnv1a64, monotonicMs, readDerivedFile, writeDerivedFile, type DerivedFileKind, type FileRevision } from '@sessref/platform';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
 import type { Transcript } from './format.js';
 
@@ -207,37 +207,40 @@ function listingEntry(value: unknown): ListingEntry | undefined {
   };
 }
 
-/** Module files of this package that a stamp covers, at most: it has a few dozen, some hundred kilobytes. */
+/** Module files of this package that a stamp covers, at most: it has a few dozen (the CLI's bundle, which holds it, some sixty). */
 const MAX_STAMPED_FILES = 1000;
-const MAX_STAMPED_BYTES = 16 * 1024 * 1024;
 
 let stamp: string | null | undefined;
 
 /**
- * A digest of this package's own modules: the facts a cache holds are what
- * these readers made of each file, so a cache written by any other build
- * (an upgrade, a fixed fold) is rebuilt rather than trusted. Read once per
- * process, about a hundred kilobytes.
+ * The name of this build of the readers: each of this package's module
+ * files by name, size and modification time. The facts a cache holds are
+ * what these readers made of each file, so a cache written by any other
+ * build (an upgrade, a fixed fold) is rebuilt rather than trusted. A build
+ * that changes a module writes it anew (and the CLI's bundle names each
+ * chunk by a digest of what it holds, so a changed chunk has another name
+ * even where an install sets every file's time alike), so the files' names
+ * and stats tell builds apart without reading them: a stat per module once
+ * per process, where a digest of their content read the bundle whole and
+ * loaded `node:crypto` for it (some 20 ms of CPU, a quarter of Node's start).
  */
 function readerStamp(): string | undefined {
   if (stamp !== undefined) return stamp ?? undefined;
-  const hash = nodeCrypto().createHash('sha256');
   const root = fileURLToPath(new URL('..', import.meta.url));
   try {
     const modules = readdirSync(root, { recursive: true, encoding: 'utf8' })
       .filter((name) => /\.[cm]?[jt]s$/.test(name) && !name.endsWith('.d.ts'))
-      .sort()
-      .slice(0, MAX_STAMPED_FILES);
-    let bytes = 0;
+      .sort();
+    // Far more than this package's modules: the folder is not what it should be, and no stamp is better than a slow one.
+    if (modules.length > MAX_STAMPED_FILES) throw new Error('too much to stamp');
+    let files = '';
     for (const name of modules) {
-      const content = readFileSync(join(root, name));
-      // Far more than this package's modules: the folder is not what it should be, and no stamp is better than a slow one.
-      if ((bytes += content.length) > MAX_STAMPED_BYTES) throw new Error('too much to stamp');
-      hash.update(`${name}\0`).update(content).update('\0');
+      const { size, mtimeNs } = statSync(join(root, name), { bigint: true });
+      files += `${name}\0${size}\0${mtimeNs}\0`;
     }
-    stamp = hash.digest('hex');
+    stamp = fnv1a64(files);
   } catch {
-    // Modules that cannot be read (a bundle, a sandbox): no stamp, so no cache is trusted or written.
+    // Modules that cannot be listed or stat'ed (a sandbox): no stamp, so no cache is trusted or written.
     stamp = null;
   }
   return stamp ?? undefined;

@@ -152,6 +152,16 @@ describe('cut', () => {
     );
   });
 
+  it('cuts printable ASCII a character a column, as a slice of it', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 120 }), fc.integer({ min: 1, max: 90 }), (ascii, max) => {
+        const fits = ascii.length <= max;
+        expect(cut(ascii, max, 'start')).toBe(fits ? ascii : `${ascii.slice(0, max - 1)}…`);
+        expect(cut(ascii, max, 'end')).toBe(fits ? ascii : `…${ascii.slice(ascii.length - (max - 1))}`);
+      }),
+    );
+  });
+
   it('never splits a grapheme, and keeps colour codes so a colour still ends', () => {
     expect(cut('ab👨‍👩‍👧cd', 4)).toBe('ab…');
     const style = styleFor({ isTTY: true } as never, {});

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '@sessref/platform';
 import { asObject, asString } from '../json-lines.js';
 import { displayUserInput } from './user-input.js';
 
@@ -47,7 +47,7 @@ function isMessage(value: unknown): boolean {
 
 /** `sourcePrefixHash`: sha256 over the version line, the count, and each message's hash input as JSON on its own line. */
 function prefixHash(source: readonly unknown[], count: number): string {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   hash.update(`${HASH_VERSION}\n${count}\n`);
   for (const message of source.slice(0, count)) hash.update(`${JSON.stringify(hashInput(asObject(message) ?? {}))}\n`);
   return `sha256:${hash.digest('hex')}`;

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { accessSync, constants, lstatSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { errorCode } from '@sessref/core';
-import { listDirectory, type DirectoryBudget, type DirectoryEntry, type WalkTrail, readRegularFile } from '@sessref/platform';
+import { listDirectory, nodeCrypto, type DirectoryBudget, type DirectoryEntry, type WalkTrail, readRegularFile } from '@sessref/platform';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import type { SkippedFolderHandler, SourceEnvironment, TranscriptFile, TranscriptFormat } from '../transcripts/format.js';
 import { AGENTS } from '../agents.js';
@@ -88,7 +87,7 @@ function projectRegistry(home: string, trail: WalkTrail | undefined): Map<string
   }
   for (const [path, slug] of Object.entries(projects ?? {})) {
     if (absolutePath(path) === undefined) continue;
-    roots.set(createHash('sha256').update(path).digest('hex'), path);
+    roots.set(nodeCrypto().createHash('sha256').update(path).digest('hex'), path);
     const name = asString(slug);
     if (name !== undefined) roots.set(name, path);
   }

@@ -152,6 +152,15 @@ describe('cut', () => {
     );
   });
 
+  it('takes every code point below U+0300 but CR for a grapheme of its own, as the segmenter does (cut skips it for such text)', () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    fc.assert(
+      fc.property(fc.string({ unit: fc.integer({ min: 0, max: 0x2ff }).filter((code) => code !== 0x0d).map((code) => String.fromCharCode(code)), maxLength: 60 }), (text) => {
+        expect([...segmenter.segment(text)].map(({ segment }) => segment)).toEqual([...text]);
+      }),
+    );
+  });
+
   it('cuts printable ASCII a character a column, as a slice of it', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 120 }), fc.integer({ min: 1, max: 90 }), (ascii, max) => {

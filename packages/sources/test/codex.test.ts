@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Zlib from 'node:zlib';
+import type * as Platform from '@sessref/platform';
 import { zstdCompressSync } from 'node:zlib';
 import { projectConversation, type ProjectedItem } from '@sessref/core';
 import { codexFormat, SourceReadError, transcriptSource, type Transcript, type TranscriptFile } from '@sessref/sources';
@@ -356,7 +357,11 @@ describe('compressed rollouts', () => {
 
   it('refuses a compressed rollout on a Node without zstd, and still loads there', async () => {
     vi.resetModules();
-    vi.doMock('node:zlib', async (original) => ({ ...(await original<typeof Zlib>()), zstdDecompressSync: undefined }));
+    // The reader takes `node:zlib` through the platform's lazy loader: a Node without zstd is one whose zlib lacks the decoder.
+    vi.doMock('@sessref/platform', async (original) => {
+      const platform = await original<typeof Platform>();
+      return { ...platform, nodeZlib: (): typeof Zlib => ({ ...platform.nodeZlib(), zstdDecompressSync: undefined }) as unknown as typeof Zlib };
+    });
     const { decompressZstd: withoutZstd } = await import('../src/codex/zstd.js');
     // The module graph was loaded afresh, so its SourceReadError is another class: compare codes.
     expect(() => withoutZstd(zstdCompressSync(plain))).toThrow(expect.objectContaining({ code: 'SOURCE_SESSION_UNSUPPORTED' }));

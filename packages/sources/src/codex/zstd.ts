@@ -1,7 +1,6 @@
-import * as zlib from 'node:zlib';
 import { errorCode } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
-import { scanFrame } from '@sessref/platform';
+import { nodeZlib, scanFrame } from '@sessref/platform';
 
 /** The most a compressed rollout may expand to: what sessref reads of a plain one, so a zstd bomb stops here. */
 const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
@@ -32,6 +31,8 @@ export function decompressZstd(bytes: Buffer, maxBytes = MAX_DECOMPRESSED_BYTES)
 
 /** Node's zstd decoder (Node >= 22.15); this package also loads on older Node, which has none. */
 function zstdDecompressor(): Decompress {
+  // `node:zlib` is loaded here, not with the module: a listing of Codex's or OpenClaw's sessions from their caches decompresses nothing.
+  const zlib = nodeZlib();
   // The type definitions describe the newest Node; the running one may lack the function.
   const decompress: unknown = zlib.zstdDecompressSync;
   if (typeof decompress !== 'function') {

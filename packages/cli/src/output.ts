@@ -289,6 +289,8 @@ const WIDE: readonly [number, number][] = [
 
 function cellWidth(point: string): number {
   const code = point.codePointAt(0)!;
+  // Below the combining marks nothing is a mark, an emoji or wide: the ASCII of a title with one accent, and the accents.
+  if (code < 0x300) return 1;
   if ((code >= 0x200b && code <= 0x200d) || (code >= 0xfe00 && code <= 0xfe0f) || MARK.test(point)) return 0;
   return EMOJI.test(point) || WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1;
 }

@@ -161,6 +161,16 @@ describe('cut', () => {
     );
   });
 
+  it('counts a column for every code point below U+0300, none of which is a mark, an emoji or wide', () => {
+    for (let code = 0; code < 0x300; code += 1) expect(/[\p{Mn}\p{Me}\p{Emoji_Presentation}]/u.test(String.fromCodePoint(code))).toBe(false);
+    // ESC is left out: it starts the colour codes, which take no column.
+    const below = fc.integer({ min: 0, max: 0x2ff }).filter((code) => code !== 0x1b).map((code) => String.fromCharCode(code));
+    fc.assert(fc.property(fc.string({ unit: below, maxLength: 60 }), fc.string({ unit: 'grapheme', maxLength: 4 }), (text, other) => {
+      expect(displayWidth(text)).toBe(text.length);
+      expect(displayWidth(text + other)).toBe(text.length + displayWidth(other));
+    }));
+  });
+
   it('cuts printable ASCII a character a column, as a slice of it', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 120 }), fc.integer({ min: 1, max: 90 }), (ascii, max) => {

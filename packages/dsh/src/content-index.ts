@@ -180,7 +180,6 @@ interface Refresh {
   };
 }
 
-/** Index hits as content hits: listed sessions only, with their cwd and the label discovery gives them (latest title, else id). */
 /**
  * The hits a listing would name: only those of the `listing` sources (the
  * index file may hold other agents' sessions, indexed by a process that read

@@ -102,8 +102,8 @@ const takeBuiltinsDirectly = {
  * two things from `@modelcontextprotocol/server/_shims`: Node's `process`, and
  * the JSON Schema validator a server uses by default, which on Node is ajv's
  * (and ajv-formats'): a module graph of some hundred modules, all evaluated
- * when the SDK is imported, about 15 ms of every `sessref mcp` start
- * (docs/benchmarks.md, section 7's notes). The SDK asks that validator for
+ * when the SDK is imported, about 18 ms of wall time from spawning
+ * `sessref mcp` to its first answer (docs/benchmarks.md, section 7's notes). The SDK asks that validator for
  * two things only, a form elicitation's answer and `fromJsonSchema`, and
  * sessref's server does neither (one prompt, resources, no tools), so its
  * validator here refuses, naming why, and loads nothing.

@@ -252,6 +252,24 @@ describe('sessref mcp', () => {
     const bundle = join(BIN, '..');
     expect(readdirSync(bundle).filter((file) => /\bajv\b/i.test(readFileSync(join(bundle, file), 'utf8')))).toEqual([]);
   });
+
+  it('generates no code to validate its messages: zod parses them without compiling a parser first (see zod-jitless.ts)', async () => {
+    const probe = join(await tempDir(), 'code-generation.cjs');
+    writeFileSync(
+      probe,
+      [
+        'let generated = 0;',
+        'const count = (target, args, newTarget) => (generated += 1, Reflect.construct(target, args, newTarget ?? target));',
+        'globalThis.Function = new Proxy(Function, { construct: count, apply: (target, _this, args) => count(target, args) });',
+        "process.on('exit', () => process.stderr.write(`generated ${generated}\\n`));",
+      ].join('\n'),
+    );
+    const complete = { id: 2, method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'ref' }, argument: { name: 'session', value: 'o' } } };
+    const { responses, stderr } = await rawSession([INITIALIZE, complete, { id: 3, method: 'prompts/list' }], { env: { NODE_OPTIONS: `--require ${probe}` } });
+    expect(responses.get(2)).toHaveProperty('result.completion.values');
+    expect(responses.get(3)).toHaveProperty('result.prompts');
+    expect(/^generated (\d+)$/m.exec(stderr)?.[1]).toBe('0');
+  });
 });
 
 const INITIALIZE = { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };

@@ -6,6 +6,8 @@
  * (2026-07-28, opened by `server/discover`) and the `initialize` handshake
  * of clients on older ones from the same server definition.
  */
+// First: the SDK's schemas are built as its module loads, each taking zod's setting then.
+import './zod-jitless.js';
 import { McpServer } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { EngineOptions } from '../engine/engine.js';

@@ -75,7 +75,10 @@ export async function refreshIndex(
     const gone = [...held.keys()].filter((id) => !stamps.has(id));
     if (gone.length > 0) tables.transaction(() => gone.forEach((id) => tables.removeSession(source.name, id)));
     report.removed += gone.length;
-    for (const [id, stamp] of stamps) if (held.get(id)?.stamp !== stamp) pending.push({ source, id, stamp });
+    // forEach, not for-of over the entries: in a fresh process this runs cold, where each entry's [key, value] array costs about ten times the call.
+    stamps.forEach((stamp, id) => {
+      if (held.get(id)?.stamp !== stamp) pending.push({ source, id, stamp });
+    });
   }
   const started = monotonicMs();
   for (let at = 0; at < pending.length; at += BATCH) {

@@ -91,7 +91,7 @@ export class TitleCatalog implements SessionReferenceCatalog {
     const live = this.reads.live();
     if (live.length === 0 && this.settled?.headers !== undefined) return [...this.settled.headers];
     const byId = new Map<string, SessionHeaderLike>();
-    for (const [id, entry] of entries) byId.set(id, entry.header);
+    entries.forEach((entry, id) => byId.set(id, entry.header));
     for (const session of live) byId.set(session.id, session.header);
     // The order of ctx.sessionQuery.listSessions(): newest first, then by id.
     const headers = [...byId.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -105,6 +105,37 @@ describe('the title-index plugin', () => {
     expect(reads).toEqual([]);
   });
 
+  it("checks a fresh process's first titles (a search's hits) against those logs alone, and reads a renamed or deleted one again", async () => {
+    const root = await scratch.tempRoot();
+    const indexFile = join(await scratch.tempRoot(), 'titles.json');
+    const writer = await scratch.host({ root, compression: 'none' });
+    await writeSession(writer, 'kept', 1, 'Kept');
+    await writeSession(writer, 'renamed', 2, 'Old name');
+    await writeSession(writer, 'gone', 3, 'Gone', '/elsewhere');
+    const first = await scratch.host({ root, compression: 'none' });
+    await first.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
+    expect((await catalogView(first)).titles).toEqual(['Gone', 'Old name', 'Kept']);
+    setTitle(writer.sessions.get(SessionId('renamed'))!, 'New name');
+    await writer.flush(writer.sessions.get(SessionId('renamed'))!);
+    await writer.dispose();
+    await rm(join(root, readdirSync(root).find((project) => project.includes('elsewhere'))!), { recursive: true });
+
+    const second = await scratch.host({ root, compression: 'none' });
+    await second.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
+    const reads: string[][] = [];
+    const read = second.sessionQuery.readTitleSnapshots.bind(second.sessionQuery);
+    second.sessionQuery.readTitleSnapshots = async (ids, signal) => (reads.push(ids.map(String)), read(ids, signal));
+    const catalog = second.ctx.get('sessionReferenceCatalog')!;
+    const titleOf = async (id: string) => (await catalog.readTitles([id]))[0];
+    // The stale entry of "renamed" is not looked at: no log is read for the one title asked.
+    expect(await titleOf('kept')).toEqual({ sessionId: 'kept', status: 'fulfilled', title: 'Kept' });
+    expect(reads).toEqual([]);
+    // Nor is the entry of "gone", until it is asked for: its log is gone, and so is its title.
+    expect(await titleOf('gone')).toMatchObject({ sessionId: 'gone', status: 'rejected' });
+    expect(await titleOf('renamed')).toEqual({ sessionId: 'renamed', status: 'fulfilled', title: 'New name' });
+    expect(reads.flat()).toContain('renamed');
+  });
+
   it('defaults to zstd logs and a cache file outside the root', () => {
     expect(DEFAULT_LOG_FILE_NAME).toBe('session.jsonl.zstd');
     const file = defaultIndexFile('/home/u/.dsh/sessions', { HOME: '/home/u', XDG_CACHE_HOME: '/home/u/.cache' });

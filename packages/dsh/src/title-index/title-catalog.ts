@@ -133,17 +133,45 @@ export class TitleCatalog implements SessionReferenceCatalog {
    * follows them (no stat at all), else from a stat of those logs alone.
    */
   private async currentEntries(sessionIds: readonly string[], signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
-    if (this.entries === undefined || this.logs.following) return this.refresh(signal);
+    if (this.logs.following) return this.refresh(signal);
+    if (this.entries === undefined) return this.savedFor(sessionIds, signal);
     const entries = this.entries;
-    const now = this.logs.restat(sessionIds.filter((id) => entries.has(id)));
-    const replaced = [...now].some(([id, revision]) => revision === undefined || entries.get(id)?.revision !== revisionToken(revision));
+    const indexed = sessionIds.filter((id) => entries.has(id));
+    const now = this.logs.restat(indexed);
+    // A log the tracker no longer knows is gone: its entry is as stale as a replaced one.
+    const replaced = indexed.some((id) => {
+      const revision = now.get(id);
+      return revision === undefined || entries.get(id)?.revision !== revisionToken(revision);
+    });
     return replaced ? this.refresh(signal) : entries;
+  }
+
+  /**
+   * The saved entries for a process's first titles (a search labelling its
+   * hits): good as they are when each of `sessionIds` has an entry at its
+   * log's revision in the walk, with no other entry compared; else the index
+   * is refreshed, as a listing would.
+   */
+  private async savedFor(sessionIds: readonly string[], signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
+    const files = await this.logs.revisions();
+    const entries = this.saved();
+    const current = sessionIds.every((id) => {
+      const revision = files.get(id);
+      return revision !== undefined && entries.get(id)?.revision === revisionToken(revision);
+    });
+    return current ? entries : this.refresh(signal);
+  }
+
+  /** The entries as the index file holds them, read once; none without a file. */
+  private saved(): Map<string, IndexEntry> {
+    const { indexFile, root } = this.options;
+    return (this.entries ??= indexFile === undefined ? new Map() : loadIndex(indexFile, root, this.notices));
   }
 
   /** Bring the index up to date with the files under the root; read only changed logs. */
   private async refresh(signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
     const { indexFile, root } = this.options;
-    const entries = (this.entries ??= indexFile === undefined ? new Map() : loadIndex(indexFile, root, this.notices));
+    const entries = this.saved();
     const files = await this.logs.revisions();
     // The very map the last settled refresh saw: no log moved since, every entry is current.
     if (this.settled?.revisions === files) return entries;

@@ -77,7 +77,7 @@ export async function refreshIndex(
     report.removed += gone.length;
     // forEach, not for-of over the entries: in a fresh process this runs cold, where each entry's [key, value] array costs about ten times the call.
     stamps.forEach((stamp, id) => {
-      if (held.get(id)?.stamp !== stamp) pending.push({ source, id, stamp });
+      if (held.get(id) !== stamp) pending.push({ source, id, stamp });
     });
   }
   const started = monotonicMs();

@@ -1,12 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { encodeMessages, type SessionDocument } from './documents.js';
 
-/** What the index holds of one session of a source. */
-export interface IndexedSession {
-  key: number;
-  stamp: string;
-}
-
 /** One session's stored row. */
 export interface SessionRow {
   source: string;
@@ -39,19 +33,19 @@ export class IndexTables {
   /** Words known to be in `terms`: most words recur, and an ignored insert still costs a B-tree probe. */
   private readonly knownWords = new Set<string>();
   /**
-   * What the index holds of each source, as last read or written by this
-   * connection: valid while no other connection committed (SQLite's
-   * `data_version` is unchanged), so a refresh that finds one session changed
-   * compares stamps without reading every row again.
+   * The stamp of each session of each source the index holds, by id, as
+   * last read or written by this connection: valid while no other connection
+   * committed (SQLite's `data_version` is unchanged), so a refresh that finds
+   * one session changed compares stamps without reading every row again.
    */
-  private held = new Map<string, Map<string, IndexedSession>>();
+  private held = new Map<string, Map<string, string>>();
   private heldVersion: unknown;
 
   constructor(private readonly db: DatabaseSync) {
     const prepare = (sql: string): StatementSync => db.prepare(sql);
     this.statements = {
       dataVersion: prepare('PRAGMA data_version'),
-      sessionsOf: prepare('SELECT key, id, stamp FROM sessions WHERE source = ?'),
+      sessionsOf: prepare('SELECT id, stamp FROM sessions WHERE source = ?'),
       keyOf: prepare('SELECT key FROM sessions WHERE source = ? AND id = ?'),
       deleteSession: prepare('DELETE FROM sessions WHERE key = ?'),
       deleteMessages: prepare('DELETE FROM messages WHERE key = ?'),
@@ -85,20 +79,20 @@ export class IndexTables {
     }
   }
 
-  /** The sessions of `source` the index holds, by id (through the `(source, id)` index, unless no other process wrote since the last time). */
-  sessionsOf(source: string): ReadonlyMap<string, IndexedSession> {
+  /** The stamp of each session of `source` the index holds, by id (through the `(source, id)` index, unless no other process wrote since the last time). */
+  sessionsOf(source: string): ReadonlyMap<string, string> {
     const version = this.statements.dataVersion.get()?.data_version;
     if (version !== this.heldVersion) {
       this.held.clear();
       this.heldVersion = version;
     }
-    let sessions = this.held.get(source);
-    if (sessions === undefined) {
-      const rows = this.statements.sessionsOf.all(source) as unknown as Array<{ key: number; id: string; stamp: string }>;
-      sessions = new Map(rows.map((row) => [row.id, { key: row.key, stamp: row.stamp }]));
-      this.held.set(source, sessions);
+    let stamps = this.held.get(source);
+    if (stamps === undefined) {
+      const rows = this.statements.sessionsOf.all(source) as unknown as Array<{ id: string; stamp: string }>;
+      stamps = new Map(rows.map((row) => [row.id, row.stamp]));
+      this.held.set(source, stamps);
     }
-    return sessions;
+    return stamps;
   }
 
   /** Drop one session of a source, if the index holds it (looked up now: another process may have re-keyed it). */
@@ -123,7 +117,7 @@ export class IndexTables {
   put(source: string, id: string, stamp: string, content: SessionDocument | { failure: string; createdAt: number }): void {
     this.removeSession(source, id);
     const key = this.freeKey(content.createdAt);
-    this.held.get(source)?.set(id, { key, stamp });
+    this.held.get(source)?.set(id, stamp);
     if ('failure' in content) {
       this.statements.insertSession.run(key, source, id, stamp, content.createdAt, null, 0, content.failure);
       return;

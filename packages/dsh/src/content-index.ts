@@ -9,6 +9,7 @@ import {
   type SessionReferenceStorage,
   type SessionSource,
 } from '@sessref/core';
+import { PROCESS_LISTINGS } from '@sessref/platform';
 import type { RefreshProgress, RefreshReport, SearchHit, SearchIndex } from '@sessref/search-index';
 import type { SessionReferenceCatalog } from './catalog.js';
 import { OWN_SOURCE } from './foreign.js';
@@ -55,6 +56,8 @@ export class ContentIndex {
   private settled: Promise<void> = Promise.resolve();
   /** Refreshes without the title index's stamps: each is a stamp of its own, so every session is read again. */
   private unstamped = 0;
+  /** The last refresh made wholly under one hold of the process's first looks (see `DirectoryListings`), and that hold's epoch. */
+  private lastUnderHold: { epoch: number; report: RefreshReport } | undefined;
 
   constructor(private readonly sources: ContentIndexSources) {}
 
@@ -67,6 +70,9 @@ export class ContentIndex {
    */
   async refresh(signal?: AbortSignal, onProgress?: (progress: RefreshProgress) => void): Promise<RefreshReport> {
     throwIfCancelled(signal, CONTENT_SEARCH);
+    // Under the hold the last refresh ran under, every look answers as it did then: another refresh would find what it found.
+    const epoch = PROCESS_LISTINGS.heldEpoch;
+    if (epoch !== undefined && this.lastUnderHold?.epoch === epoch) return this.lastUnderHold.report;
     const run = (this.running ??= this.start());
     run.waiters += 1;
     // A caller that joins a running refresh sees its progress too, from where it has come.
@@ -111,7 +117,14 @@ export class ContentIndex {
       progress.last = step;
       for (const listener of progress.listeners) listener(step);
     };
-    const work = this.settled.then(() => this.open()).then((index) => index.refresh(controller.signal, onProgress));
+    const epoch = PROCESS_LISTINGS.heldEpoch;
+    const work = this.settled
+      .then(() => this.open())
+      .then((index) => index.refresh(controller.signal, onProgress))
+      .then((report) => {
+        if (epoch !== undefined && PROCESS_LISTINGS.heldEpoch === epoch) this.lastUnderHold = { epoch, report };
+        return report;
+      });
     const run: Refresh = { work, controller, waiters: 0, progress };
     this.settled = work.then(
       () => this.forget(run),

@@ -5,6 +5,7 @@
  * read, which an index file shared with a process that read more still
  * holds, and those of a source whose stamps cannot be listed just now), and
  * an id is one hit, the host's own session winning, as everywhere else.
+ * Under a hold of the process's first looks, one refresh serves the run.
  * The sources are in-memory stand-ins: the index and the labelling are real.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { combineSources, type SessionSource, type SurfaceMessage } from '@sessref/core';
+import { PROCESS_LISTINGS } from '@sessref/platform';
 import { ContentIndex } from '../src/content-index.js';
 import { OWN_SOURCE } from '../src/foreign.js';
 
@@ -107,4 +109,33 @@ it('gives an id both the host and another agent hold once, as the host\'s sessio
   const codex = memorySource('codex', { 'codex:1': { createdAt: 2, text: 'the shared phrase' } });
   const hits = await contentIndex(own, [codex]).search({ query: 'shared phrase', limit: 8 });
   expect(hits.map(({ sessionId, createdAt }) => ({ sessionId, createdAt }))).toEqual([{ sessionId: 'codex:1', createdAt: 1 }]);
+});
+
+it('refreshes once under a hold of the first looks: a search after a refresh under the same hold lists no stamps again', async () => {
+  const own = memorySource(OWN_SOURCE, { 'own-1': { createdAt: 2, text: 'the shared phrase' } });
+  const codex = memorySource('codex', { 'codex:1': { createdAt: 1, text: 'the shared phrase' } });
+  let stamps = 0;
+  const changeStamps = codex.changeStamps.bind(codex);
+  codex.changeStamps = (signal) => ((stamps += 1), changeStamps(signal));
+  const index = contentIndex(own, [codex]);
+  const search = async () => (await index.search({ query: 'shared phrase', limit: 8 })).map((hit) => hit.sessionId);
+  const letGo = PROCESS_LISTINGS.holdFirstLook();
+  try {
+    await index.refresh();
+    expect(await search()).toEqual(['own-1', 'codex:1']);
+    expect(stamps).toBe(1);
+  } finally {
+    letGo();
+  }
+  // Without a hold, and under the next one, every search looks again.
+  await search();
+  expect(stamps).toBe(2);
+  const again = PROCESS_LISTINGS.holdFirstLook();
+  try {
+    await search();
+    await search();
+  } finally {
+    again();
+  }
+  expect(stamps).toBe(3);
 });

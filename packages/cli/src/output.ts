@@ -224,6 +224,8 @@ function shrink(widths: number[], capped: readonly (readonly [number, ColumnCap]
  */
 export function cut(text: string, max: number, keep: 'start' | 'end' = 'start'): string {
   const safe = terminalSafe(text);
+  // Code points below U+0300 but CR are graphemes of a column each, and safe text holds no marker then (nor any escape): a slice.
+  if (SINGLE_POINT_GRAPHEMES.test(safe)) return safe.length <= max ? safe : sliced(safe, Math.max(0, max - 1), keep);
   if (displayWidth(safe) <= max) return safe;
   // The text as markers (kept whole, no width) and graphemes, in order.
   const parts: { text: string; width: number }[] = [];
@@ -253,6 +255,11 @@ export function cut(text: string, max: number, keep: 'start' | 'end' = 'start'):
   if (keep === 'end') kept.reverse();
   const joined = kept.join('');
   return keep === 'start' ? `${joined}…` : `…${joined}`;
+}
+
+/** The first or the last `count` code units of `text`, with the ellipsis on the side cut off. */
+function sliced(text: string, count: number, keep: 'start' | 'end'): string {
+  return keep === 'start' ? `${text.slice(0, count)}…` : `…${text.slice(text.length - count)}`;
 }
 
 /**
@@ -300,13 +307,16 @@ export function displayWidth(text: string): number {
   // Printable ASCII, most of what a listing holds (ids, paths, dates), is one column a character, and holds no marker or escape.
   if (PRINTABLE_ASCII.test(text)) return text.length;
   const plain = text.replace(markerPattern(), '').replace(ANSI, '');
-  if (PRINTABLE_ASCII.test(plain)) return plain.length;
-  let width = 0;
-  for (const point of plain) width += cellWidth(point);
+  // A code point below U+0300 takes a column (see cellWidth): those are counted at once, the others one by one.
+  const rest = plain.replace(BELOW_MARKS, '');
+  let width = plain.length - rest.length;
+  for (const point of rest) width += cellWidth(point);
   return width;
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/** Every code point below U+0300, controls included: each takes a column. */
+const BELOW_MARKS = /[\0-\u02ff]+/g;
 
 /** One line of preview text, made {@link terminalSafe}, shortened with an ellipsis. */
 export function preview(text: string, max = 72): string {

@@ -171,9 +171,21 @@ describe('cut', () => {
     }));
   });
 
-  it('cuts printable ASCII a character a column, as a slice of it', () => {
+  it('measures a text as the sum of its code points, escapes and colours aside', () => {
+    expect(displayWidth('Codex · re\u0301sume\u0301 長い 🚀…')).toBe(23);
+    const points = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }));
     fc.assert(
-      fc.property(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 120 }), fc.integer({ min: 1, max: 90 }), (ascii, max) => {
+      fc.property(points, (text) => {
+        const plain = text.replaceAll('\u001b', '');
+        expect(displayWidth(plain)).toBe([...plain].reduce((width, point) => width + displayWidth(point), 0));
+      }),
+    );
+  });
+
+  it('cuts printable text below U+0300 a character a column, as a slice of it', () => {
+    const printable = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0x2ff })).map((code) => String.fromCharCode(code));
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: printable, maxLength: 120 }), fc.string({ unit: printable, minLength: 60, maxLength: 120 })), fc.integer({ min: 1, max: 90 }), (ascii, max) => {
         const fits = ascii.length <= max;
         expect(cut(ascii, max, 'start')).toBe(fits ? ascii : `${ascii.slice(0, max - 1)}…`);
         expect(cut(ascii, max, 'end')).toBe(fits ? ascii : `…${ascii.slice(ascii.length - (max - 1))}`);

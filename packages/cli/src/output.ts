@@ -182,15 +182,25 @@ export function fitFor(stream: Io['stdout'], caps: TableFit['caps']): TableFit {
  */
 export function table(rows: readonly (readonly string[])[], fit: TableFit = { caps: {} }): string {
   const safeRows = rows.map((row) => row.map((cell) => terminalSafe(cell)));
+  // Each cell is measured once: a listing of thousands of sessions has tens of thousands of cells.
+  const cellWidths = safeRows.map((row) => row.map(displayWidth));
   const widths: number[] = [];
-  for (const row of safeRows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell))));
+  for (const row of cellWidths) row.forEach((width, index) => (widths[index] = Math.max(widths[index] ?? 0, width)));
   const capped = Object.entries(fit.caps).map(([index, cap]) => [Number(index), cap] as const).filter(([index]) => index < widths.length);
   for (const [index, cap] of capped) widths[index] = Math.min(widths[index]!, cap.max ?? Infinity);
   if (fit.width !== undefined && fit.omit !== undefined && lineWidth(widths) > fit.width) return table(rows.map((row) => row.toSpliced(fit.omit!, 1)), withoutColumn(fit, fit.omit));
   if (fit.width !== undefined) shrink(widths, capped, lineWidth(widths) - fit.width);
-  const fitted = safeRows.map((row) => row.map((cell, index) => (fit.caps[index] === undefined ? cell : cut(cell, widths[index]!, fit.caps[index].keep))));
-  return fitted
-    .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell + ' '.repeat(widths[index]! - displayWidth(cell)))).join('  '))
+  return safeRows
+    .map((row, at) =>
+      row
+        .map((cell, index) => {
+          const width = cellWidths[at]![index]!;
+          // A cell as wide as its column or narrower is not cut: cut would give it back as it is.
+          const fitted = width <= widths[index]! || fit.caps[index] === undefined ? cell : cut(cell, widths[index]!, fit.caps[index].keep);
+          return index === row.length - 1 ? fitted : fitted + ' '.repeat(widths[index]! - (fitted === cell ? width : displayWidth(fitted)));
+        })
+        .join('  '),
+    )
     .join('\n');
 }
 

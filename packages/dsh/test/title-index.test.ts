@@ -40,6 +40,25 @@ async function catalogView(host: Host): Promise<{ ids: string[]; titles: (string
   return { ids, titles };
 }
 
+/** A root holding the session "kept" (titled Kept), the host that wrote it, and where a title index of it may go. */
+async function rootWithKeptSession(): Promise<{ root: string; indexFile: string; writer: Host }> {
+  const root = await scratch.tempRoot();
+  const indexFile = join(await scratch.tempRoot(), 'titles.json');
+  const writer = await scratch.host({ root, compression: 'none' });
+  await writeSession(writer, 'kept', 1, 'Kept');
+  return { root, indexFile, writer };
+}
+
+/** A host standing for a new process over `root`, its title index in `indexFile`, and the ids of each title read it makes of the logs. */
+async function freshProcess(root: string, indexFile: string): Promise<{ host: Host; reads: string[][] }> {
+  const host = await scratch.host({ root, compression: 'none' });
+  await host.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
+  const reads: string[][] = [];
+  const read = host.sessionQuery.readTitleSnapshots.bind(host.sessionQuery);
+  host.sessionQuery.readTitleSnapshots = async (ids, signal) => (reads.push(ids.map(String)), read(ids, signal));
+  return { host, reads };
+}
+
 describe('the title-index plugin', () => {
   it('answers as ctx.sessionQuery does and follows appends, creations and deletions by another process', async () => {
     const root = await scratch.tempRoot();
@@ -86,45 +105,29 @@ describe('the title-index plugin', () => {
   });
 
   it('persists to a per-root file outside the root and reads only changed logs in a fresh process', async () => {
-    const root = await scratch.tempRoot();
-    const indexFile = join(await scratch.tempRoot(), 'titles.json');
-    const writer = await scratch.host({ root, compression: 'none' });
-    await writeSession(writer, 'kept', 1, 'Kept');
+    const { root, indexFile, writer } = await rootWithKeptSession();
     await writer.dispose();
 
-    const first = await scratch.host({ root, compression: 'none' });
-    await first.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
+    const { host: first } = await freshProcess(root, indexFile);
     expect((await catalogView(first)).titles).toEqual(['Kept']);
 
-    const second = await scratch.host({ root, compression: 'none' });
-    await second.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
-    const reads: unknown[] = [];
-    const read = second.sessionQuery.readTitleSnapshots.bind(second.sessionQuery);
-    second.sessionQuery.readTitleSnapshots = async (ids, signal) => (reads.push(ids), read(ids, signal));
+    const { host: second, reads } = await freshProcess(root, indexFile);
     expect((await catalogView(second)).titles).toEqual(['Kept']);
     expect(reads).toEqual([]);
   });
 
   it("checks a fresh process's first titles (a search's hits) against those logs alone, and reads a renamed or deleted one again", async () => {
-    const root = await scratch.tempRoot();
-    const indexFile = join(await scratch.tempRoot(), 'titles.json');
-    const writer = await scratch.host({ root, compression: 'none' });
-    await writeSession(writer, 'kept', 1, 'Kept');
+    const { root, indexFile, writer } = await rootWithKeptSession();
     await writeSession(writer, 'renamed', 2, 'Old name');
     await writeSession(writer, 'gone', 3, 'Gone', '/elsewhere');
-    const first = await scratch.host({ root, compression: 'none' });
-    await first.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
+    const { host: first } = await freshProcess(root, indexFile);
     expect((await catalogView(first)).titles).toEqual(['Gone', 'Old name', 'Kept']);
     setTitle(writer.sessions.get(SessionId('renamed'))!, 'New name');
     await writer.flush(writer.sessions.get(SessionId('renamed'))!);
     await writer.dispose();
     await rm(join(root, readdirSync(root).find((project) => project.includes('elsewhere'))!), { recursive: true });
 
-    const second = await scratch.host({ root, compression: 'none' });
-    await second.ctx.plugin(SessionTitleIndex, { root, compression: 'none', indexFile, watch: false });
-    const reads: string[][] = [];
-    const read = second.sessionQuery.readTitleSnapshots.bind(second.sessionQuery);
-    second.sessionQuery.readTitleSnapshots = async (ids, signal) => (reads.push(ids.map(String)), read(ids, signal));
+    const { host: second, reads } = await freshProcess(root, indexFile);
     const catalog = second.ctx.get('sessionReferenceCatalog')!;
     const titleOf = async (id: string) => (await catalog.readTitles([id]))[0];
     // The stale entry of "renamed" is not looked at: no log is read for the one title asked.

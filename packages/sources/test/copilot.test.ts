@@ -7,11 +7,23 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type * as Platform from '@sessref/platform';
 import { transcriptSource, type Transcript } from '@sessref/sources';
 import { copilotFormat } from '../src/copilot/index.js';
 import { workspaceName } from '../src/copilot/workspace-name.js';
 import { carried, itFoldsAHugeMessage, itReadsEverySample, listing, samplesOf, scratchFolder, words, type Item } from './support.js';
+
+/** The `workspace.yaml` files read, in order: every read of a regular file goes through the platform's bounded read. */
+const workspaceReads = vi.hoisted((): string[] => []);
+vi.mock('@sessref/platform', async (importOriginal) => {
+  const platform = await importOriginal<typeof Platform>();
+  const readRegularFile: typeof platform.readRegularFile = (path, maxBytes) => {
+    if (path.endsWith('workspace.yaml')) workspaceReads.push(path);
+    return platform.readRegularFile(path, maxBytes);
+  };
+  return { ...platform, readRegularFile };
+});
 
 const SAMPLES = samplesOf('copilot');
 const SAMPLE_HOME = join(SAMPLES, 'real-1.0.102');
@@ -206,6 +218,38 @@ describe('hostile Copilot CLI files stay bounded', () => {
 });
 
 describe('a Copilot CLI home', () => {
+  it('keeps each name with the listing cache: a new process reads no workspace.yaml but a changed one', async () => {
+    const home = join(scratch, 'kept-names');
+    const state = join(home, '.copilot', 'session-state');
+    for (const [id, name] of [['s1', 'First'], ['s2', 'Second']] as const) {
+      mkdirSync(join(state, id), { recursive: true });
+      writeFileSync(join(state, id, 'events.jsonl'), jsonl(START, user(`prompt of ${id}`)));
+      writeFileSync(join(state, id, 'workspace.yaml'), `id: ${id}\nname: ${name}\n`);
+    }
+    mkdirSync(join(scratch, 'kept-names-cache'), { mode: 0o700 });
+    const options = { environment: { home, env: {} }, listingCacheFile: join(scratch, 'kept-names-cache', 'copilot.json'), watch: false };
+    const titles = async () => ((await listing(transcriptSource(copilotFormat, options))) as { titles: string[] }).titles.sort();
+    expect(await titles()).toEqual(['Copilot CLI · First', 'Copilot CLI · Second']);
+    workspaceReads.length = 0;
+    expect(await titles()).toEqual(['Copilot CLI · First', 'Copilot CLI · Second']);
+    expect(workspaceReads).toEqual([]);
+    writeFileSync(join(state, 's2', 'workspace.yaml'), 'id: s2\nname: Renamed\n');
+    expect(await titles()).toEqual(['Copilot CLI · First', 'Copilot CLI · Renamed']);
+    expect(workspaceReads).toEqual([join(state, 's2', 'workspace.yaml')]);
+    // A long-lived source follows a rename through its watch, and lists again with no name read.
+    const watched = transcriptSource(copilotFormat, { environment: { home, env: {} } });
+    try {
+      expect(((await listing(watched)) as { titles: string[] }).titles.sort()).toEqual(['Copilot CLI · First', 'Copilot CLI · Renamed']);
+      writeFileSync(join(state, 's1', 'workspace.yaml'), 'id: s1\nname: Renamed too\n');
+      expect(((await listing(watched)) as { titles: string[] }).titles.sort()).toEqual(['Copilot CLI · Renamed', 'Copilot CLI · Renamed too']);
+      workspaceReads.length = 0;
+      await listing(watched);
+      expect(workspaceReads).toEqual([]);
+    } finally {
+      watched.close();
+    }
+  });
+
   it('reads $COPILOT_HOME instead of ~/.copilot; dot folders and folders without events.jsonl are no sessions', async () => {
     const home = join(scratch, 'moved');
     const state = join(home, 'copilot-home', 'session-state');

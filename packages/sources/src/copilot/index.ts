@@ -2,7 +2,8 @@ import { relative } from 'node:path';
 import type { TranscriptFormat } from '../transcripts/format.js';
 import { AGENTS } from '../agents.js';
 import { foldCopilot } from './fold.js';
-import { copilotTitles, copilotTranscripts } from './locate.js';
+import { copilotTranscripts } from './locate.js';
+import { workspaceName } from './workspace-name.js';
 
 /**
  * GitHub Copilot CLI's sessions (`@github/copilot`): one
@@ -15,6 +16,6 @@ export const copilotFormat: TranscriptFormat = {
   displayName: AGENTS.copilot.displayName,
   home: AGENTS.copilot.home,
   transcripts: copilotTranscripts,
-  titles: copilotTitles,
+  titleIn: workspaceName,
   fold: (text, file) => foldCopilot(text, relative(file.home, file.path)),
 };

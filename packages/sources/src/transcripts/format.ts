@@ -29,6 +29,14 @@ export interface TranscriptFile {
    * transcript's in its change stamp, and the folders' watch follows them.
    */
   companions?: readonly string[];
+  /**
+   * The agent's own file naming the session (Copilot CLI's `workspace.yaml`),
+   * whose title ({@link TranscriptFormat.titleIn}) wins over the fold's:
+   * read only when it is a regular file, not a link, within a few KiB; one
+   * that cannot be read names nothing. Its revision joins the transcript's
+   * in what a listing cache keeps the facts by, and the watch follows it.
+   */
+  titleFile?: string;
 }
 
 /** What the fold of one transcript gives: the session's facts and its current conversation. */
@@ -75,6 +83,8 @@ export interface TranscriptFormat {
   decode?(bytes: Buffer, file: TranscriptFile): string;
   /** Fold a transcript's text, with its companions' texts by path. Pure; throws a `SourceReadError` for what it cannot read. */
   fold(text: string, file: TranscriptFile, companions?: ReadonlyMap<string, string>): Transcript;
-  /** Titles the agent keeps outside the transcripts, by native id (read with every discovery); records the files it read in `trail`. */
+  /** Titles the agent keeps in one index outside the transcripts (Codex's `session_index.jsonl`), by native id (read with every discovery); records the files it read in `trail`. */
   titles?(environment: SourceEnvironment, trail?: WalkTrail): ReadonlyMap<string, string>;
+  /** The title in a session's own {@link TranscriptFile.titleFile}, from its text; none when it names none. */
+  titleIn?(text: string): string | undefined;
 }

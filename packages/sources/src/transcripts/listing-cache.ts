@@ -18,6 +18,8 @@ export interface ListingEntry {
   fileCreatedAt?: number;
   /** The revisions of its companions (`TranscriptFile.companions`), as one token; none without companions. */
   companions?: string;
+  /** The revision of its title file (`TranscriptFile.titleFile`), as a token; none without one. */
+  titleFile?: string;
   facts: ListingFacts;
 }
 
@@ -151,15 +153,17 @@ interface SavedEntry {
   cwd?: string;
   createdAt?: number;
   companions?: string;
+  titleFile?: string;
   facts?: { createdAt: number; cwd?: string; title?: string; offered?: false };
   refused?: { code: SourceReadCode; message: string };
 }
 
-function storedEntry({ revision, fileCwd, fileCreatedAt, companions, facts }: ListingEntry): SavedEntry | undefined {
+function storedEntry({ revision, fileCwd, fileCreatedAt, companions, titleFile, facts }: ListingEntry): SavedEntry | undefined {
   const saved: SavedEntry = { revision: [revision.dev, revision.ino, revision.size, revision.mtimeNs, revision.ctimeNs].map(String) as SavedEntry['revision'] };
   if (fileCwd !== undefined) saved.cwd = fileCwd;
   if (fileCreatedAt !== undefined) saved.createdAt = fileCreatedAt;
   if (companions !== undefined) saved.companions = companions;
+  if (titleFile !== undefined) saved.titleFile = titleFile;
   if (!persists(facts)) return undefined;
   if (facts instanceof SourceReadError) {
     saved.refused = { code: facts.code, message: facts.message };
@@ -186,12 +190,18 @@ const DECIMAL = /^\d{1,24}$/;
 
 function listingEntry(value: unknown): ListingEntry | undefined {
   if (!isJsonObject(value)) return undefined;
-  const { revision, cwd, createdAt: fileCreatedAt, companions, facts, refused } = value;
+  const { revision, cwd, createdAt: fileCreatedAt, companions, titleFile, facts, refused } = value;
   if (!Array.isArray(revision) || revision.length !== 5 || !revision.every((field) => typeof field === 'string' && DECIMAL.test(field))) return undefined;
-  if ((cwd !== undefined && typeof cwd !== 'string') || (companions !== undefined && typeof companions !== 'string')) return undefined;
+  if ([cwd, companions, titleFile].some((field) => field !== undefined && typeof field !== 'string')) return undefined;
   if (fileCreatedAt !== undefined && (typeof fileCreatedAt !== 'number' || !Number.isFinite(fileCreatedAt))) return undefined;
   const [dev, ino, size, mtimeNs, ctimeNs] = (revision as string[]).map(BigInt) as [bigint, bigint, bigint, bigint, bigint];
-  const known = { revision: { dev, ino, size, mtimeNs, ctimeNs }, fileCwd: cwd, ...(fileCreatedAt === undefined ? {} : { fileCreatedAt }), ...(companions === undefined ? {} : { companions }) };
+  const known = {
+    revision: { dev, ino, size, mtimeNs, ctimeNs },
+    fileCwd: cwd as string | undefined,
+    ...(fileCreatedAt === undefined ? {} : { fileCreatedAt }),
+    ...(companions === undefined ? {} : { companions: companions as string }),
+    ...(titleFile === undefined ? {} : { titleFile: titleFile as string }),
+  };
   if (isJsonObject(refused) && facts === undefined) {
     const { code, message } = refused;
     if (typeof code !== 'string' || !LASTING_REFUSALS.has(code as SourceReadCode) || typeof message !== 'string') return undefined;

@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { relative } from 'node:path';
 import { errorCode, type SessionHeaderLike, type SessionSource, type SurfaceSnapshot, type TitleReadResult } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
@@ -9,6 +10,8 @@ import { listingCache, MIN_SAVE_INTERVAL_MS, persists, type ListingEntry, type L
 
 /** The largest transcript sessref reads by default: far above any real session, far below the process's memory. */
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** The largest title file read (`TranscriptFile.titleFile`): Copilot's `workspace.yaml` holds a dozen short fields. */
+const MAX_TITLE_FILE_BYTES = 64 * 1024;
 
 export interface TranscriptSourceOptions {
   environment: SourceEnvironment;
@@ -72,6 +75,8 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   let revisions = new Map<string, FileRevision | undefined>();
   /** Each transcript's companions' revisions as of the last discovery, by transcript path (a change to one asks the watch for a discovery). */
   let companionTokens = new Map<string, string | undefined>();
+  /** Each transcript's title file's revision as of the last discovery, by transcript path (a change to one asks the watch for a discovery). */
+  let titleFileTokens = new Map<string, string | undefined>();
   /** What the listing that ran in this turn of the event loop verified, by path; cleared when the loop turns. */
   let justListed: Map<string, ListingFacts> | undefined;
   let titles: ReadonlyMap<string, string> = new Map();
@@ -110,8 +115,11 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       skipped.push({ sessionId: foreignSessionId(format.name, name), file: name, error: new SourceReadError('SOURCE_SESSION_UNREADABLE', `${name} cannot be searched (${detail}): its ${format.displayName} sessions are left out`, { cause: error }) });
     };
     files = new Map(format.transcripts(options.environment, trail, onSkipped).map((file) => [foreignSessionId(format.name, file.nativeId), file]));
-    // A companion that changes (or comes) changes what the fold gives: the watch asks for a discovery then.
-    for (const file of files.values()) for (const path of file.companions ?? []) trail.files.add(path);
+    // A companion or a title file that changes (or comes) changes what a listing gives: the watch asks for a discovery then.
+    for (const file of files.values()) {
+      for (const path of file.companions ?? []) trail.files.add(path);
+      if (file.titleFile !== undefined) trail.files.add(file.titleFile);
+    }
     skippedFolders = skipped;
     titles = format.titles?.(options.environment, trail) ?? new Map();
     const present = new Set([...files.values()].map((file) => file.path));
@@ -121,6 +129,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     else watch?.missed();
     revisions = new Map([...present].map((path) => [path, readRevision(path, true)]));
     companionTokens = new Map([...files.values()].map((file) => [file.path, companionsToken(file)]));
+    titleFileTokens = new Map([...files.values()].map((file) => [file.path, titleFileToken(file)]));
     const facts = knownFacts();
     for (const path of facts.keys()) {
       if (present.has(path)) continue;
@@ -165,21 +174,40 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   const readTranscript = (file: TranscriptFile): Transcript => format.fold(readText(format, file, maxFileBytes), file, readCompanions(file, maxFileBytes));
 
   // The revision is taken before the read: a file that changes meanwhile has another revision next time, and is read again.
-  const factsOf = (file: TranscriptFile, revision = readRevision(file.path, true), companions = companionsToken(file)): ListingFacts => {
+  const factsOf = (file: TranscriptFile, revision = readRevision(file.path, true), companions = companionsToken(file), titleFile = titleFileToken(file)): ListingFacts => {
     const facts = knownFacts();
     const cached = facts.get(file.path);
-    if (revision !== undefined && cached !== undefined && sameRevision(cached.revision, revision) && cached.fileCwd === file.cwd && cached.fileCreatedAt === file.createdAt && cached.companions === companions) return cached.facts;
+    if (
+      revision !== undefined &&
+      cached !== undefined &&
+      sameRevision(cached.revision, revision) &&
+      cached.fileCwd === file.cwd &&
+      cached.fileCreatedAt === file.createdAt &&
+      cached.companions === companions &&
+      cached.titleFile === titleFile
+    ) {
+      return cached.facts;
+    }
     let read: ListingFacts;
     try {
       const { messages: _messages, throughRecord: _through, ...rest } = readTranscript(file);
-      read = rest;
+      const title = file.titleFile === undefined || titleFile === '-' ? undefined : titleIn(format, file.titleFile);
+      read = title === undefined ? rest : { ...rest, title };
     } catch (error) {
       read = asReadError(error, file);
     }
     // A refusal that may not last (a permission, a descriptor limit) is kept in this process only: saving it would rewrite the cache every time.
     if (cached !== undefined || persists(read)) unsaved = true;
     if (revision === undefined) facts.delete(file.path);
-    else facts.set(file.path, { revision, fileCwd: file.cwd, ...(file.createdAt === undefined ? {} : { fileCreatedAt: file.createdAt }), ...(companions === undefined ? {} : { companions }), facts: read });
+    else
+      facts.set(file.path, {
+        revision,
+        fileCwd: file.cwd,
+        ...(file.createdAt === undefined ? {} : { fileCreatedAt: file.createdAt }),
+        ...(companions === undefined ? {} : { companions }),
+        ...(titleFile === undefined ? {} : { titleFile }),
+        facts: read,
+      });
     return read;
   };
 
@@ -207,7 +235,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       const verified = new Map<string, ListingFacts>();
       for (const [sessionId, file] of files) {
         signal?.throwIfAborted();
-        const facts = factsOf(file, revisions.get(file.path), companionTokens.get(file.path));
+        const facts = factsOf(file, revisions.get(file.path), companionTokens.get(file.path), titleFileTokens.get(file.path));
         verified.set(file.path, facts);
         if (facts instanceof SourceReadError || facts.offered === false) continue;
         headers.push(sessionHeader(sessionId, facts));
@@ -292,6 +320,31 @@ function companionsToken(file: TranscriptFile): string | undefined {
     const revision = readRevision(path, true);
     return revision === undefined ? '-' : revisionToken(revision);
   }).join('/');
+}
+
+/**
+ * The revision of a transcript's title file as a token, `-` when it names
+ * nothing (missing, a link, not a regular file, not to be looked at); none
+ * without a title file.
+ */
+function titleFileToken(file: TranscriptFile): string | undefined {
+  if (file.titleFile === undefined) return undefined;
+  try {
+    const stats = lstatSync(file.titleFile, { bigint: true, throwIfNoEntry: false });
+    return stats?.isFile() === true ? revisionToken({ dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs }) : '-';
+  } catch {
+    return '-';
+  }
+}
+
+/** The title the title file at `path` names, read within {@link MAX_TITLE_FILE_BYTES}; none when it names none or cannot be read. */
+function titleIn(format: TranscriptFormat, path: string): string | undefined {
+  try {
+    const bytes = readRegularFile(path, MAX_TITLE_FILE_BYTES);
+    return bytes === undefined ? undefined : format.titleIn?.(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 /** A transcript's companions' texts by path, each read within `maxBytes` as the transcript is; a missing one is left out. */

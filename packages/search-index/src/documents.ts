@@ -68,26 +68,6 @@ export function encodeMessages(messages: readonly CarriedMessage[]): Uint8Array 
   return nodeZlib().deflateRawSync(JSON.stringify(stored));
 }
 
-/**
- * The carried messages of a stored blob.
- * @throws when the blob is not what {@link encodeMessages} writes (a damaged row is never trusted).
- */
-export function decodeMessages(blob: Uint8Array): CarriedMessage[] {
-  const stored: unknown = JSON.parse(nodeZlib().inflateRawSync(blob).toString('utf8'));
-  if (!Array.isArray(stored)) throw new Error('stored messages are not a list');
-  return stored.map((entry: unknown) => {
-    if (!isStoredMessage(entry)) throw new Error('a stored message is malformed');
-    const [index, seq, kind, text] = entry;
-    return { index, seq: seq ?? undefined, role: kind === 1 ? 'assistant' : 'user', checkpoint: kind === 2, text };
-  });
-}
-
-function isStoredMessage(entry: unknown): entry is StoredMessage {
-  if (!Array.isArray(entry) || entry.length !== 4) return false;
-  const [index, seq, kind, text] = entry as unknown[];
-  return Number.isSafeInteger(index) && (seq === null || typeof seq === 'number') && (kind === 0 || kind === 1 || kind === 2) && typeof text === 'string';
-}
-
 /** Where a query's form occurs in a session: the first carried message that has it, and every occurrence there. */
 export interface Located {
   message: CarriedMessage;
@@ -95,19 +75,45 @@ export interface Located {
   ranges: TextRange[];
 }
 
-/** The first message (in surface order) whose search form contains `form`, with its occurrences mapped back to the projected text. */
-export function locate(messages: readonly CarriedMessage[], form: string): Located | undefined {
-  for (const message of messages) {
+/**
+ * The first message of a stored blob (in surface order) whose search form
+ * contains `form`, with its occurrences mapped back to the projected text.
+ * Only that message is made into a {@link CarriedMessage}: a hit reads one
+ * message of a session's blob, and a fresh process decodes tens of blobs.
+ * @throws when the blob is not what {@link encodeMessages} writes: every stored message is checked, the matching one or not (a damaged row is never trusted).
+ */
+export function locateStored(blob: Uint8Array, form: string): Located | undefined {
+  const stored: unknown = JSON.parse(nodeZlib().inflateRawSync(blob).toString('utf8'));
+  if (!Array.isArray(stored) || !stored.every(isStoredMessage)) throw new Error('the stored messages are malformed');
+  for (let at = 0; at < stored.length; at++) {
+    const entry = stored[at]!;
     // The plain form first: mapping offsets costs more, and most messages do not match.
-    if (!searchForm(message.text).includes(form)) continue;
-    const mapped = mappedForm(message.text);
-    const ranges: TextRange[] = [];
-    for (let at = mapped.text.indexOf(form); at !== -1; at = mapped.text.indexOf(form, at + form.length)) {
-      ranges.push([mapped.starts[at]!, mapped.ends[at + form.length - 1]!]);
-    }
-    return { message, ranges };
+    if (searchForm(entry[3]).includes(form)) return { message: carriedOf(entry), ranges: rangesOf(entry[3], form) };
   }
   return undefined;
+}
+
+function isStoredMessage(entry: unknown): entry is StoredMessage {
+  if (!Array.isArray(entry) || entry.length !== 4) return false;
+  // Indexed, not destructured: destructuring goes through the iterator protocol, which a fresh process runs cold.
+  const seq: unknown = entry[1];
+  const kind: unknown = entry[2];
+  return Number.isSafeInteger(entry[0]) && (seq === null || typeof seq === 'number') && (kind === 0 || kind === 1 || kind === 2) && typeof entry[3] === 'string';
+}
+
+function carriedOf(entry: StoredMessage): CarriedMessage {
+  const kind = entry[2];
+  return { index: entry[0], seq: entry[1] ?? undefined, role: kind === 1 ? 'assistant' : 'user', checkpoint: kind === 2, text: entry[3] };
+}
+
+/** Every occurrence of `form` in the search form of `text`, as offsets into `text`. */
+function rangesOf(text: string, form: string): TextRange[] {
+  const mapped = mappedForm(text);
+  const ranges: TextRange[] = [];
+  for (let at = mapped.text.indexOf(form); at !== -1; at = mapped.text.indexOf(form, at + form.length)) {
+    ranges.push([mapped.starts[at]!, mapped.ends[at + form.length - 1]!]);
+  }
+  return ranges;
 }
 
 /** An excerpt of a message's projected text. */

@@ -1,6 +1,6 @@
 import { normalizeContentQuery, throwIfCancelled, type TextRange } from '@sessref/core';
 import { checkCandidateLimit } from '@sessref/core/internal';
-import { decodeMessages, locate, snippetAround, type Snippet } from './documents.js';
+import { locateStored, snippetAround, type Snippet } from './documents.js';
 import { anyOf, planQuery, runsExpression, type MatchKind, type QueryPlan } from './query.js';
 import { SEARCH_INDEX } from './refresh.js';
 import type { IndexTables } from './tables.js';
@@ -112,7 +112,7 @@ function hitOf(tables: IndexTables, key: number, match: MatchKind, form: string)
   if (row?.messages == null) return undefined;
   let located;
   try {
-    located = locate(decodeMessages(row.messages), form);
+    located = locateStored(row.messages, form);
   } catch {
     return undefined;
   }

@@ -12,6 +12,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
+import { deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
@@ -185,6 +186,27 @@ describe('an index entry is never trusted over the session it describes when the
       }),
       { numRuns: 15, seed: 25 },
     );
+  });
+});
+
+describe("a session's stored text is never trusted when it is not what the index writes (#25, class 4)", () => {
+  it('a blob that is not deflated, or whose message after the matching one is malformed, gives no hit; the others still do', async () => {
+    const file = join(directory, 'content-blobs.sqlite');
+    const sessions = { s0: { text: 'first heron', version: 1 }, s1: { text: 'second heron', version: 1 }, s2: { text: 'third heron', version: 1 } };
+    const written = await indexAt(file, source(sessions));
+    await written.refresh();
+    written.close();
+    const db = new DatabaseSync(file);
+    const keyOf = (id: string): unknown => db.prepare('SELECT key FROM sessions WHERE id = ?').get(id)?.['key'];
+    // s1 matches in its first message; a second one of an unknown kind follows it, which a hit never reads.
+    const malformedAfterMatch = deflateRawSync(JSON.stringify([[0, null, 0, 'second heron'], [1, null, 9, 'unknown kind']]));
+    db.prepare('UPDATE messages SET blob = ? WHERE key = ?').run(Buffer.from('not deflated'), keyOf('s0') as number);
+    db.prepare('UPDATE messages SET blob = ? WHERE key = ?').run(malformedAfterMatch, keyOf('s1') as number);
+    db.close();
+    const reads: string[] = [];
+    const index = await indexAt(file, source(sessions, reads));
+    expect(await found(index, 'heron')).toEqual(['s2']);
+    expect(reads).toEqual([]);
   });
 });
 

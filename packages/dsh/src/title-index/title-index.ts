@@ -88,7 +88,7 @@ export class SessionTitleIndex extends Service implements SessionReferenceCatalo
     return this.catalog.readTitles(sessionIds, signal);
   }
 
-  changeStamps(): Promise<Map<string, string>> {
+  changeStamps(): Promise<ReadonlyMap<string, string>> {
     return this.catalog.changeStamps();
   }
 }

@@ -52,8 +52,13 @@ export function listDirectory(dir: string, home: string, budget: DirectoryBudget
   if (found.length === 0) return [];
   let realHome: string | undefined | null = null;
   const entries: DirectoryEntry[] = [];
-  for (const entry of found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const path = join(dir, entry.name);
+  // What `join(dir, name)` puts before a name, normalized once: `join` normalizes each entry's whole path
+  // character by character, and a name from a listing (one segment, never `.` or `..`) is kept as it is.
+  const prefix = join(dir, 'x').slice(0, -1);
+  found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (let at = 0; at < found.length; at++) {
+    const entry = found[at]!;
+    const path = prefix + entry.name;
     // The home is resolved once, and only for a folder that has a link in it.
     const kind = entryKind(entry, path, () => (realHome ??= realPath(home)), onBrokenLink);
     if (kind !== undefined) entries.push({ name: entry.name, path, kind });

@@ -102,10 +102,13 @@ describe('the listing cache', () => {
     writeFileSync(join(project, `${uuid(1)}.jsonl`), transcript(1, 'Real title'));
     const environment = { home, env: {} };
     await listing(transcriptSource(claudeCodeFormat, { environment, listingCacheFile: cacheFile }));
-    const document = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: Record<string, { revision: string[]; facts: { title: string } }> };
+    const document = JSON.parse(readFileSync(cacheFile, 'utf8')) as { entries: Record<string, { revision: string; facts: { title: string } }> };
     const entry = Object.values(document.entries)[0]!;
     entry.facts.title = 'Planted title';
-    entry.revision[2] = String(Number(entry.revision[2]) + 1);
+    // The token's third field is the size: one byte more is another revision of the same file.
+    const fields = entry.revision.split(':');
+    fields[2] = String(Number(fields[2]) + 1);
+    entry.revision = fields.join(':');
     writeFileSync(cacheFile, JSON.stringify(document));
     const { format, reads } = counting();
     const listed = (await listing(transcriptSource(format, { environment, listingCacheFile: cacheFile }))) as { titles: string[] };
@@ -234,15 +237,15 @@ function damageCache(file: string, how: CacheDamage): void {
     case 'empty':
       return writeFileSync(file, '');
     case 'other-version':
-      return edit((document) => (document['version'] = 2));
+      return edit((document) => (document['version'] = Number(document['version']) + 1));
     case 'other-home':
       return edit((document) => (document['home'] = '/elsewhere'));
     case 'other-reader':
       return edit((document) => (document['reader'] = 'another build'));
     case 'bad-entry':
-      // Every entry loses its revision: each is left out, so every session is read again.
+      // Every entry's revision is of another shape: each is left out, so every session is read again.
       return edit((document) => {
-        for (const entry of Object.values((document['entries'] ?? {}) as Record<string, Record<string, unknown>>)) entry['revision'] = 'not a revision';
+        for (const entry of Object.values((document['entries'] ?? {}) as Record<string, Record<string, unknown>>)) entry['revision'] = ['not', 'a', 'token'];
       });
     case 'fifo':
       return void execFileSync('mkfifo', [file]);

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core/internal';
-import { fnv1a64, monotonicMs, readDerivedFile, writeDerivedFile, type DerivedFileKind, type FileRevision } from '@sessref/platform';
+import { fnv1a64, monotonicMs, readDerivedFile, writeDerivedFile, type DerivedFileKind } from '@sessref/platform';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
 import type { Transcript } from './format.js';
 
@@ -11,7 +11,8 @@ export type ListingFacts = Omit<Transcript, 'messages' | 'throughRecord'> | Sour
 
 /** What listing learnt of one transcript, valid while its file keeps `revision`, the agent's folder gives it the same `cwd` and start time and its companions keep theirs. */
 export interface ListingEntry {
-  revision: FileRevision;
+  /** The transcript's revision as a token (`revisionToken`): compared, never read back into numbers. */
+  revision: string;
   /** The `cwd` the agent records beside the transcript (`TranscriptFile.cwd`): with the companions, the fold's only inputs besides the file. */
   fileCwd: string | undefined;
   /** The start time the agent records beside the transcript (`TranscriptFile.createdAt`), when it does. */
@@ -23,8 +24,8 @@ export interface ListingEntry {
   facts: ListingFacts;
 }
 
-/** Bumped when the file's shape changes; a file of another version is rebuilt. */
-const CACHE_VERSION = 1;
+/** Bumped when the file's shape changes; a file of another version is rebuilt (2: each revision one token). */
+const CACHE_VERSION = 2;
 
 /** A cache larger than this is not read (it is rebuilt): far above a million sessions' entries. */
 const MAX_CACHE_BYTES = 256 * 1024 * 1024;
@@ -147,9 +148,9 @@ function listingCacheKind({ source, home }: CacheIdentity, holds?: string): Deri
   return reader === undefined ? undefined : { name: 'listing cache', identity: { version: CACHE_VERSION, reader, source, home, ...(holds === undefined ? {} : { holds }) }, maxBytes: MAX_CACHE_BYTES };
 }
 
-/** One entry on disk: the revision's fields as decimal strings, and the facts or the lasting refusal. */
+/** One entry on disk: the revision's token, and the facts or the lasting refusal. */
 interface SavedEntry {
-  revision: [dev: string, ino: string, size: string, mtimeNs: string, ctimeNs: string];
+  revision: string;
   cwd?: string;
   createdAt?: number;
   companions?: string;
@@ -159,7 +160,7 @@ interface SavedEntry {
 }
 
 function storedEntry({ revision, fileCwd, fileCreatedAt, companions, titleFile, facts }: ListingEntry): SavedEntry | undefined {
-  const saved: SavedEntry = { revision: [revision.dev, revision.ino, revision.size, revision.mtimeNs, revision.ctimeNs].map(String) as SavedEntry['revision'] };
+  const saved: SavedEntry = { revision };
   if (fileCwd !== undefined) saved.cwd = fileCwd;
   if (fileCreatedAt !== undefined) saved.createdAt = fileCreatedAt;
   if (companions !== undefined) saved.companions = companions;
@@ -173,48 +174,67 @@ function storedEntry({ revision, fileCwd, fileCreatedAt, companions, titleFile, 
   return saved;
 }
 
-/** The entries of a saved cache; `current: false` when any was of another shape (it is left out, and its file read again). */
+/**
+ * The entries of a saved cache; `current: false` when any was of another shape (it is left out, and its file read again).
+ * Built key by key and field by field: a fresh process loads thousands of entries with this code cold, where
+ * `Object.entries`, destructuring and object spreads each cost a trip through the iterator or copy protocols.
+ */
 function savedEntries(saved: unknown): ReturnType<ListingCache['load']> {
   const entries = new Map<string, ListingEntry>();
   if (!isJsonObject(saved)) return { entries, current: false };
   let current = true;
-  for (const [path, value] of Object.entries(saved)) {
-    const entry = listingEntry(value);
+  const paths = Object.keys(saved);
+  for (let at = 0; at < paths.length; at++) {
+    const path = paths[at]!;
+    const entry = listingEntry(saved[path]);
     if (entry === undefined) current = false;
     else entries.set(path, entry);
   }
   return { entries, current };
 }
 
-const DECIMAL = /^\d{1,24}$/;
-
 function listingEntry(value: unknown): ListingEntry | undefined {
   if (!isJsonObject(value)) return undefined;
-  const { revision, cwd, createdAt: fileCreatedAt, companions, titleFile, facts, refused } = value;
-  if (!Array.isArray(revision) || revision.length !== 5 || !revision.every((field) => typeof field === 'string' && DECIMAL.test(field))) return undefined;
-  if ([cwd, companions, titleFile].some((field) => field !== undefined && typeof field !== 'string')) return undefined;
-  if (fileCreatedAt !== undefined && (typeof fileCreatedAt !== 'number' || !Number.isFinite(fileCreatedAt))) return undefined;
-  const [dev, ino, size, mtimeNs, ctimeNs] = (revision as string[]).map(BigInt) as [bigint, bigint, bigint, bigint, bigint];
-  const known = {
-    revision: { dev, ino, size, mtimeNs, ctimeNs },
-    fileCwd: cwd as string | undefined,
-    ...(fileCreatedAt === undefined ? {} : { fileCreatedAt }),
-    ...(companions === undefined ? {} : { companions: companions as string }),
-    ...(titleFile === undefined ? {} : { titleFile: titleFile as string }),
-  };
-  if (isJsonObject(refused) && facts === undefined) {
-    const { code, message } = refused;
-    if (typeof code !== 'string' || !LASTING_REFUSALS.has(code as SourceReadCode) || typeof message !== 'string') return undefined;
-    return { ...known, facts: new SourceReadError(code as SourceReadCode, message) };
-  }
-  if (!isJsonObject(facts) || refused !== undefined) return undefined;
-  const { createdAt, cwd: sessionCwd, title, offered } = facts;
-  if (typeof createdAt !== 'number' || !Number.isFinite(createdAt)) return undefined;
-  if ((sessionCwd !== undefined && typeof sessionCwd !== 'string') || (title !== undefined && typeof title !== 'string') || (offered !== undefined && offered !== false)) return undefined;
-  return {
-    ...known,
-    facts: { createdAt, ...(sessionCwd === undefined ? {} : { cwd: sessionCwd }), ...(title === undefined ? {} : { title }), ...(offered === undefined ? {} : { offered }) },
-  };
+  const revision = value['revision'];
+  const cwd = value['cwd'];
+  const fileCreatedAt = value['createdAt'];
+  const companions = value['companions'];
+  const titleFile = value['titleFile'];
+  if (typeof revision !== 'string' || !optionalString(cwd) || !optionalString(companions) || !optionalString(titleFile)) return undefined;
+  if (fileCreatedAt !== undefined && !isFiniteNumber(fileCreatedAt)) return undefined;
+  const facts = value['refused'] === undefined ? savedFacts(value['facts']) : value['facts'] === undefined ? savedRefusal(value['refused']) : undefined;
+  if (facts === undefined) return undefined;
+  const entry: ListingEntry = { revision, fileCwd: cwd, facts };
+  if (fileCreatedAt !== undefined) entry.fileCreatedAt = fileCreatedAt;
+  if (companions !== undefined) entry.companions = companions;
+  if (titleFile !== undefined) entry.titleFile = titleFile;
+  return entry;
+}
+
+function savedFacts(saved: unknown): ListingFacts | undefined {
+  if (!isJsonObject(saved)) return undefined;
+  const { createdAt, cwd, title, offered } = saved;
+  if (!isFiniteNumber(createdAt) || !optionalString(cwd) || !optionalString(title) || (offered !== undefined && offered !== false)) return undefined;
+  const facts: Exclude<ListingFacts, SourceReadError> = { createdAt };
+  if (cwd !== undefined) facts.cwd = cwd;
+  if (title !== undefined) facts.title = title;
+  if (offered !== undefined) facts.offered = offered;
+  return facts;
+}
+
+function savedRefusal(saved: unknown): SourceReadError | undefined {
+  if (!isJsonObject(saved)) return undefined;
+  const { code, message } = saved;
+  if (typeof code !== 'string' || !LASTING_REFUSALS.has(code as SourceReadCode) || typeof message !== 'string') return undefined;
+  return new SourceReadError(code as SourceReadCode, message);
+}
+
+function optionalString(value: unknown): value is string | undefined {
+  return value === undefined || typeof value === 'string';
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
 
 /** Module files of this package that a stamp covers, at most: it has a few dozen (the CLI's bundle, which holds it, some sixty). */

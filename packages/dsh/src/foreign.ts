@@ -153,12 +153,10 @@ function withRedactedTitles<Storage extends SessionReferenceStorage>(storage: St
   return { ...storage, readTitles: async (sessionIds, signal) => (await storage.readTitles(sessionIds, signal)).map(redactedTitle) };
 }
 
+/** Written field by field, not spread: a listing redacts every session's title, and a fresh process runs this cold. */
 function redactedTitle(result: TitleReadResult): TitleReadResult {
   if (result.status !== 'fulfilled') return result;
-  const { title, displayTitle } = result;
-  return {
-    ...result,
-    title: title === undefined ? undefined : redactSecrets(title).text,
-    ...(displayTitle === undefined ? {} : { displayTitle: redactSecrets(displayTitle).text }),
-  };
+  const { sessionId, title, displayTitle } = result;
+  const redacted = title === undefined ? undefined : redactSecrets(title).text;
+  return displayTitle === undefined ? { sessionId, status: 'fulfilled', title: redacted } : { sessionId, status: 'fulfilled', title: redacted, displayTitle: redactSecrets(displayTitle).text };
 }

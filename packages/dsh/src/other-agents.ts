@@ -9,11 +9,14 @@ import type { AssembledStorage } from './foreign.js';
 
 /** The other agents' sources of one service (see the `ReferenceService` members of the same names). */
 export class OtherAgents {
+  /** {@link sources}, made once: the sources are fixed when the storage is assembled, and a listing asks for them once per session (its agent, its host). */
+  private described: readonly { name: string; displayName: string; home: string; host?: string }[] | undefined;
+
   constructor(private readonly assembled: AssembledStorage) {}
 
   /** The sources read, in order; a mirror of another machine's names its `host`. */
   sources(): readonly { name: string; displayName: string; home: string; host?: string }[] {
-    return this.assembled.foreign.map(({ name, displayName, home, host }) => ({ name, displayName, home, ...(host === undefined ? {} : { host }) }));
+    return (this.described ??= this.assembled.foreign.map(({ name, displayName, home, host }) => ({ name, displayName, home, ...(host === undefined ? {} : { host }) })));
   }
 
   /** The homes left out because they cannot even be checked, each with why. */

@@ -7,7 +7,7 @@
  * conversation, `prepare` frames it exactly as a dsh source is framed, and
  * nothing writes to it.
  */
-import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
@@ -161,6 +161,16 @@ describe("other agents' sessions", () => {
     const rows = await json<Row[]>(...inHome(['list', '--sources', 'codex']));
     expect(rows.map((row) => row.source)).toEqual(['codex']);
     expect(expectFailure(await sessref(...inHome(['list', '--sources', 'cursor'])), 1, 'USAGE')).toMatch(/--sources takes/);
+  });
+
+  it("mention labels each one as list does, reading that agent's sessions alone", async () => {
+    for (const row of (await listed()).filter((listedRow) => listedRow.source !== 'dsh')) {
+      const cache = await tempDir('sessref-mention-cache-');
+      const mentioned = await sessref(['mention', row.sessionId, '--root', root], { env: { HOME: home, SESSREF_CACHE_DIR: cache } });
+      expect(mentioned.stdout.trimEnd()).toBe(row.mention);
+      // What the fresh process kept of what it read: that agent's listing only, no other agent's and nothing of the root.
+      expect(readdirSync(cache).filter((file) => !file.startsWith(`listing-${row.source}-`))).toEqual([]);
+    }
   });
 
   it("show gives each one's conversation by id or by mention", async () => {

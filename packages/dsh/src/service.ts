@@ -254,6 +254,15 @@ export class ReferenceService {
   }
 
   /**
+   * Latest titles of `sessionIds` as a read of those sessions gives them
+   * (routed and redacted as {@link snapshotOf} reads), with no listing
+   * first: another agent's session is asked of its own source alone.
+   */
+  readTitles(sessionIds: readonly string[], signal?: AbortSignal): Promise<readonly TitleReadResult[]> {
+    return this.storage.readTitles(sessionIds, signal);
+  }
+
+  /**
    * The other agents' sessions beside the host's `ownIds` (which win an id
    * both claim), each with its latest title as listings show it: what a
    * listing adds to the host's own sessions, which it neither lists nor

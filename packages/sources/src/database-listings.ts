@@ -1,5 +1,6 @@
 import { readRevision, sameFile, type FileRevision } from '@sessref/platform';
 import { readsThroughWal } from './sqlite-database.js';
+import type { DatabaseReadCache, KeptDatabaseRead } from './transcripts/listing-cache.js';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -55,6 +56,11 @@ export function databaseStamp(path: string): string | undefined {
   return `db:${contentToken(database)}:${wal === undefined ? '-' : contentToken(wal)}`;
 }
 
+/** A string equal for states {@link sameState} holds for only: what a kept read records of its database's files. */
+function stateToken({ database, wal, throughWal }: DatabaseState): string {
+  return `${throughWal ? 'wal' : 'file'}/${database === undefined ? '-' : contentToken(database)}/${wal === undefined ? '-' : contentToken(wal)}`;
+}
+
 /** Whether two states are the same, file by file: a read at one answers for the other. */
 function sameState(a: DatabaseState, b: DatabaseState): boolean {
   return a.throughWal === b.throughWal && sameContent(a.database, b.database) && sameContent(a.wal, b.wal);
@@ -65,6 +71,18 @@ function changedAtNs({ database, wal }: DatabaseState): bigint {
   let latest = 0n;
   for (const revision of [database, wal]) if (revision !== undefined && revision.mtimeNs > latest) latest = revision.mtimeNs;
   return latest;
+}
+
+/**
+ * Reads kept between processes: where (`cache`), and how a read's value is
+ * written for it and made again from what it holds (`decode` gives none for
+ * anything but what `encode` writes; `encode` none for a read not to keep,
+ * one that holds a refusal that may not last).
+ */
+export interface KeptReads<T> {
+  cache: DatabaseReadCache;
+  encode(value: T): unknown;
+  decode(saved: unknown): T | undefined;
 }
 
 /** A database's last read, the state its files had just before it, and whether that read answers while they keep it. */
@@ -99,17 +117,24 @@ interface Known<T> {
  *   made again at each listing, until it settles. Any write after a kept
  *   read moves a time past the one it was kept at, so it is never missed.
  * The state is taken before the read: a write during it is a change next
- * time. Nothing is ever written to the database or beside it.
+ * time. Nothing is ever written to the database or beside it. With `kept`,
+ * the reads the rule keeps are also kept between processes, each with its
+ * state, and a new process's first look at a database whose files are in
+ * that very state answers from it: the rule holds across processes as
+ * within one, since any write after the read moves a time.
  */
 export class DatabaseListings<T> {
   /** Databases read so far (an answer from memory reads none). */
   reads = 0;
   private readonly known = new Map<string, Known<T>>();
+  /** What earlier processes kept, loaded at the first look that finds nothing known. */
+  private earlier: Map<string, KeptDatabaseRead> | undefined;
 
   constructor(
     private readonly read: (path: string) => Promise<T>,
     private readonly settledMs = 2_000,
     private readonly looks: DatabaseLooks = FILE_SYSTEM,
+    private readonly kept?: KeptReads<T>,
   ) {}
 
   /** What a read of the database at `path` gives now: the last read while its files keep the state it was settled at, else a new read (a failed read is not kept). */
@@ -117,13 +142,38 @@ export class DatabaseListings<T> {
     // Taken before the files are looked at: a read made now holds every write up to this instant.
     const readAtNs = BigInt(this.looks.now()) * NS_PER_MS;
     const state = this.looks.state(path);
-    const known = this.known.get(path);
+    const known = this.known.get(path) ?? this.keptAt(path, state);
     if (known?.settled === true && sameState(known.state, state)) return known.value;
     this.known.delete(path);
     this.reads += 1;
     const value = await this.read(path);
-    this.known.set(path, { state, value, settled: readAtNs - changedAtNs(state) >= BigInt(this.settledMs) * NS_PER_MS });
+    const settled = readAtNs - changedAtNs(state) >= BigInt(this.settledMs) * NS_PER_MS;
+    this.known.set(path, { state, value, settled });
+    if (settled) this.keepForLater();
     return value;
+  }
+
+  /** The read an earlier process kept of the database at `path` with its files in `state`, now this process's; none without one. */
+  private keptAt(path: string, state: DatabaseState): Known<T> | undefined {
+    if (this.kept === undefined) return undefined;
+    const saved = (this.earlier ??= this.kept.cache.load()).get(path);
+    const value = saved?.state === stateToken(state) ? this.kept.decode(saved.value) : undefined;
+    if (value === undefined) return undefined;
+    const known = { state, value, settled: true };
+    this.known.set(path, known);
+    return known;
+  }
+
+  /** Keep every settled read for the next process (a process's reads are few: one per database that changed). */
+  private keepForLater(): void {
+    const kept = this.kept;
+    if (kept === undefined) return;
+    const reads = new Map<string, KeptDatabaseRead>();
+    this.known.forEach((known, path) => {
+      const value = known.settled ? kept.encode(known.value) : undefined;
+      if (value !== undefined) reads.set(path, { state: stateToken(known.state), value });
+    });
+    kept.cache.save(reads);
   }
 
   /** Whether the last read of the database at `path` still answers: one the rule keeps, its files unchanged since. */

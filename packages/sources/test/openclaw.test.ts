@@ -5,7 +5,7 @@
  * as OpenClaw 2026.9.6 creates them, and rows shaped as its real run wrote
  * them (e2e/agents drives the real CLI).
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { zstdCompressSync } from 'node:zlib';
@@ -14,6 +14,9 @@ import { describe, expect, it } from 'vitest';
 import type { SurfaceMessage } from '@sessref/core';
 import { foldOpenclaw } from '../src/openclaw/fold.js';
 import { openclawSource } from '../src/openclaw/source.js';
+import { keptWindows, windowsKept } from '../src/openclaw/store.js';
+import { SourceReadError } from '../src/errors.js';
+import { databaseReadsFile } from '../src/transcripts/listing-cache.js';
 import { foldPiEntries } from '../src/pi/fold.js';
 import { carried, itFoldsAHugeMessage, listing, scratchFolder, words, type Item } from './support';
 
@@ -199,6 +202,27 @@ describe('OpenClaw sessions', () => {
     expect(await titles(sourceOf(home))).toEqual(['OpenClaw · s1', 'OpenClaw · s2']);
   });
 
+  it('keeps a settled listing of each database between processes: a new source over unchanged files opens none, and one written since is read again', async () => {
+    const { home, database } = homeWith([{ id: 's1', events: [header('s1'), user('u', null, 'the real prompt')] }]);
+    const settledLongAgo = new Date(Date.now() - 60_000);
+    for (const file of readdirSync(join(database, '..'))) utimesSync(join(database, '..', file), settledLongAgo, settledLongAgo);
+    const listingCacheFile = join(scratchFolder('sessref-openclaw-kept-'), 'listing-openclaw.json');
+    const cached = () => openclawSource({ environment: { home, env: {} }, listingCacheFile });
+    const titles = async () => ((await listing(cached())) as { titles: string[] }).titles;
+    expect(await titles()).toEqual(['OpenClaw · the real prompt']);
+    // What the next process finds kept: its one window, under its database's state, here given another prompt.
+    const keptFile = databaseReadsFile(listingCacheFile);
+    const kept = JSON.parse(readFileSync(keptFile, 'utf8')) as { reads: Record<string, { value: { firstPrompt: string }[] }> };
+    expect(Object.keys(kept.reads)).toEqual([database]);
+    kept.reads[database]!.value[0]!.firstPrompt = 'a prompt only the kept read has';
+    writeFileSync(keptFile, JSON.stringify(kept));
+    expect(await titles()).toEqual(['OpenClaw · a prompt only the kept read has']);
+    const writer = new DatabaseSync(database);
+    writer.prepare("UPDATE session_windows SET display_name = 'Renamed' WHERE session_id = 's1'").run();
+    writer.close();
+    expect(await titles()).toEqual(['OpenClaw · Renamed']);
+  });
+
   it('never writes: the folder holds the same files after listing and reading, closed or live', async () => {
     const { home, database } = homeWith([{ id: 's1', events: REAL_SHAPE }]);
     const folder = join(database, '..');
@@ -286,6 +310,35 @@ describe('properties', () => {
     fc.jsonValue({ maxDepth: 3 }).map((value): Event => ({ type: 'custom_message', id: 'x', content: JSON.stringify(value) })),
   );
   let runs = 0;
+
+  it("a listing's windows kept between processes read back as they were, and nothing else reads back as windows", () => {
+    const text = fc.option(fc.string(), { nil: undefined });
+    const window = fc.oneof(
+      fc.record({
+        id: fc.string(),
+        updatedAt: fc.integer(),
+        title: text,
+        firstPrompt: text,
+        header: fc.option(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null))), { nil: undefined }),
+      }),
+      fc.record({ id: fc.string(), error: fc.tuple(fc.constantFrom('SOURCE_SESSION_CORRUPT' as const, 'SOURCE_SESSION_UNSUPPORTED' as const), fc.string()).map(([code, message]) => new SourceReadError(code, message)) }),
+    );
+    fc.assert(
+      fc.property(fc.array(window, { maxLength: 8 }), (windows) => {
+        const back = windowsKept(JSON.parse(JSON.stringify(keptWindows(windows))));
+        expect(back).toEqual(windows);
+        back?.forEach((read, at) => {
+          const written = windows[at]!;
+          if ('error' in written) expect('error' in read && read.error.code === written.error.code && read.error.message === written.error.message).toBe(true);
+        });
+      }),
+    );
+    // A refusal that may not last is never kept; anything but what keptWindows writes is no listing.
+    expect(keptWindows([{ id: 'w', error: new SourceReadError('SOURCE_SESSION_TOO_LARGE', 'over the limit here') }])).toBeUndefined();
+    for (const saved of [{}, [{ id: 'w', updatedAt: '1' }], [{ id: 'w', updatedAt: 1, header: [] }], [{ id: 'w', refused: { code: 'SOURCE_SESSION_NOT_FOUND', message: 'gone' } }], [{ updatedAt: 1 }]]) {
+      expect(windowsKept(saved)).toBeUndefined();
+    }
+  });
 
   it("reading a generated database gives pi's fold of its events, plain or compressed, and only text they hold", async () => {
     await fc.assert(

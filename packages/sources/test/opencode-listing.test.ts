@@ -1,6 +1,7 @@
 /**
  * opencode's and Kilo's listing answered from memory while their store is
- * unchanged (#33): the rule (`DatabaseListings`) over a modelled file system
+ * unchanged (#33), and a new process's from the reads an earlier one kept
+ * (#31, OpenClaw's): the rule (`DatabaseListings`) over a modelled file system
  * whose clock is as coarse as any, and the source over real databases that
  * node:sqlite writes in WAL mode as opencode does, counting every open of a
  * database through the readers' one way into SQLite.
@@ -12,9 +13,9 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileRevision } from '@sessref/platform';
 import { readRevision } from '@sessref/platform';
-import { DatabaseListings, type DatabaseState } from '../src/database-listings.js';
+import { DatabaseListings, type DatabaseLooks, type KeptReads } from '../src/database-listings.js';
 import { listDatabaseSessions } from '../src/opencode/sqlite-store.js';
-import { listingCache, promptTitleCache } from '../src/transcripts/listing-cache.js';
+import { listingCache, promptTitleCache, type DatabaseReadCache, type KeptDatabaseRead } from '../src/transcripts/listing-cache.js';
 import type * as SqliteDatabase from '../src/sqlite-database.js';
 import type { kiloSource as KiloSource } from '../src/kilo/source.js';
 import type { opencodeSource as OpencodeSource } from '../src/opencode/source.js';
@@ -25,62 +26,109 @@ const scratch = scratchFolder('sessref-opencode-listing-');
 const SETTLED_MS = 2_000;
 const NS_PER_MS = 1_000_000n;
 
-describe('the rule: a database is read again only when its files changed, or changed too recently to tell', () => {
-  /**
-   * What happens to the store between listings: a commit (to the -wal, which keeps its size when it is written over from its
-   * start), a checkpoint (the database file), the -wal given its owner again (SQLite run as root, at any open: only its
-   * change time moves), time passing.
-   */
-  type Step = { kind: 'commit'; sameSize: boolean } | { kind: 'checkpoint' } | { kind: 'owner' } | { kind: 'wait'; ms: number } | { kind: 'list' };
-  const step: fc.Arbitrary<Step> = fc.oneof(
-    fc.record({ kind: fc.constant('commit' as const), sameSize: fc.boolean() }),
-    fc.record({ kind: fc.constant('checkpoint' as const) }),
-    fc.record({ kind: fc.constant('owner' as const) }),
-    fc.record({ kind: fc.constant('wait' as const), ms: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 5_000 })) }),
-    fc.record({ kind: fc.constant('list' as const) }),
-  );
-  /** File systems' timestamp steps, from the nanosecond to FAT's two seconds. */
-  const tick = fc.constantFrom(1n, NS_PER_MS, 10n * NS_PER_MS, 1000n * NS_PER_MS, 2000n * NS_PER_MS);
+/**
+ * What happens to the store between listings: a commit (to the -wal, which keeps its size when it is written over from its
+ * start), a checkpoint (the database file), the -wal given its owner again (SQLite run as root, at any open: only its
+ * change time moves), time passing, a listing, and a new process started over the file the last one kept.
+ */
+type Step = { kind: 'commit'; sameSize: boolean } | { kind: 'checkpoint' } | { kind: 'owner' } | { kind: 'wait'; ms: number } | { kind: 'list' } | { kind: 'new process' };
+const storeStep: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('commit' as const), sameSize: fc.boolean() }),
+  fc.record({ kind: fc.constant('checkpoint' as const) }),
+  fc.record({ kind: fc.constant('owner' as const) }),
+  fc.record({ kind: fc.constant('wait' as const), ms: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 5_000 })) }),
+  fc.record({ kind: fc.constant('list' as const) }),
+);
+/** File systems' timestamp steps, from the nanosecond to FAT's two seconds. */
+const tick = fc.constantFrom(1n, NS_PER_MS, 10n * NS_PER_MS, 1000n * NS_PER_MS, 2000n * NS_PER_MS);
 
+/**
+ * Run `steps` over a modelled store whose file times are its clock cut to `tickNs`, listing it through the listings
+ * `open` makes (again at each new process): every listing gives what the database holds at that moment, and one over a
+ * store unwritten since a read the rule keeps reads nothing.
+ */
+async function checkRule(tickNs: bigint, startMs: number, steps: readonly Step[], open: (read: () => Promise<number>, looks: DatabaseLooks) => DatabaseListings<number>): Promise<void> {
+  let nowMs = 1_800_000_000_000 + startMs;
+  /** A time as stat shows it: the clock cut to the file system's step. */
+  const stamp = (): bigint => ((BigInt(nowMs) * NS_PER_MS) / tickNs) * tickNs;
+  const written = (ino: bigint, size: bigint): FileRevision => ({ dev: 1n, ino, size, mtimeNs: stamp(), ctimeNs: stamp() });
+  let database = written(1n, 4096n);
+  let wal = written(2n, 0n);
+  let content = 0;
+  const looks: DatabaseLooks = { state: () => ({ database, wal, throughWal: true }), now: () => nowMs };
+  const read = (): Promise<number> => Promise.resolve(content);
+  let listings = open(read, looks);
+  let readsBefore = 0;
+  /** Whether anything was written since the last read the rule keeps: until then, a listing may read. */
+  let writtenSinceKeptRead = true;
+  for (const next of steps) {
+    if (next.kind === 'commit') {
+      content += 1;
+      wal = written(2n, next.sameSize ? wal.size : wal.size + 4096n);
+    } else if (next.kind === 'checkpoint') {
+      database = written(1n, database.size);
+    } else if (next.kind === 'owner') {
+      wal = { ...wal, ctimeNs: stamp() };
+    } else if (next.kind === 'wait') {
+      nowMs += next.ms;
+    } else if (next.kind === 'new process') {
+      listings = open(read, looks);
+      readsBefore = 0;
+    }
+    if (next.kind === 'commit' || next.kind === 'checkpoint') writtenSinceKeptRead = true;
+    if (next.kind !== 'list') continue;
+    expect(await listings.get('store.db')).toBe(content);
+    if (!writtenSinceKeptRead) expect(listings.reads).toBe(readsBefore);
+    // A read is kept when neither file was written within the settling time before it.
+    if (listings.reads !== readsBefore) writtenSinceKeptRead = BigInt(nowMs) * NS_PER_MS - (database.mtimeNs > wal.mtimeNs ? database.mtimeNs : wal.mtimeNs) < BigInt(SETTLED_MS) * NS_PER_MS;
+    readsBefore = listings.reads;
+  }
+}
+
+describe('the rule: a database is read again only when its files changed, or changed too recently to tell', () => {
   it('every listing gives what the database holds at that moment, however coarse the clock of the file system, and an unchanged, settled store is never read again', async () => {
     await fc.assert(
-      fc.asyncProperty(tick, fc.integer({ min: 0, max: 10_000 }), fc.array(step, { maxLength: 60 }), async (tickNs, startMs, steps) => {
-        let nowMs = 1_800_000_000_000 + startMs;
-        /** A time as stat shows it: the clock cut to the file system's step. */
-        const stamp = (): bigint => ((BigInt(nowMs) * NS_PER_MS) / tickNs) * tickNs;
-        const written = (ino: bigint, size: bigint): FileRevision => ({ dev: 1n, ino, size, mtimeNs: stamp(), ctimeNs: stamp() });
-        let database = written(1n, 4096n);
-        let wal = written(2n, 0n);
-        let content = 0;
-        const listings = new DatabaseListings(async () => content, SETTLED_MS, { state: (): DatabaseState => ({ database, wal, throughWal: true }), now: () => nowMs });
-        let readsBefore = 0;
-        /** Whether anything was written since the last read the rule keeps: until then, a listing may read. */
-        let writtenSinceKeptRead = true;
-        for (const next of steps) {
-          if (next.kind === 'commit') {
-            content += 1;
-            wal = written(2n, next.sameSize ? wal.size : wal.size + 4096n);
-          } else if (next.kind === 'checkpoint') {
-            database = written(1n, database.size);
-          } else if (next.kind === 'owner') {
-            wal = { ...wal, ctimeNs: stamp() };
-          } else if (next.kind === 'wait') {
-            nowMs += next.ms;
-          }
-          if (next.kind === 'commit' || next.kind === 'checkpoint') writtenSinceKeptRead = true;
-          if (next.kind !== 'list') continue;
-          expect(await listings.get('opencode.db')).toBe(content);
-          if (!writtenSinceKeptRead) expect(listings.reads).toBe(readsBefore);
-          // A read is kept when neither file was written within the settling time before it.
-          if (listings.reads !== readsBefore) writtenSinceKeptRead = BigInt(nowMs) * NS_PER_MS - (database.mtimeNs > wal.mtimeNs ? database.mtimeNs : wal.mtimeNs) < BigInt(SETTLED_MS) * NS_PER_MS;
-          readsBefore = listings.reads;
-        }
+      fc.asyncProperty(tick, fc.integer({ min: 0, max: 10_000 }), fc.array(storeStep, { maxLength: 60 }), async (tickNs, startMs, steps) => {
+        await checkRule(tickNs, startMs, steps, (read, looks) => new DatabaseListings(read, SETTLED_MS, looks));
       }),
       { numRuns: 300 },
     );
   });
 });
 
+describe('the rule across processes: reads kept in a file answer a new process exactly as the one that made them would have (#31)', () => {
+  it('every listing of every process gives what the database holds, and a process over a settled, unchanged store reads nothing', async () => {
+    const steps = fc.array(fc.oneof(storeStep, fc.constant<Step>({ kind: 'new process' })), { maxLength: 60 });
+    await fc.assert(
+      fc.asyncProperty(tick, fc.integer({ min: 0, max: 10_000 }), steps, async (tickNs, startMs, generated) => {
+        // The file between processes, as JSON keeps it.
+        let file = '{}';
+        const cache: DatabaseReadCache = {
+          load: () => new Map(Object.entries(JSON.parse(file) as Record<string, KeptDatabaseRead>)),
+          save: (reads) => void (file = JSON.stringify(Object.fromEntries(reads))),
+        };
+        const kept: KeptReads<number> = { cache, encode: (value) => value, decode: (saved) => (typeof saved === 'number' ? saved : undefined) };
+        await checkRule(tickNs, startMs, generated, (read, looks) => new DatabaseListings(read, SETTLED_MS, looks, kept));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a kept read its source cannot decode, or would not keep, is read again', async () => {
+    let file = new Map<string, KeptDatabaseRead>();
+    const cache: DatabaseReadCache = { load: () => new Map(file), save: (reads) => void (file = new Map(reads)) };
+    const looks: DatabaseLooks = { state: () => ({ database: { dev: 1n, ino: 1n, size: 1n, mtimeNs: 0n, ctimeNs: 0n }, wal: undefined, throughWal: false }), now: () => 1_800_000_000_000 };
+    const read = () => Promise.resolve('read');
+    const undecodable: KeptReads<string> = { cache, encode: (value) => value, decode: () => undefined };
+    await new DatabaseListings(read, SETTLED_MS, looks, undecodable).get('a.sqlite');
+    const again = new DatabaseListings(read, SETTLED_MS, looks, undecodable);
+    await again.get('a.sqlite');
+    expect(again.reads).toBe(1);
+    file = new Map();
+    await new DatabaseListings(read, SETTLED_MS, looks, { cache, encode: () => undefined, decode: (saved) => saved as string }).get('a.sqlite');
+    expect(file.size).toBe(0);
+  });
+});
 /** A database with opencode's tables (session.sql.ts, project.sql.ts), in WAL mode, as opencode keeps it open while it runs. */
 function openStore(path: string): DatabaseSync {
   mkdirSync(join(path, '..'), { recursive: true });

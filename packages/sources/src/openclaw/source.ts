@@ -1,16 +1,16 @@
 import { relative } from 'node:path';
 import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
 import { AGENTS } from '../agents.js';
-import { DatabaseListings, databaseStamp } from '../database-listings.js';
+import { DatabaseListings, databaseStamp, type KeptReads } from '../database-listings.js';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId } from '../ids.js';
 import { asString } from '../json-lines.js';
 import type { SourceEnvironment, Transcript } from '../transcripts/format.js';
-import { promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
+import { databaseReadCache, databaseReadsFile, promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { foldOpenclaw } from './fold.js';
 import { agentDatabases } from './locate.js';
-import { listWindows, readEvents, type EventLimits, type KnownPrompt, type WindowRow } from './store.js';
+import { keptWindows, listWindows, readEvents, windowsKept, type EventLimits, type KnownPrompt, type ListedWindow, type WindowRow } from './store.js';
 
 /** Sessions one database may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -48,8 +48,8 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
   let last: { readonly sessions: Map<string, Listed>; readonly problems: SourceProblem[] } = { sessions: new Map(), problems: [] };
 
   const prompts = promptMemory(options);
-  /** Each database's windows, read again only once its files changed (`../database-listings.ts`). */
-  const windowsOf = new DatabaseListings((path) => listWindows(path, MAX_SESSIONS, prompts.known));
+  /** Each database's windows, read again only once its files changed (`../database-listings.ts`), in this process and, with a cache file, in the next ones. */
+  const windowsOf = new DatabaseListings((path) => listWindows(path, MAX_SESSIONS, prompts.known), undefined, undefined, keptReads(options));
 
   const discover = async (signal?: AbortSignal): Promise<Map<string, Listed>> => {
     const agents = AGENTS.openclaw.home(options.environment);
@@ -143,6 +143,13 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
     // Each listing opens and closes the databases: nothing stays open between them.
     close() {},
   };
+}
+
+/** Where the databases' windows are kept between processes, beside the prompt titles; none without a listing cache file. */
+function keptReads(options: OpenclawSourceOptions): KeptReads<ListedWindow[]> | undefined {
+  if (options.listingCacheFile === undefined) return undefined;
+  const cache = databaseReadCache(databaseReadsFile(options.listingCacheFile), { source: name, home: AGENTS.openclaw.home(options.environment) });
+  return { cache, encode: keptWindows, decode: windowsKept };
 }
 
 /**

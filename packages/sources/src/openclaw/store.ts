@@ -3,6 +3,7 @@ import { decompressZstd } from '../codex/zstd.js';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, parseJson } from '../json-lines.js';
 import { requireTables, schemaKinds, withReadOnlyDatabase } from '../sqlite-database.js';
+import { isLastingRefusal } from '../transcripts/listing-cache.js';
 import { firstPromptOf } from './fold.js';
 
 type Row = Record<string, SQLOutputValue>;
@@ -41,6 +42,50 @@ export interface WindowRow {
 
 /** A window, or why its row cannot be read. */
 export type ListedWindow = WindowRow | { id: string; error: SourceReadError };
+
+/**
+ * A listing's windows as kept between processes (`../database-listings.ts`):
+ * each window as it is, a refused one by its refusal; none when a refusal
+ * may not last (a listing in a process that cannot read as far reads again).
+ */
+export function keptWindows(windows: readonly ListedWindow[]): unknown[] | undefined {
+  const kept: unknown[] = [];
+  for (const window of windows) {
+    if (!('error' in window)) kept.push(window);
+    else if (isLastingRefusal(window.error.code)) kept.push({ id: window.id, refused: { code: window.error.code, message: window.error.message } });
+    else return undefined;
+  }
+  return kept;
+}
+
+/** The windows {@link keptWindows} wrote, or none when `saved` holds anything else. */
+export function windowsKept(saved: unknown): ListedWindow[] | undefined {
+  if (!Array.isArray(saved)) return undefined;
+  const windows: ListedWindow[] = [];
+  for (const entry of saved) {
+    const window = windowKept(entry);
+    if (window === undefined) return undefined;
+    windows.push(window);
+  }
+  return windows;
+}
+
+function windowKept(entry: unknown): ListedWindow | undefined {
+  const kept = asObject(entry);
+  if (kept === undefined || typeof kept['id'] !== 'string') return undefined;
+  const { id, updatedAt, title, firstPrompt, header, refused } = kept;
+  if (refused !== undefined) {
+    const { code, message } = asObject(refused) ?? {};
+    return isLastingRefusal(code) && typeof message === 'string' ? { id, error: new SourceReadError(code, message) } : undefined;
+  }
+  if (typeof updatedAt !== 'number' || !Number.isFinite(updatedAt) || !optionalString(title) || !optionalString(firstPrompt)) return undefined;
+  if (header !== undefined && asObject(header) === undefined) return undefined;
+  return { id, updatedAt, title, firstPrompt, header: asObject(header) };
+}
+
+function optionalString(value: unknown): value is string | undefined {
+  return value === undefined || typeof value === 'string';
+}
 
 /** A name that is set and not blank. */
 function named(value: SQLOutputValue | undefined): string | undefined {

@@ -39,7 +39,12 @@ const LASTING_REFUSALS: ReadonlySet<SourceReadCode> = new Set(['SOURCE_SESSION_C
 
 /** Whether a cache file keeps `facts`: any facts, and the refusals that last as long as the file's revision. */
 export function persists(facts: ListingFacts): boolean {
-  return !(facts instanceof SourceReadError) || LASTING_REFUSALS.has(facts.code);
+  return !(facts instanceof SourceReadError) || isLastingRefusal(facts.code);
+}
+
+/** Whether `code` is a refusal that lasts as long as what was read keeps its bytes (see {@link LASTING_REFUSALS}). */
+export function isLastingRefusal(code: unknown): code is SourceReadCode {
+  return typeof code === 'string' && LASTING_REFUSALS.has(code as SourceReadCode);
 }
 
 /** Whose listing a cache file holds: one agent's folder, as read by one build of these readers. */
@@ -114,6 +119,51 @@ export function promptTitleCache(file: string, identity: CacheIdentity): PromptT
       if (kind !== undefined) writeDerivedFile(file, kind, { titles: Object.fromEntries(titles()) });
       savedAt = monotonicMs();
       unsaved = false;
+    },
+  };
+}
+
+/** One database's read as a file keeps it: the state its files had (`../database-listings.ts`), and what the read gave, as its source writes it. */
+export interface KeptDatabaseRead {
+  state: string;
+  value: unknown;
+}
+
+/**
+ * The settled reads of an agent's databases (OpenClaw's), kept between
+ * processes as the transcript sources' listings are (same trust, same
+ * writes, marked `holds: "database reads"`), so a new process whose
+ * databases kept their state opens none of them. In a file of its own
+ * beside the one the prompt titles are kept in ({@link databaseReadsFile}).
+ * Disposable in the same ways; a read of the wrong shape is left out.
+ */
+export interface DatabaseReadCache {
+  load(): Map<string, KeptDatabaseRead>;
+  save(reads: ReadonlyMap<string, KeptDatabaseRead>): void;
+}
+
+/** Where {@link databaseReadCache} keeps an agent's database reads, beside its listing cache file. */
+export function databaseReadsFile(listingCacheFile: string): string {
+  return `${listingCacheFile.replace(/\.json$/, '')}.databases.json`;
+}
+
+export function databaseReadCache(file: string, identity: CacheIdentity): DatabaseReadCache {
+  return {
+    load() {
+      const reads = new Map<string, KeptDatabaseRead>();
+      const kind = listingCacheKind(identity, 'database reads');
+      const saved = kind === undefined ? undefined : readDerivedFile(file, kind);
+      if (saved?.state !== 'read' || !isJsonObject(saved.document['reads'])) return reads;
+      const kept = saved.document['reads'];
+      for (const path of Object.keys(kept)) {
+        const read = kept[path];
+        if (isJsonObject(read) && typeof read['state'] === 'string' && read['value'] !== undefined) reads.set(path, { state: read['state'], value: read['value'] });
+      }
+      return reads;
+    },
+    save(reads) {
+      const kind = listingCacheKind(identity, 'database reads');
+      if (kind !== undefined) writeDerivedFile(file, kind, { reads: Object.fromEntries(reads) });
     },
   };
 }
@@ -225,8 +275,8 @@ function savedFacts(saved: unknown): ListingFacts | undefined {
 function savedRefusal(saved: unknown): SourceReadError | undefined {
   if (!isJsonObject(saved)) return undefined;
   const { code, message } = saved;
-  if (typeof code !== 'string' || !LASTING_REFUSALS.has(code as SourceReadCode) || typeof message !== 'string') return undefined;
-  return new SourceReadError(code as SourceReadCode, message);
+  if (!isLastingRefusal(code) || typeof message !== 'string') return undefined;
+  return new SourceReadError(code, message);
 }
 
 function optionalString(value: unknown): value is string | undefined {

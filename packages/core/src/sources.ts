@@ -59,19 +59,26 @@ export interface CombineOptions {
 export function combineSources(primary: SessionReferenceStorage, foreign: readonly SessionSource[], options: CombineOptions = {}): CombinedStorage {
   const primaryName = options.primaryName ?? 'dsh';
   let primaryIds: ReadonlySet<string> = new Set();
-  const route = (sessionId: string): SessionSource | undefined =>
-    primaryIds.has(sessionId) ? undefined : foreign.find((source) => source.owns(sessionId));
+  // A plain loop: a listing routes each of its sessions a few times, and a callback per call is an allocation per call.
+  const route = (sessionId: string): SessionSource | undefined => {
+    if (primaryIds.has(sessionId)) return undefined;
+    for (let at = 0; at < foreign.length; at++) if (foreign[at]!.owns(sessionId)) return foreign[at];
+    return undefined;
+  };
   const storageOf = (sessionId: string): SessionReferenceStorage => route(sessionId) ?? primary;
   const listForeign: CombinedStorage['listForeign'] = async (ids, signal) => {
     primaryIds = ids;
     const listings = await Promise.all(foreign.map((source) => listIsolated(source, signal, options.onFailure)));
     const seen = new Set(ids);
     const listed: SessionHeaderLike[] = [];
-    for (const header of listings.flat()) {
-      if (seen.has(header.id)) continue;
-      seen.add(header.id);
-      listed.push(header);
-    }
+    // forEach, not for…of: a listing passes every session of every source through here, cold.
+    listings.forEach((headers) =>
+      headers.forEach((header) => {
+        if (seen.has(header.id)) return;
+        seen.add(header.id);
+        listed.push(header);
+      }),
+    );
     return listed;
   };
 
@@ -88,16 +95,16 @@ export function combineSources(primary: SessionReferenceStorage, foreign: readon
     async readTitles(sessionIds, signal) {
       // Each id is appended to its storage's group in place: copying a group per id made a listing of n ids cost n² (#37).
       const groups = new Map<SessionReferenceStorage, string[]>();
-      for (const id of new Set(sessionIds)) {
+      new Set(sessionIds).forEach((id) => {
         const storage = storageOf(id);
         const group = groups.get(storage);
         if (group === undefined) groups.set(storage, [id]);
         else group.push(id);
-      }
+      });
       const results = new Map<string, TitleReadResult>();
       await Promise.all(
         [...groups].map(async ([storage, ids]) => {
-          for (const result of await storage.readTitles(ids, signal)) results.set(result.sessionId, result);
+          (await storage.readTitles(ids, signal)).forEach((result) => results.set(result.sessionId, result));
         }),
       );
       return sessionIds.map((id) => results.get(id) ?? { sessionId: id, status: 'rejected', reason: new Error(`no title was read for "${id}"`) });

@@ -9,6 +9,12 @@ export function foreignSessionId(source: string, nativeId: string): string {
   return `${source}:${nativeId}`;
 }
 
+/** Whether a session id is one of `source`'s: its prefix spelled once, as a listing asks this of every session. */
+export function ownedBy(source: string): (sessionId: string) => boolean {
+  const prefix = `${source}:`;
+  return (sessionId) => sessionId.startsWith(prefix);
+}
+
 /** The agent's own id inside `sessionId` when it is one of `source`'s ids. */
 export function nativeSessionId(source: string, sessionId: string): string | undefined {
   const prefix = `${source}:`;

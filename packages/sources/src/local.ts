@@ -5,6 +5,7 @@ import { sessrefCacheFile } from '@sessref/platform';
 import { AGENT_NAMES, AGENTS, type AgentName } from './agents.js';
 import type { AgentRow } from './agent-row.js';
 import { SourceReadError } from './errors.js';
+import { ownedBy } from './ids.js';
 import type { SourceEnvironment } from './transcripts/format.js';
 import type { TranscriptSource } from './transcripts/transcript-source.js';
 
@@ -45,7 +46,7 @@ function lazySource(name: AgentName, load: () => Promise<TranscriptSource>): Tra
     }));
   return {
     name,
-    owns: (sessionId) => sessionId.startsWith(`${name}:`),
+    owns: ownedBy(name),
     listSessions: async (signal) => (await source()).listSessions(signal),
     readTitles: async (sessionIds, signal) => (await source()).readTitles(sessionIds, signal),
     readSurface: async (sessionId, signal) => (await source()).readSurface(sessionId, signal),

@@ -3,7 +3,7 @@ import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessr
 import { AGENTS } from '../agents.js';
 import { DatabaseListings, databaseStamp, type KeptReads } from '../database-listings.js';
 import { SourceReadError } from '../errors.js';
-import { foreignSessionId } from '../ids.js';
+import { foreignSessionId, ownedBy } from '../ids.js';
 import { asString } from '../json-lines.js';
 import type { SourceEnvironment, Transcript } from '../transcripts/format.js';
 import { databaseReadCache, databaseReadsFile, promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
@@ -105,7 +105,7 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
 
   return {
     name,
-    owns: (sessionId) => sessionId.startsWith(`${name}:`),
+    owns: ownedBy(name),
 
     async changeStamps(signal) {
       const stamps = new Map<string, string>();

@@ -3,7 +3,7 @@ import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessr
 import type { AgentRow } from '../agent-row.js';
 import { listDirectory, fileToken, readRevision, revisionToken } from '@sessref/platform';
 import { SourceReadError } from '../errors.js';
-import { foreignSessionId } from '../ids.js';
+import { foreignSessionId, ownedBy } from '../ids.js';
 import type { SourceEnvironment } from '../transcripts/format.js';
 import { AGENTS } from '../agents.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
@@ -241,7 +241,7 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
 
   return {
     name,
-    owns: (sessionId) => sessionId.startsWith(`${name}:`),
+    owns: ownedBy(name),
 
     async changeStamps(signal) {
       const stamps = new Map<string, string>();

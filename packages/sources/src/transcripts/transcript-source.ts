@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { relative } from 'node:path';
 import { errorCode, type SessionHeaderLike, type SessionSource, type SurfaceSnapshot, type TitleReadResult } from '@sessref/core';
 import { SourceReadError } from '../errors.js';
-import { foreignSessionId } from '../ids.js';
+import { foreignSessionId, ownedBy } from '../ids.js';
 import { FileTooLargeError, NotRegularFileError, PROCESS_LISTINGS, monotonicMs, readRegularFile, readRevision, revisionToken, type FileRevision } from '@sessref/platform';
 import { FolderWatch } from './folder-watch.js';
 import type { SourceEnvironment, Transcript, TranscriptFile, TranscriptFormat } from './format.js';
@@ -225,7 +225,7 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
 
   return {
     name: format.name,
-    owns: (sessionId) => sessionId.startsWith(`${format.name}:`),
+    owns: ownedBy(format.name),
 
     async changeStamps(signal) {
       await refresh();

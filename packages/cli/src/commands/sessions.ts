@@ -34,9 +34,9 @@ const ID_COLUMNS = 24;
 /** The sessions `list QUERY` shows, of the places asked for: QUERY in the id, the cwd or the title, case-insensitively. */
 export function listMatches<S extends { sessionId: string; source: string; cwd?: string; title?: string }>(sessions: readonly S[], query: string, sources: SourceSelection): S[] {
   const needle = query.toLowerCase();
-  return sessions
-    .filter((s) => sources.dsh || !isDshSource(s.source))
-    .filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)));
+  const placed = sources.dsh ? sessions : sessions.filter((s) => !isDshSource(s.source));
+  // No query matches every session: nothing to lower-case for a plain `list` of thousands.
+  return needle === '' ? [...placed] : placed.filter((s) => [s.sessionId, s.cwd ?? '', s.title ?? ''].some((field) => field.toLowerCase().includes(needle)));
 }
 
 /** `sessref list [QUERY] [--target ID] [--limit N] [--sources LIST] [--json]` */

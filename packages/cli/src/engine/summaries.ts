@@ -4,15 +4,10 @@
  * agents'.
  */
 import { OWN_SOURCE } from '@sessref/dsh/service';
-import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
+import type { TitleReadResult } from '@sessref/core';
 import type { Listing, SessionSummary } from './listed.js';
 import type { EngineParts, SessionRecord } from './parts.js';
 
-/** A listed session's `cwd`, the directory it is in now: the one it moved to (dsh 0.2.1+), else the one it started in; none without either. */
-function currentDirectory(header: SessionHeaderLike): { cwd?: string } {
-  const cwd = header.workingDirectory ?? header.cwd;
-  return cwd === undefined ? {} : { cwd };
-}
 
 /**
  * Every session with its latest title, newest first; a failed title read
@@ -55,18 +50,19 @@ export function ownListing(parts: EngineParts, signal?: AbortSignal): Promise<Li
 function summaryOf(record: SessionRecord, source: string, host: string | undefined, title: TitleReadResult | undefined): SessionSummary {
   const { header, lastSentAt, live, persisted } = record;
   const latest = title?.status === 'fulfilled' ? title.title : undefined;
-  return {
-    sessionId: header.id,
-    source,
-    ...(host === undefined ? {} : { host }),
-    ...(latest === undefined ? {} : { title: latest }),
-    ...currentDirectory(header),
-    createdAt: header.createdAt,
-    ...(lastSentAt === undefined ? {} : { lastSentAt }),
-    live,
-    persisted,
-    ...(title?.status === 'rejected' ? { readError: title.reason } : {}),
-  };
+  // Where the session is now: the directory it moved to (dsh 0.2.1+), else the one it started in.
+  const cwd = header.workingDirectory ?? header.cwd;
+  // Written key by key in the order every face shows them (`--json` keeps it), not spread: a listing makes one per session, cold.
+  const summary: Partial<SessionSummary> = { sessionId: header.id, source };
+  if (host !== undefined) summary.host = host;
+  if (latest !== undefined) summary.title = latest;
+  if (cwd !== undefined) summary.cwd = cwd;
+  summary.createdAt = header.createdAt;
+  if (lastSentAt !== undefined) summary.lastSentAt = lastSentAt;
+  summary.live = live;
+  summary.persisted = persisted;
+  if (title?.status === 'rejected') summary.readError = title.reason;
+  return summary as SessionSummary;
 }
 
 /**

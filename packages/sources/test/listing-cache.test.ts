@@ -9,9 +9,22 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type * as Platform from '@sessref/platform';
+import { PROCESS_LISTINGS } from '@sessref/platform';
 import { claudeCodeFormat, localSources, transcriptSource, type TranscriptFormat } from '@sessref/sources';
 import { listing } from './support.js';
+
+/** The transcripts whose revision was taken, in order: every stat of one goes through the platform's `readRevision`. */
+const statted = vi.hoisted((): string[] => []);
+vi.mock('@sessref/platform', async (importOriginal) => {
+  const platform = await importOriginal<typeof Platform>();
+  const readRevision: typeof platform.readRevision = (path, regularOnly) => {
+    if (path.endsWith('.jsonl')) statted.push(path);
+    return platform.readRevision(path, regularOnly);
+  };
+  return { ...platform, readRevision };
+});
 
 const scratch = mkdtempSync(join(tmpdir(), 'sessref-listing-cache-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -95,6 +108,27 @@ describe('the listing cache', () => {
     expect(readdirSync(join(home, '.claude'), { recursive: true }).sort()).toEqual(before);
     expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(/^listing-claude-code-[0-9a-f]{16}\.v1\.json$/)]);
     expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+  });
+
+  it('lets a run that reads one session (show, mention) stat its transcript alone, and its first listing stat them all', async () => {
+    const { home, project, cacheFile } = newHome();
+    const paths = [1, 2, 3].map((n) => join(project, `${uuid(n)}.jsonl`));
+    paths.forEach((path, index) => writeFileSync(path, transcript(index + 1, `Session ${index + 1}`)));
+    const environment = { home, env: {} };
+    await listing(transcriptSource(claudeCodeFormat, { environment, listingCacheFile: cacheFile }));
+    const letGo = PROCESS_LISTINGS.holdFirstLook();
+    try {
+      const source = transcriptSource(claudeCodeFormat, { environment, listingCacheFile: cacheFile });
+      statted.length = 0;
+      const id = `claude-code:${uuid(2)}`;
+      expect(await source.readTitles([id])).toEqual([{ sessionId: id, status: 'fulfilled', title: 'Claude Code · Session 2' }]);
+      expect((await source.readSurface(id)).messages.length).toBeGreaterThan(0);
+      expect(new Set(statted)).toEqual(new Set([paths[1]]));
+      expect(await source.listSessions()).toHaveLength(3);
+      expect(new Set(statted)).toEqual(new Set(paths));
+    } finally {
+      letGo();
+    }
   });
 
   it('is not trusted over a transcript whose revision differs from the entry\'s, even when edited to say otherwise', async () => {

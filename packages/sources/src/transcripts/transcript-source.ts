@@ -84,6 +84,13 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
   let skippedFolders: SourceProblem[] = [];
   /** The hold of the process's listings the last discovery was made under, if any (see {@link refresh}). */
   let discoveredUnder: number | undefined;
+  /**
+   * The transcripts of the last discovery whose stats (and the cache's
+   * pruning to them) no listing has made yet: a discovery finds the files
+   * and the next {@link refresh} stats them, so a run that reads one session
+   * (`show`, `mention`) stats that one alone.
+   */
+  let statsOwed: ReadonlySet<string> | undefined;
 
   const knownFacts = (): Map<string, ListingEntry> => {
     if (known !== undefined) return known;
@@ -133,6 +140,13 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
     // Watched before the stats: a transcript that grows after its stat is an event. A run under a hold looks once and never watches.
     if (discoveredUnder === undefined) watch?.follow(trail, present, startedAt);
     else watch?.missed();
+    statsOwed = present;
+    return files;
+  };
+
+  /** Stat what the last discovery found (`present`, the transcripts it listed) and prune the cache's facts to them. */
+  const statDiscovered = (present: ReadonlySet<string>): void => {
+    statsOwed = undefined;
     revisions = new Map();
     companionTokens = new Map();
     titleFileTokens = new Map();
@@ -147,7 +161,6 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
       facts.delete(path);
       unsaved = true;
     });
-    return files;
   };
 
   /**
@@ -159,6 +172,11 @@ export function transcriptSource(format: TranscriptFormat, options: TranscriptSo
    * does, and no folder is watched.
    */
   const refresh = async (): Promise<void> => {
+    await catchUp();
+    if (statsOwed !== undefined) statDiscovered(statsOwed);
+  };
+
+  const catchUp = async (): Promise<void> => {
     if (discoveredUnder !== undefined && discoveredUnder === PROCESS_LISTINGS.heldEpoch) return;
     const changes = await watch?.changes();
     if (changes === undefined || changes.rediscover) {

@@ -6,7 +6,8 @@
 import { readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { PROCESS_LISTINGS } from '@sessref/platform';
 import { SessionId } from '@deepseek-ai/dsh-session';
 import { DEFAULT_LOG_FILE_NAME } from '@sessref/dsh/jsonl-root';
 import SessionTitleIndex, { defaultIndexFile } from '@sessref/dsh/title-index';
@@ -130,9 +131,15 @@ describe('the title-index plugin', () => {
     const { host: second, reads } = await freshProcess(root, indexFile);
     const catalog = second.ctx.get('sessionReferenceCatalog')!;
     const titleOf = async (id: string) => (await catalog.readTitles([id]))[0];
-    // The stale entry of "renamed" is not looked at: no log is read for the one title asked.
+    const looks = vi.spyOn(PROCESS_LISTINGS, 'revision');
+    // The stale entry of "renamed" is not looked at: no log is read for the one title asked, and no other session is even
+    // stat'ed (no walk): only the directories on the way to its log, and its log.
     expect(await titleOf('kept')).toEqual({ sessionId: 'kept', status: 'fulfilled', title: 'Kept' });
     expect(reads).toEqual([]);
+    const looked = looks.mock.calls.map(([path]) => path);
+    expect(looked.filter((path) => path.includes('renamed'))).toEqual([]);
+    expect(looked).toContainEqual(expect.stringMatching(/[/\\]kept[/\\]session\.jsonl$/));
+    looks.mockRestore();
     // Nor is the entry of "gone", until it is asked for: its log is gone, and so is its title.
     expect(await titleOf('gone')).toMatchObject({ sessionId: 'gone', status: 'rejected' });
     expect(await titleOf('renamed')).toEqual({ sessionId: 'renamed', status: 'fulfilled', title: 'New name' });

@@ -1,6 +1,6 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { childPath, PROCESS_LISTINGS, deliverPendingEvents, fileToken, readRevision, type FileRevision } from '@sessref/platform';
-import { listSubdirectories, sessionLogAt, type Compression } from './format.js';
+import { listSubdirectories, sessionLogAt, sessionLogsOf, type Compression } from './format.js';
 
 /** What a walk knows of one session directory. */
 interface LogFile {
@@ -78,6 +78,21 @@ export class LogFileTracker {
       for (const log of sessions.values()) if (wanted.has(log.sessionId)) revisions.set(log.sessionId, logRevision(log.path));
     }
     return revisions;
+  }
+
+  /**
+   * The revision of `sessionId`'s current log as a walk would find it,
+   * without one: from this hold's walk when one was made, else from a look
+   * at the directories that may hold that session alone (the listings the
+   * process shares, then a stat of its log). `undefined` when no log is
+   * found, or when more than one project holds the id (the walk decides
+   * which one wins).
+   */
+  revisionOf(sessionId: string): FileRevision | undefined {
+    const held = PROCESS_LISTINGS.heldEpoch;
+    if (!this.watching && this.current !== undefined && held !== undefined && held === this.walkedUnder) return this.current.get(sessionId);
+    const logs = sessionLogsOf(this.root, sessionId, this.compression);
+    return logs.length === 1 ? logRevision(logs[0]!.path) : undefined;
   }
 
   /** Stop watching. */

@@ -151,15 +151,15 @@ export class TitleCatalog implements SessionReferenceCatalog {
 
   /**
    * The saved entries for a process's first titles (a search labelling its
-   * hits): good as they are when each of `sessionIds` has an entry at its
-   * log's revision in the walk, with no other entry compared; else the index
-   * is refreshed, as a listing would.
+   * hits, a `show`): good as they are when each of `sessionIds` has an entry
+   * at its log's revision (`LogFileTracker.revisionOf`), with no other entry
+   * compared; else the index is refreshed, as a listing would.
    */
   private async savedFor(sessionIds: readonly string[], signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
-    const files = await this.logs.revisions();
     const entries = this.saved();
+    // A `show` of one session of 10,000 walked them all to compare one entry.
     const current = sessionIds.every((id) => {
-      const revision = files.get(id);
+      const revision = this.logs.revisionOf(id);
       return revision !== undefined && entries.get(id)?.revision === revisionToken(revision);
     });
     return current ? entries : this.refresh(signal);

@@ -15,7 +15,7 @@ import type { SessionLogError } from '@sessref/dsh/reading';
 import { checkMessageText } from '../session-input.js';
 import { ownParts, partsOverHost, type EngineParts } from './parts.js';
 import { DEFAULT_LOCK_WAIT_MS, engineHostOptions, type EngineOptions } from './options.js';
-import { latestTitles, listingSummaries, ownListing, sessionSummaries } from './summaries.js';
+import { explainedTitles, listingSummaries, sessionSummaries } from './summaries.js';
 import type { Listing, SessionSummary } from './listed.js';
 import type { SessionView, StepPreview } from './views.js';
 import { assertOwnSession, WriteQueue } from './writes.js';
@@ -214,23 +214,11 @@ export class Engine {
 
   /** The session's latest title (`undefined` when it has none), as its mention's label: refused as a read of it would be. */
   async titleOf(sessionId: string): Promise<string | undefined> {
-    // Another agent's session is named by its own source alone, as `show` reads it: listing the root and every other
-    // agent first made a fresh `mention` of one Claude Code session cost the whole home (0.96 s of CPU over 10,000 sessions).
-    if (this.sourceOf(sessionId) !== OWN_SOURCE) {
-      const [result] = await this.parts.service.readTitles([sessionId]);
-      if (result?.status === 'rejected') throw result.reason;
-      return result?.title;
-    }
-    // Where the root's listing is kept between processes, a session of the root is named, or its log refused, as that listing
-    // does: an unchanged root's answers with no other derived file opened. A long-lived run reads the one title instead.
-    if (this.parts.listingMemo() !== undefined) {
-      const { sessions, damaged } = await ownListing(this.parts);
-      const listed = sessions.find((session) => session.sessionId === sessionId);
-      const refusal = listed?.readError ?? damaged.find((damage) => damage.sessionId === sessionId);
-      if (refusal !== undefined) throw refusal;
-      if (listed !== undefined) return listed.title;
-    }
-    const [result] = await latestTitles(this.parts, [sessionId]);
+    // One session is named by its own source alone, as `show` reads it, with no listing first: another agent's by that
+    // agent's folders (listing the root and every agent made a fresh `mention` of one Claude Code session cost 0.96 s of
+    // CPU over 10,000 sessions), the root's by its own log's entry in the title index (a listing stat'ed every log).
+    const read = await this.parts.service.readTitles([sessionId]);
+    const [result] = this.sourceOf(sessionId) === OWN_SOURCE ? await explainedTitles(this.parts, read) : read;
     if (result?.status === 'rejected') throw result.reason;
     return result?.title;
   }

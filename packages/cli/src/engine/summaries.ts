@@ -73,7 +73,11 @@ function summaryOf(record: SessionRecord, source: string, host: string | undefin
  * the host's.
  */
 export async function latestTitles(parts: EngineParts, sessionIds: readonly string[], signal?: AbortSignal): Promise<TitleReadResult[]> {
-  const indexed = await parts.service.titlesOf(sessionIds, signal);
+  return explainedTitles(parts, await parts.service.titlesOf(sessionIds, signal), signal);
+}
+
+/** Titles read through the title index, each refusal of the root's explained as {@link latestTitles} explains them. */
+export async function explainedTitles(parts: EngineParts, indexed: readonly TitleReadResult[], signal?: AbortSignal): Promise<TitleReadResult[]> {
   const failed = indexed.filter((result) => result.status === 'rejected').map((result) => result.sessionId);
   if (failed.length === 0) return [...indexed];
   const explained = new Map<string, TitleReadResult>();

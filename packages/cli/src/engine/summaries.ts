@@ -34,7 +34,7 @@ export async function listingSummaries(parts: EngineParts, hostOf: (sessionId: s
  * from the listing (kept headers and a stat walk, reading no unchanged log),
  * titled by the title index, and the damage check of the logs it left out.
  */
-export function ownListing(parts: EngineParts, signal?: AbortSignal): Promise<Listing> {
+function ownListing(parts: EngineParts, signal?: AbortSignal): Promise<Listing> {
   const list = async (): Promise<Listing> => {
     const records = await parts.sessions(signal);
     const ids = records.map((record) => record.header.id);
@@ -72,7 +72,7 @@ function summaryOf(record: SessionRecord, source: string, host: string | undefin
  * explained again: sessref's own refusal of the log when it has one, else
  * the host's.
  */
-export async function latestTitles(parts: EngineParts, sessionIds: readonly string[], signal?: AbortSignal): Promise<TitleReadResult[]> {
+async function latestTitles(parts: EngineParts, sessionIds: readonly string[], signal?: AbortSignal): Promise<TitleReadResult[]> {
   return explainedTitles(parts, await parts.service.titlesOf(sessionIds, signal), signal);
 }
 

@@ -70,6 +70,11 @@ export function parseJsonLines(text: string, where: string): unknown[] {
   return records;
 }
 
+/** Whether `value` is absent or a string: an optional text field of a record sessref wrote itself. */
+export function isOptionalString(value: unknown): value is string | undefined {
+  return value === undefined || typeof value === 'string';
+}
+
 /** `value` as a plain JSON object, or `undefined`. */
 export function asObject(value: unknown): Record<string, unknown> | undefined {
   return isJsonObject(value) ? value : undefined;

@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { decompressZstd } from '../codex/zstd.js';
 import { SourceReadError } from '../errors.js';
-import { asObject, asString, parseJson } from '../json-lines.js';
+import { asObject, asString, isOptionalString, parseJson } from '../json-lines.js';
 import { requireTables, schemaKinds, withReadOnlyDatabase } from '../sqlite-database.js';
 import { isLastingRefusal } from '../transcripts/listing-cache.js';
 import { firstPromptOf } from './fold.js';
@@ -78,13 +78,9 @@ function windowKept(entry: unknown): ListedWindow | undefined {
     const { code, message } = asObject(refused) ?? {};
     return isLastingRefusal(code) && typeof message === 'string' ? { id, error: new SourceReadError(code, message) } : undefined;
   }
-  if (typeof updatedAt !== 'number' || !Number.isFinite(updatedAt) || !optionalString(title) || !optionalString(firstPrompt)) return undefined;
+  if (typeof updatedAt !== 'number' || !Number.isFinite(updatedAt) || !isOptionalString(title) || !isOptionalString(firstPrompt)) return undefined;
   if (header !== undefined && asObject(header) === undefined) return undefined;
   return { id, updatedAt, title, firstPrompt, header: asObject(header) };
-}
-
-function optionalString(value: unknown): value is string | undefined {
-  return value === undefined || typeof value === 'string';
 }
 
 /** A name that is set and not blank. */

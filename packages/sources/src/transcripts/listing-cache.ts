@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { isJsonObject } from '@sessref/core/internal';
 import { fnv1a64, monotonicMs, readDerivedFile, writeDerivedFile, type DerivedFileKind } from '@sessref/platform';
 import { SourceReadError, type SourceReadCode } from '../errors.js';
+import { isOptionalString } from '../json-lines.js';
 import type { Transcript } from './format.js';
 
 /** What listing needs of one transcript: its facts, or why it cannot be listed. */
@@ -250,7 +251,7 @@ function listingEntry(value: unknown): ListingEntry | undefined {
   const fileCreatedAt = value['createdAt'];
   const companions = value['companions'];
   const titleFile = value['titleFile'];
-  if (typeof revision !== 'string' || !optionalString(cwd) || !optionalString(companions) || !optionalString(titleFile)) return undefined;
+  if (typeof revision !== 'string' || !isOptionalString(cwd) || !isOptionalString(companions) || !isOptionalString(titleFile)) return undefined;
   if (fileCreatedAt !== undefined && !isFiniteNumber(fileCreatedAt)) return undefined;
   const facts = value['refused'] === undefined ? savedFacts(value['facts']) : value['facts'] === undefined ? savedRefusal(value['refused']) : undefined;
   if (facts === undefined) return undefined;
@@ -264,7 +265,7 @@ function listingEntry(value: unknown): ListingEntry | undefined {
 function savedFacts(saved: unknown): ListingFacts | undefined {
   if (!isJsonObject(saved)) return undefined;
   const { createdAt, cwd, title, offered } = saved;
-  if (!isFiniteNumber(createdAt) || !optionalString(cwd) || !optionalString(title) || (offered !== undefined && offered !== false)) return undefined;
+  if (!isFiniteNumber(createdAt) || !isOptionalString(cwd) || !isOptionalString(title) || (offered !== undefined && offered !== false)) return undefined;
   const facts: Exclude<ListingFacts, SourceReadError> = { createdAt };
   if (cwd !== undefined) facts.cwd = cwd;
   if (title !== undefined) facts.title = title;
@@ -277,10 +278,6 @@ function savedRefusal(saved: unknown): SourceReadError | undefined {
   const { code, message } = saved;
   if (!isLastingRefusal(code) || typeof message !== 'string') return undefined;
   return new SourceReadError(code, message);
-}
-
-function optionalString(value: unknown): value is string | undefined {
-  return value === undefined || typeof value === 'string';
 }
 
 function isFiniteNumber(value: unknown): value is number {

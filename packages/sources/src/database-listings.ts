@@ -1,6 +1,6 @@
 import { readRevision, sameFile, type FileRevision } from '@sessref/platform';
 import { readsThroughWal } from './sqlite-database.js';
-import type { DatabaseReadCache, KeptDatabaseRead } from './transcripts/listing-cache.js';
+import { databaseReadCache, databaseReadsFile, type CacheIdentity, type DatabaseReadCache, type KeptDatabaseRead } from './transcripts/listing-cache.js';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -83,6 +83,16 @@ export interface KeptReads<T> {
   cache: DatabaseReadCache;
   encode(value: T): unknown;
   decode(saved: unknown): T | undefined;
+}
+
+/**
+ * An agent's reads kept in the file beside its listing cache file (none
+ * without one: nothing is kept), as the agent's source writes each read and
+ * makes it again (`codec`).
+ */
+export function keptBeside<T>(listingCacheFile: string | undefined, identity: CacheIdentity, codec: Omit<KeptReads<T>, 'cache'>): KeptReads<T> | undefined {
+  if (listingCacheFile === undefined) return undefined;
+  return { cache: databaseReadCache(databaseReadsFile(listingCacheFile), identity), encode: codec.encode, decode: codec.decode };
 }
 
 /** A database's last read, the state its files had just before it, and whether that read answers while they keep it. */

@@ -1,12 +1,12 @@
 /**
  * opencode's and Kilo's listing answered from memory while their store is
  * unchanged (#33), and a new process's from the reads an earlier one kept
- * (#31, OpenClaw's): the rule (`DatabaseListings`) over a modelled file system
+ * (#31, theirs and OpenClaw's): the rule (`DatabaseListings`) over a modelled file system
  * whose clock is as coarse as any, and the source over real databases that
  * node:sqlite writes in WAL mode as opencode does, counting every open of a
  * database through the readers' one way into SQLite.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import fc from 'fast-check';
@@ -14,8 +14,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileRevision } from '@sessref/platform';
 import { readRevision } from '@sessref/platform';
 import { DatabaseListings, type DatabaseLooks, type KeptReads } from '../src/database-listings.js';
-import { listDatabaseSessions } from '../src/opencode/sqlite-store.js';
-import { listingCache, promptTitleCache, type DatabaseReadCache, type KeptDatabaseRead } from '../src/transcripts/listing-cache.js';
+import { SourceReadError } from '../src/errors.js';
+import { sessionOf } from '../src/opencode/model.js';
+import { keptSessionRows, listDatabaseSessions, sessionRowsKept, type SessionRow } from '../src/opencode/sqlite-store.js';
+import { databaseReadsFile, listingCache, promptTitleCache, type DatabaseReadCache, type KeptDatabaseRead } from '../src/transcripts/listing-cache.js';
 import type * as SqliteDatabase from '../src/sqlite-database.js';
 import type { kiloSource as KiloSource } from '../src/kilo/source.js';
 import type { opencodeSource as OpencodeSource } from '../src/opencode/source.js';
@@ -302,6 +304,72 @@ describe("opencode's and Kilo's source over a real store", () => {
     const after = await source.changeStamps();
     expect(after.get('opencode:ses_1')).not.toBe(before.get('opencode:ses_1'));
     writer.close();
+  });
+
+  it.each(['opencode', 'kilo'] as const)("%s: a settled store's rows are kept between processes: a new source over unchanged files opens no database, and reads again once it is written", async (agent) => {
+    const { opens, opencodeSource, kiloSource } = await countingOpens();
+    const data = join(scratch, `${agent}-kept`, 'data');
+    const path = join(data, agent, `${agent}.db`);
+    const writer = openStore(path);
+    writer.prepare('INSERT INTO project (id, worktree) VALUES (?, ?)').run('proj', '/work/app');
+    const kilo = agent === 'kilo';
+    for (let n = 1; n <= 3; n += 1) addSession(writer, `ses_${n}`, 1000 + n, kilo);
+    writer.close();
+    const settledLongAgo = new Date(Date.now() - 60_000);
+    for (const file of readdirSync(join(path, '..'))) utimesSync(join(path, '..', file), settledLongAgo, settledLongAgo);
+    const cache = join(scratch, `${agent}-kept`, 'cache');
+    mkdirSync(cache, { mode: 0o700 });
+    const listingCacheFile = join(cache, `listing-${agent}.v1.json`);
+    const environment = { home: join(scratch, `${agent}-kept`, 'nobody'), env: { XDG_DATA_HOME: data } };
+    /** What a new process lists: every label, newest first, and how many times it opened the database. */
+    const process = async (): Promise<{ titles: string[]; opens: number }> => {
+      const before = opens.length;
+      const source = kilo ? kiloSource({ environment, listingCacheFile }) : opencodeSource({ environment, listingCacheFile });
+      const results = await source.readTitles((await source.listSessions()).map((header) => header.id));
+      return { titles: results.map((result) => (result.status === 'fulfilled' ? (result.title ?? 'untitled') : 'rejected')), opens: opens.length - before };
+    };
+    const label = (n: number, title = kilo ? `prompt of ses_${n}` : `Session ses_${n}`) => `${kilo ? 'Kilo' : 'opencode'} · ${title}`;
+    // The first process reads the rows (and Kilo's first prompts, in one more open); the next opens nothing.
+    expect(await process()).toEqual({ titles: [label(3), label(2), label(1)], opens: kilo ? 2 : 1 });
+    expect(await process()).toEqual({ titles: [label(3), label(2), label(1)], opens: 0 });
+    // What the next process finds kept is what it lists: here a row given a title of its own only the kept read has.
+    const keptFile = databaseReadsFile(listingCacheFile);
+    const kept = JSON.parse(readFileSync(keptFile, 'utf8')) as { reads: Record<string, { value: { id: string; title: string }[] }> };
+    expect(Object.keys(kept.reads)).toEqual([path]);
+    kept.reads[path]!.value.find((row) => row.id === 'ses_2')!.title = 'a title only the kept read has';
+    writeFileSync(keptFile, JSON.stringify(kept));
+    expect(await process()).toEqual({ titles: [label(3), label(2, 'a title only the kept read has'), label(1)], opens: 0 });
+    // The agent writes the store: the next process reads it again, and sees the write.
+    const renamer = new DatabaseSync(path);
+    renamer.prepare('UPDATE session SET title = ? WHERE id = ?').run('Renamed', 'ses_1');
+    renamer.close();
+    expect(await process()).toEqual({ titles: [label(3), label(2), label(1, 'Renamed')], opens: 1 });
+  });
+
+  it('rows kept between processes read back as they were read, and nothing else reads back as rows', () => {
+    const text = fc.option(fc.string(), { nil: null });
+    const fields = fc.record({ id: fc.string(), title: text, directory: text, projectId: text, parentId: text, created: fc.oneof(fc.integer(), fc.double().filter((time) => !Object.is(time, -0))), updated: fc.option(fc.integer(), { nil: null }) });
+    const revert = fc.option(fc.record({ messageID: fc.string(), partID: fc.option(fc.string(), { nil: undefined }) }, { requiredKeys: ['messageID'] }), { nil: null });
+    // Rows as a database gives them: every session whose row sessionOf reads, and lasting refusals by id.
+    const row: fc.Arbitrary<SessionRow | undefined> = fc.oneof(
+      fc.tuple(fields, revert).map(([values, pending]) => sessionOf({ ...values, revert: pending })),
+      fc.tuple(fc.string(), fc.constantFrom('SOURCE_SESSION_CORRUPT' as const, 'SOURCE_SESSION_UNSUPPORTED' as const), fc.string()).map(([id, code, message]) => ({ id, error: new SourceReadError(code, message) })),
+    );
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 8 }), (generated) => {
+        const rows = generated.filter((read): read is SessionRow => read !== undefined);
+        const back = sessionRowsKept(JSON.parse(JSON.stringify(keptSessionRows(rows))));
+        expect(back).toEqual(rows);
+        back?.forEach((read, at) => expect('error' in read ? [read.error.code, read.error.message] : []).toEqual('error' in rows[at]! ? [rows[at].error.code, rows[at].error.message] : []));
+      }),
+    );
+    // A refusal that may not last is never kept; anything but what keptSessionRows writes is no listing.
+    expect(keptSessionRows([{ id: 's', error: new SourceReadError('SOURCE_SESSION_TOO_LARGE', 'over the limit here') }])).toBeUndefined();
+    const written = { id: 's', title: 'T', created: 1, updated: 2 };
+    expect(sessionRowsKept([written])).toEqual([{ id: 's', title: 'T', createdAt: 1, updatedAt: 2 }]);
+    for (const saved of [{}, [{ ...written, created: '1' }], [{ ...written, title: 7 }], [{ ...written, title: '' }], [{ ...written, revert: { partID: 'p' } }], [{ id: 's', refused: { code: 'SOURCE_SESSION_NOT_FOUND', message: 'gone' } }], [{ title: 'T', created: 1 }]]) {
+      expect(sessionRowsKept(saved)).toBeUndefined();
+    }
   });
 
   it('a prompt-title cache keeps its entries of the right shape only, and is never read as a transcript listing (or one as it)', () => {

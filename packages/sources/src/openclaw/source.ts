@@ -1,12 +1,12 @@
 import { relative } from 'node:path';
 import type { SessionHeaderLike, SurfaceSnapshot, TitleReadResult } from '@sessref/core';
 import { AGENTS } from '../agents.js';
-import { DatabaseListings, databaseStamp, type KeptReads } from '../database-listings.js';
+import { DatabaseListings, databaseStamp, keptBeside, type KeptReads } from '../database-listings.js';
 import { SourceReadError } from '../errors.js';
 import { foreignSessionId, ownedBy } from '../ids.js';
 import { asString } from '../json-lines.js';
 import type { SourceEnvironment, Transcript } from '../transcripts/format.js';
-import { databaseReadCache, databaseReadsFile, promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
+import { promptTitleCache, type PromptTitle } from '../transcripts/listing-cache.js';
 import { asReadError, newestFirst, sessionHeader, sessionLabel, type SourceProblem, type TranscriptSource } from '../transcripts/transcript-source.js';
 import { foldOpenclaw } from './fold.js';
 import { agentDatabases } from './locate.js';
@@ -147,9 +147,7 @@ export function openclawSource(options: OpenclawSourceOptions): TranscriptSource
 
 /** Where the databases' windows are kept between processes, beside the prompt titles; none without a listing cache file. */
 function keptReads(options: OpenclawSourceOptions): KeptReads<ListedWindow[]> | undefined {
-  if (options.listingCacheFile === undefined) return undefined;
-  const cache = databaseReadCache(databaseReadsFile(options.listingCacheFile), { source: name, home: AGENTS.openclaw.home(options.environment) });
-  return { cache, encode: keptWindows, decode: windowsKept };
+  return keptBeside<ListedWindow[]>(options.listingCacheFile, { source: name, home: AGENTS.openclaw.home(options.environment) }, { encode: keptWindows, decode: windowsKept });
 }
 
 /**

@@ -3,7 +3,7 @@ import { decompressZstd } from '../codex/zstd.js';
 import { SourceReadError } from '../errors.js';
 import { asObject, asString, isOptionalString, parseJson } from '../json-lines.js';
 import { requireTables, schemaKinds, withReadOnlyDatabase } from '../sqlite-database.js';
-import { isLastingRefusal } from '../transcripts/listing-cache.js';
+import { keptRefusal, refusalKept } from '../transcripts/listing-cache.js';
 import { firstPromptOf } from './fold.js';
 
 type Row = Record<string, SQLOutputValue>;
@@ -51,9 +51,13 @@ export type ListedWindow = WindowRow | { id: string; error: SourceReadError };
 export function keptWindows(windows: readonly ListedWindow[]): unknown[] | undefined {
   const kept: unknown[] = [];
   for (const window of windows) {
-    if (!('error' in window)) kept.push(window);
-    else if (isLastingRefusal(window.error.code)) kept.push({ id: window.id, refused: { code: window.error.code, message: window.error.message } });
-    else return undefined;
+    if (!('error' in window)) {
+      kept.push(window);
+      continue;
+    }
+    const refused = keptRefusal(window.error);
+    if (refused === undefined) return undefined;
+    kept.push({ id: window.id, refused });
   }
   return kept;
 }
@@ -75,8 +79,8 @@ function windowKept(entry: unknown): ListedWindow | undefined {
   if (kept === undefined || typeof kept['id'] !== 'string') return undefined;
   const { id, updatedAt, title, firstPrompt, header, refused } = kept;
   if (refused !== undefined) {
-    const { code, message } = asObject(refused) ?? {};
-    return isLastingRefusal(code) && typeof message === 'string' ? { id, error: new SourceReadError(code, message) } : undefined;
+    const error = refusalKept(refused);
+    return error === undefined ? undefined : { id, error };
   }
   if (typeof updatedAt !== 'number' || !Number.isFinite(updatedAt) || !isOptionalString(title) || !isOptionalString(firstPrompt)) return undefined;
   if (header !== undefined && asObject(header) === undefined) return undefined;

@@ -11,8 +11,8 @@ import { promptTitleCache, type PromptTitle } from '../transcripts/listing-cache
 import { firstPrompt, isOwnTitle, opencodeSurface } from './fold.js';
 import { readSessionFile, readTreeSession, sessionFiles } from './json-store.js';
 import type { OpencodeMessage, OpencodeSessionInfo } from './model.js';
-import { listDatabaseSessions, readDatabaseSession, readFirstPrompts, type RowLimits, type SessionRow } from './sqlite-store.js';
-import { DatabaseListings, databaseStamp } from '../database-listings.js';
+import { keptSessionRows, listDatabaseSessions, readDatabaseSession, readFirstPrompts, sessionRowsKept, type RowLimits, type SessionRow } from './sqlite-store.js';
+import { DatabaseListings, databaseStamp, keptBeside } from '../database-listings.js';
 
 /** Sessions one store may hold before sessref refuses to list it. */
 const MAX_SESSIONS = 1_000_000;
@@ -99,6 +99,8 @@ export function opencodeSource(options: OpencodeSourceOptions): TranscriptSource
 export function opencodeFamilySource(member: OpencodeFamilyMember, options: OpencodeSourceOptions): TranscriptSource {
   const { name, displayName } = member.agent;
   const limits = options.limits ?? DEFAULT_LIMITS;
+  /** Whose caches this source's are: the agent, and the folder it keeps its data in. */
+  const identity = { source: name, home: member.agent.home(options.environment) };
   /**
    * Titles taken from a first prompt, by session, with the update time they
    * were read at. Only prompts found are kept: a session listed before its
@@ -107,7 +109,7 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
    */
   const promptTitles = new Map<string, PromptTitle>();
   /** The prompt titles earlier processes learnt, loaded with the first labels asked for; saved when this one learnt more. */
-  const titleCache = options.listingCacheFile === undefined ? undefined : promptTitleCache(options.listingCacheFile, { source: name, home: member.agent.home(options.environment) });
+  const titleCache = options.listingCacheFile === undefined ? undefined : promptTitleCache(options.listingCacheFile, identity);
   let titlesLoaded = false;
   /** A prompt title was learnt since the last call of {@link saveTitles}. */
   let titlesUnsaved = false;
@@ -119,8 +121,16 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
   const withoutPrompt = new WeakSet<Listed>();
   let listed = new Map<string, Listed>();
   let problems: SourceProblem[] = [];
-  /** Each database's listing, read again only when its files changed (`../database-listings.ts`). */
-  const databaseListings = new DatabaseListings(async (path) => storeListing(name, member.agent.home(options.environment), await listDatabaseSessions(path, MAX_SESSIONS), { kind: 'database', path }));
+  /** Each database's rows, read again only when its files changed, and kept for the next process (`../database-listings.ts`). */
+  const databaseRows = new DatabaseListings((path) => listDatabaseSessions(path, MAX_SESSIONS), undefined, undefined, keptBeside(options.listingCacheFile, identity, { encode: keptSessionRows, decode: sessionRowsKept }));
+  /** The listing made of each read's rows: the same rows (a read not made again) give the very same listing. */
+  const databaseStores = new WeakMap<readonly SessionRow[], StoreListing>();
+  const databaseListing = async (path: string): Promise<StoreListing> => {
+    const rows = await databaseRows.get(path);
+    let store = databaseStores.get(rows);
+    if (store === undefined) databaseStores.set(rows, (store = storeListing(name, identity.home, rows, { kind: 'database', path })));
+    return store;
+  };
   /** The stores' listings `listed` was made of, in order: when a discovery finds the very same, `listed` stands. */
   let listedFrom: readonly StoreListing[] = [];
 
@@ -128,11 +138,11 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
     const data = member.agent.home(options.environment);
     const stores: StoreListing[] = [];
     const paths = databases(member, options.environment, data);
-    databaseListings.keepOnly(new Set(paths));
+    databaseRows.keepOnly(new Set(paths));
     for (const path of paths) {
       signal?.throwIfAborted();
       try {
-        stores.push(await databaseListings.get(path));
+        stores.push(await databaseListing(path));
       } catch (error) {
         stores.push({ sessions: [], problems: [{ sessionId: foreignSessionId(name, relative(data, path)), file: relative(data, path), error: asReadError(error, { nativeId: '', path, home: data }) }] });
       }
@@ -191,7 +201,7 @@ export function opencodeFamilySource(member: OpencodeFamilyMember, options: Open
     const stillWithout = (entry: Listed): boolean => {
       if (entry.location.kind !== 'database' || !withoutPrompt.has(entry)) return false;
       const { path } = entry.location;
-      if (!unchanged.has(path)) unchanged.set(path, databaseListings.unchanged(path));
+      if (!unchanged.has(path)) unchanged.set(path, databaseRows.unchanged(path));
       return unchanged.get(path) === true;
     };
     for (const item of entries) {

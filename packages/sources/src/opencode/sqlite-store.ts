@@ -1,5 +1,6 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { SourceReadError } from '../errors.js';
+import { keptRefusal, refusalKept } from '../transcripts/listing-cache.js';
 import { requireTables as requireOwnTables, schemaKinds, withReadOnlyDatabase } from '../sqlite-database.js';
 import { asObject, parseJson } from '../json-lines.js';
 import { firstPrompt } from './fold.js';
@@ -7,6 +8,7 @@ import { messageOf, partOf, sessionOf, type OpencodeMessage, type OpencodeRevert
 import { sessionEntryMessage, UnknownSessionEntry } from './session-entries.js';
 
 type Row = Record<string, SQLOutputValue>;
+type JsonObject = Record<string, unknown>;
 
 /** Limits on one session's rows: far above any real session, far below the process's memory. */
 export interface RowLimits {
@@ -43,6 +45,54 @@ export function listDatabaseSessions(path: string, maxSessions: number): Promise
     if (rows.length > maxSessions) throw new SourceReadError('SOURCE_SESSION_TOO_LARGE', `the database holds more than ${maxSessions} sessions`);
     return rows.map((row) => sessionRow(row, worktrees));
   });
+}
+
+/**
+ * A listing's rows as kept between processes (`../database-listings.ts`):
+ * each session's facts under the names {@link sessionOf} reads, so that
+ * reading one back checks it as a row is checked; a refused row by its
+ * refusal; none when a refusal may not last.
+ */
+export function keptSessionRows(rows: readonly SessionRow[]): unknown[] | undefined {
+  const kept: unknown[] = [];
+  for (const row of rows) {
+    const saved = keptSessionRow(row);
+    if (saved === undefined) return undefined;
+    kept.push(saved);
+  }
+  return kept;
+}
+
+function keptSessionRow(row: SessionRow): JsonObject | undefined {
+  if ('error' in row) {
+    const refused = keptRefusal(row.error);
+    return refused === undefined ? undefined : { id: row.id, refused };
+  }
+  const { revert } = row;
+  const fields = { id: row.id, title: row.title, directory: row.directory, projectId: row.projectId, parentId: row.parentId, created: row.createdAt, updated: row.updatedAt };
+  return revert === undefined ? fields : { ...fields, revert: { messageID: revert.messageId, partID: revert.partId } };
+}
+
+/** The rows {@link keptSessionRows} wrote, or none when `saved` holds anything else. */
+export function sessionRowsKept(saved: unknown): SessionRow[] | undefined {
+  if (!Array.isArray(saved)) return undefined;
+  const rows: SessionRow[] = [];
+  for (const entry of saved) {
+    const row = sessionRowKept(entry);
+    if (row === undefined) return undefined;
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** A kept row read as a database row is, trusted only when keeping it again writes what was read: a field `sessionOf` would drop or change is no kept row. */
+function sessionRowKept(entry: unknown): SessionRow | undefined {
+  const kept = asObject(entry);
+  if (kept === undefined || typeof kept['id'] !== 'string') return undefined;
+  const { id, title, directory, projectId, parentId, created, updated, revert, refused } = kept;
+  const error = refused === undefined ? undefined : refusalKept(refused);
+  const row = error === undefined ? sessionOf({ id, title, directory, projectId, parentId, created, updated, revert }) : { id, error };
+  return row !== undefined && JSON.stringify(keptSessionRow(row)) === JSON.stringify(kept) ? row : undefined;
 }
 
 function projectWorktrees(database: DatabaseSync): Map<string, string> {

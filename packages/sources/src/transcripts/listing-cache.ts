@@ -44,8 +44,21 @@ export function persists(facts: ListingFacts): boolean {
 }
 
 /** Whether `code` is a refusal that lasts as long as what was read keeps its bytes (see {@link LASTING_REFUSALS}). */
-export function isLastingRefusal(code: unknown): code is SourceReadCode {
+function isLastingRefusal(code: unknown): code is SourceReadCode {
   return typeof code === 'string' && LASTING_REFUSALS.has(code as SourceReadCode);
+}
+
+/** A refusal as a cache file or a kept database read holds it; none for one that may not last (it is not kept). */
+export function keptRefusal(error: SourceReadError): { code: SourceReadCode; message: string } | undefined {
+  return isLastingRefusal(error.code) ? { code: error.code, message: error.message } : undefined;
+}
+
+/** The refusal {@link keptRefusal} wrote; none for anything else. */
+export function refusalKept(saved: unknown): SourceReadError | undefined {
+  if (!isJsonObject(saved)) return undefined;
+  const { code, message } = saved;
+  if (!isLastingRefusal(code) || typeof message !== 'string') return undefined;
+  return new SourceReadError(code, message);
 }
 
 /** Whose listing a cache file holds: one agent's folder, as read by one build of these readers. */
@@ -253,7 +266,7 @@ function listingEntry(value: unknown): ListingEntry | undefined {
   const titleFile = value['titleFile'];
   if (typeof revision !== 'string' || !isOptionalString(cwd) || !isOptionalString(companions) || !isOptionalString(titleFile)) return undefined;
   if (fileCreatedAt !== undefined && !isFiniteNumber(fileCreatedAt)) return undefined;
-  const facts = value['refused'] === undefined ? savedFacts(value['facts']) : value['facts'] === undefined ? savedRefusal(value['refused']) : undefined;
+  const facts = value['refused'] === undefined ? savedFacts(value['facts']) : value['facts'] === undefined ? refusalKept(value['refused']) : undefined;
   if (facts === undefined) return undefined;
   const entry: ListingEntry = { revision, fileCwd: cwd, facts };
   if (fileCreatedAt !== undefined) entry.fileCreatedAt = fileCreatedAt;
@@ -271,13 +284,6 @@ function savedFacts(saved: unknown): ListingFacts | undefined {
   if (title !== undefined) facts.title = title;
   if (offered !== undefined) facts.offered = offered;
   return facts;
-}
-
-function savedRefusal(saved: unknown): SourceReadError | undefined {
-  if (!isJsonObject(saved)) return undefined;
-  const { code, message } = saved;
-  if (!isLastingRefusal(code) || typeof message !== 'string') return undefined;
-  return new SourceReadError(code, message);
 }
 
 function isFiniteNumber(value: unknown): value is number {

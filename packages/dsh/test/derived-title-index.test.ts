@@ -132,3 +132,47 @@ describe('an edited title-index entry is never trusted over its log when their r
     );
   });
 });
+
+describe("a fresh index's first titles come from the asked sessions' own entries (#31)", () => {
+  /** The titles a fresh index (a new process's) gives `ids`, before anything lists the root; and its notices. */
+  async function firstTitles(root: string, file: string, ids: string[]): Promise<{ titles: (string | undefined)[]; notices: string[] }> {
+    const { host, index } = await withIndex(root, file);
+    const titles = (await index.readTitles(ids)).map((result) => (result.status === 'fulfilled' ? result.title : 'rejected'));
+    await host.dispose();
+    return { titles, notices: [...index.notices] };
+  }
+
+  it("reads the asked entries' lines alone: another line damaged in place costs nothing, the asked one's damage a rebuild", async () => {
+    const root = await writtenRoot();
+    const file = await savedIndex(root);
+    const saved = readFileSync(file, 'utf8');
+    const { entries } = JSON.parse(saved) as { entries: Record<string, unknown> };
+    writeFileSync(file, saved.replace(JSON.stringify(entries['one']), '{"revision":'));
+    // The whole file no longer parses, yet two and three are answered from their lines, without a notice.
+    expect(await firstTitles(root, file, ['two', 'three'])).toEqual({ titles: ['Title of two', 'Title of three'], notices: [] });
+    const asked = await firstTitles(root, file, ['one']);
+    expect(asked.titles).toEqual(['Title of one']);
+    expect(asked.notices[0]).toMatch(/not used/);
+  });
+
+  it('never trusts a line edited to claim another title under a revision that is not the log\'s', async () => {
+    const root = await writtenRoot();
+    const file = await savedIndex(root);
+    const saved = readFileSync(file, 'utf8');
+    const { entries } = JSON.parse(saved) as { entries: Record<string, { revision: string; title: string }> };
+    const claimed = { ...entries['two']!, revision: `${entries['two']!.revision}0`, title: 'Planted title' };
+    writeFileSync(file, saved.replace(JSON.stringify(entries['two']), JSON.stringify(claimed)));
+    expect((await firstTitles(root, file, ['two'])).titles).toEqual(['Title of two']);
+  });
+
+  it("lays out anew, at its next listing, a file an earlier build saved on one line", async () => {
+    const root = await writtenRoot();
+    const file = await savedIndex(root);
+    const laidOut = readFileSync(file, 'utf8');
+    writeFileSync(file, JSON.stringify(JSON.parse(laidOut)));
+    const { host, index } = await withIndex(root, file);
+    await index.listSessions();
+    await host.dispose();
+    expect(readFileSync(file, 'utf8')).toBe(laidOut);
+  });
+});

@@ -88,9 +88,9 @@ describe.each(KINDS)('a %s at the title index file', (kind) => {
       `
         const file = args.dir + '/titles.json';
         await make(args.kind, file);
-        const before = loadIndex(file, '/root').size;
+        const before = loadIndex(file, '/root').entries.size;
         saveIndex(file, '/root', new Map([['a', args.entry]]));
-        return { before, after: [...loadIndex(file, '/root')] };
+        return { before, after: [...loadIndex(file, '/root').entries] };
       `,
       { dir, kind, entry: ENTRY },
     );
@@ -107,7 +107,7 @@ describe.each(KINDS)('a %s at the title index file', (kind) => {
         const planted = file + '.' + process.pid + '.tmp';
         await make(args.kind, planted);
         saveIndex(file, '/root', new Map([['a', args.entry]]));
-        return { saved: [...loadIndex(file, '/root')], left: existsSync(planted) };
+        return { saved: [...loadIndex(file, '/root').entries], left: existsSync(planted) };
       `,
       { dir, kind, entry: ENTRY },
     );

@@ -17,8 +17,11 @@ export interface DerivedFileKind {
   readonly maxBytes: number;
 }
 
-/** A derived file as read: not there, there but not to be believed (and why), or its document. */
-export type DerivedRead = { state: 'absent' } | { state: 'refused'; why: string } | { state: 'read'; document: Record<string, unknown> };
+/** A derived file as read: not there, there but not to be believed (and why), or its document (and the bytes it was parsed from). */
+export type DerivedRead = { state: 'absent' } | { state: 'refused'; why: string } | { state: 'read'; document: Record<string, unknown>; bytes: Buffer };
+
+/** A derived file's bytes as read, before its document is looked at (see {@link readDerivedBytes}). */
+export type DerivedBytes = { state: 'absent' } | { state: 'refused'; why: string } | { state: 'read'; bytes: Buffer };
 
 /**
  * The JSON document at `file`, when it is a derived file of `kind`. The one
@@ -30,17 +33,31 @@ export type DerivedRead = { state: 'absent' } | { state: 'refused'; why: string 
  * A refusal costs a rebuild from the sessions, which the caller may say.
  */
 export function readDerivedFile(file: string, kind: DerivedFileKind): DerivedRead {
+  const read = readDerivedBytes(file, kind);
+  if (read.state !== 'read') return read;
   try {
-    const bytes = readRegularFile(file, kind.maxBytes);
-    if (bytes === undefined) return { state: 'absent' };
-    const problem = directoryProblem(dirname(file));
-    if (problem !== undefined) return { state: 'refused', why: `its directory ${problem}` };
-    const document: unknown = JSON.parse(bytes.toString('utf8'));
+    const document: unknown = JSON.parse(read.bytes.toString('utf8'));
     if (!isJsonObject(document)) return { state: 'refused', why: `it is not a saved ${kind.name}` };
     for (const [field, expected] of Object.entries(kind.identity)) {
       if (document[field] !== expected) return { state: 'refused', why: `it is of ${field} ${JSON.stringify(document[field])}, not ${JSON.stringify(expected)}` };
     }
-    return { state: 'read', document };
+    return { state: 'read', document, bytes: read.bytes };
+  } catch (error) {
+    return { state: 'refused', why: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * The bytes at `file` by {@link readDerivedFile}'s rule for the file itself
+ * (its size, its type, its directory), its document left to the caller: for
+ * a kind laid out so that a part of it can be found without parsing it all.
+ */
+export function readDerivedBytes(file: string, kind: DerivedFileKind): DerivedBytes {
+  try {
+    const bytes = readRegularFile(file, kind.maxBytes);
+    if (bytes === undefined) return { state: 'absent' };
+    const problem = directoryProblem(dirname(file));
+    return problem === undefined ? { state: 'read', bytes } : { state: 'refused', why: `its directory ${problem}` };
   } catch (error) {
     return { state: 'refused', why: error instanceof Error ? error.message : String(error) };
   }

@@ -9,7 +9,7 @@
  * @module @sessref/platform
  */
 export { directoryProblem, replaceFileAtomically } from './atomic-file.js';
-export { readDerivedFile, writeDerivedFile, type DerivedFileKind, type DerivedRead } from './derived-file.js';
+export { readDerivedBytes, readDerivedFile, writeDerivedFile, type DerivedFileKind, type DerivedRead } from './derived-file.js';
 export { fnv1a64, sessrefCacheDirectory, sessrefCacheFile, sessrefRemotesDirectory } from './cache-directory.js';
 export { childPath } from './child-path.js';
 export { monotonicMs } from './clock.js';

@@ -3,7 +3,7 @@
  * file that is there but cannot be believed is refused with why, never
  * thrown, and what is written reads back as written.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -25,7 +25,7 @@ describe('readDerivedFile', () => {
         const path = file();
         expect(writeDerivedFile(path, { ...kind, maxBytes: 1 << 20 }, body)).toBe(true);
         const read = readDerivedFile(path, { ...kind, maxBytes: 1 << 20 });
-        expect(read).toEqual({ state: 'read', document: JSON.parse(JSON.stringify({ ...body, version: 2, root: '/r' })) });
+        expect(read).toEqual({ state: 'read', document: JSON.parse(JSON.stringify({ ...body, version: 2, root: '/r' })), bytes: readFileSync(path) });
       }),
       { numRuns: 50 },
     );

@@ -1,5 +1,5 @@
 import type { SessionHeaderLike } from '@sessref/core';
-import { readDerivedFile, sessrefCacheFile, writeDerivedFile, type DerivedFileKind } from '@sessref/platform';
+import { readDerivedBytes, readDerivedFile, replaceFileAtomically, sessrefCacheFile, type DerivedFileKind } from '@sessref/platform';
 import { isJsonObject } from '@sessref/core/internal';
 
 /** What the index remembers of one persisted session, valid while its log's revision holds. */
@@ -45,6 +45,12 @@ function titleIndexKind(root: string): DerivedFileKind {
   return { name: 'title index', identity: { version: INDEX_VERSION, root }, maxBytes: MAX_INDEX_BYTES };
 }
 
+/** The saved index as read: its entries, and whether the file is laid out as {@link saveIndex} lays it out now (one an earlier build saved is saved again). */
+export interface SavedIndex {
+  entries: Map<string, IndexEntry>;
+  laidOut: boolean;
+}
+
 /**
  * The entries saved for `root`; none when the file is absent or cannot be
  * believed as it is (see `readDerivedFile`: not a regular file, over
@@ -52,18 +58,19 @@ function titleIndexKind(root: string): DerivedFileKind {
  * version or root). Why a file that is there was not used goes to
  * `notices`, naming the file: the index is rebuilt from the logs.
  */
-export function loadIndex(file: string, root: string, notices: string[] = []): Map<string, IndexEntry> {
+export function loadIndex(file: string, root: string, notices: string[] = []): SavedIndex {
   const saved = readDerivedFile(file, titleIndexKind(root));
-  const refuse = (why: string): Map<string, IndexEntry> => {
+  const refuse = (why: string): SavedIndex => {
     notices.push(`title index ${file} not used, rebuilt from the session logs: ${why}`);
-    return new Map();
+    return { entries: new Map(), laidOut: false };
   };
-  if (saved.state === 'absent') return new Map();
+  if (saved.state === 'absent') return { entries: new Map(), laidOut: false };
   if (saved.state === 'refused') return refuse(saved.why);
   const entries = saved.document['entries'];
   if (!isJsonObject(entries)) return refuse('it is not a saved title index');
   // An entry of another shape is left out: that session is read again from its log.
-  return new Map(Object.entries(entries).filter((entry): entry is [string, IndexEntry] => isIndexEntry(entry[0], entry[1])));
+  const kept = new Map(Object.entries(entries).filter((entry): entry is [string, IndexEntry] => isIndexEntry(entry[0], entry[1])));
+  return { entries: kept, laidOut: entryRegion(saved.bytes, root) !== undefined };
 }
 
 /** An entry as {@link saveIndex} writes it, for session `id`. */
@@ -84,7 +91,86 @@ function isIndexEntry(id: string, value: unknown): value is IndexEntry {
  * link planted at the temporary name is never written through (see
  * `replaceFileAtomically`). A cache that cannot be written only costs the
  * next process a re-read; false then.
+ *
+ * The file is one JSON document, `{"version":…,"root":…,"entries":{…}}`,
+ * laid out so that an entry can be found without parsing the others: after
+ * a first line of its own, the entries one per line, in the order of their
+ * keys' UTF-8 bytes, then `}}` alone. {@link loadIndex} parses it whole as
+ * any JSON; {@link lookupIndex} bisects the lines.
  */
 export function saveIndex(file: string, root: string, entries: ReadonlyMap<string, IndexEntry>): boolean {
-  return writeDerivedFile(file, titleIndexKind(root), { entries: Object.fromEntries(entries) });
+  const lines: Buffer[] = [];
+  entries.forEach((entry, id) => lines.push(Buffer.from(`${JSON.stringify(id)}:${JSON.stringify(entry)}`)));
+  // A line's key, its quotes and the colon after it are never the start of another's (a quote inside a key is escaped): lines sort as their keys do.
+  lines.sort(Buffer.compare);
+  const body = lines.flatMap((line, at) => (at === 0 ? [line] : [ENTRY_SEPARATOR, line]));
+  return replaceFileAtomically(file, Buffer.concat([firstLine(root), ...body, LAST_LINE]));
+}
+
+const ENTRY_SEPARATOR = Buffer.from(',\n');
+const LAST_LINE = Buffer.from('\n}}\n');
+
+/** The saved index's first line: its identity, then the entries' opening brace. */
+function firstLine(root: string): Buffer {
+  const identity = JSON.stringify(titleIndexKind(root).identity);
+  return Buffer.from(`${identity.slice(0, -1)},"entries":{\n`);
+}
+
+/**
+ * The saved entries of `sessionIds` (those it holds of the right shape),
+ * found in the file as {@link saveIndex} lays it out without parsing any
+ * other entry: what a process that labels a few sessions needs of an index
+ * of thousands. `undefined` when the file is not there, cannot be believed
+ * (see `readDerivedBytes`), or is not laid out so (a file saved by an
+ * earlier build, or edited): {@link loadIndex} reads it then, and says why
+ * when it does not use it.
+ */
+export function lookupIndex(file: string, root: string, sessionIds: readonly string[]): Map<string, IndexEntry> | undefined {
+  const read = readDerivedBytes(file, titleIndexKind(root));
+  if (read.state !== 'read') return undefined;
+  const { bytes } = read;
+  const region = entryRegion(bytes, root);
+  if (region === undefined) return undefined;
+  const { start, end } = region;
+  // Where each entry's line starts: a newline ends every line (the last line's own opens with one), and none is inside JSON.
+  const starts: number[] = [];
+  for (let at = start; at < end; at = bytes.indexOf(0x0a, at) + 1) starts.push(at);
+  const found = new Map<string, IndexEntry>();
+  for (const id of sessionIds) {
+    const entry = entryIn(bytes, starts, end, id);
+    if (entry !== undefined) found.set(id, entry);
+  }
+  return found;
+}
+
+/** Where the entries' lines are in a file {@link saveIndex} laid out for `root`: after its first line, up to its last; none in any other file. */
+function entryRegion(bytes: Buffer, root: string): { start: number; end: number } | undefined {
+  const first = firstLine(root);
+  const end = bytes.length - LAST_LINE.length;
+  if (end < first.length || !bytes.subarray(0, first.length).equals(first) || !bytes.subarray(end).equals(LAST_LINE)) return undefined;
+  return { start: first.length, end };
+}
+
+/** The entry of `id` among the sorted lines starting at `starts` (the last ending at `end`), when it is there and of the right shape. */
+function entryIn(bytes: Buffer, starts: readonly number[], end: number, id: string): IndexEntry | undefined {
+  const key = Buffer.from(`${JSON.stringify(id)}:`);
+  let low = 0;
+  let high = starts.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const start = starts[middle]!;
+    const order = key.compare(bytes, start, Math.min(start + key.length, end));
+    if (order > 0) low = middle + 1;
+    else if (order < 0) high = middle;
+    else {
+      const lineEnd = middle + 1 < starts.length ? starts[middle + 1]! - ENTRY_SEPARATOR.length : end;
+      try {
+        const value: unknown = JSON.parse(bytes.toString('utf8', start + key.length, lineEnd));
+        return isIndexEntry(id, value) ? value : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
 }

@@ -6,7 +6,7 @@
  */
 import type { SessionHeaderLike, TitleReadResult } from '@sessref/core';
 import type { SessionReferenceCatalog } from '../catalog.js';
-import { loadIndex, saveIndex, type IndexEntry } from './index-file.js';
+import { loadIndex, lookupIndex, saveIndex, type IndexEntry } from './index-file.js';
 
 export { defaultIndexFile, defaultSearchIndexFile } from './index-file.js';
 export type { SessionReferenceCatalog } from '../catalog.js';
@@ -72,6 +72,8 @@ export class TitleCatalog implements SessionReferenceCatalog {
   /** Why the saved index file was not used as found, or could not be saved, naming it: never a failure, a re-read. */
   readonly notices: string[] = [];
   private unsaved = false;
+  /** The index file holds entries in an earlier build's layout: the next refresh saves them in this one's (see `saveIndex`). */
+  private relayOut = false;
   /** The revisions a refresh found every log indexed at, and the listing's headers (newest first) while they hold. */
   private settled: { revisions: ReadonlyMap<string, FileRevision>; headers?: SessionHeaderLike[] } | undefined;
   /** Each log's change stamp, for the revisions map they were spelled from. */
@@ -156,8 +158,9 @@ export class TitleCatalog implements SessionReferenceCatalog {
    * compared; else the index is refreshed, as a listing would.
    */
   private async savedFor(sessionIds: readonly string[], signal: AbortSignal | undefined): Promise<Map<string, IndexEntry>> {
-    const entries = this.saved();
-    // A `show` of one session of 10,000 walked them all to compare one entry.
+    const { indexFile, root } = this.options;
+    // A `show` of one session of 10,000 walked them all to compare one entry, and parsed them all to find it: their entries alone are read.
+    const entries = (indexFile === undefined ? undefined : lookupIndex(indexFile, root, sessionIds)) ?? this.saved();
     const current = sessionIds.every((id) => {
       const revision = this.logs.revisionOf(id);
       return revision !== undefined && entries.get(id)?.revision === revisionToken(revision);
@@ -165,10 +168,13 @@ export class TitleCatalog implements SessionReferenceCatalog {
     return current ? entries : this.refresh(signal);
   }
 
-  /** The entries as the index file holds them, read once; none without a file. */
+  /** The entries as the index file holds them, read once; none without a file. A file laid out by an earlier build is saved again by the next refresh. */
   private saved(): Map<string, IndexEntry> {
+    if (this.entries !== undefined) return this.entries;
     const { indexFile, root } = this.options;
-    return (this.entries ??= indexFile === undefined ? new Map() : loadIndex(indexFile, root, this.notices));
+    const saved = indexFile === undefined ? undefined : loadIndex(indexFile, root, this.notices);
+    this.relayOut = saved !== undefined && saved.entries.size > 0 && !saved.laidOut;
+    return (this.entries = saved?.entries ?? new Map());
   }
 
   /** Bring the index up to date with the files under the root; read only changed logs. */
@@ -193,6 +199,8 @@ export class TitleCatalog implements SessionReferenceCatalog {
     this.settled = stale.size === 0 ? { revisions: files } : undefined;
     // A log still unreadable at the revision it was refused at changes no entry: nothing to save again.
     if (stale.size > 0 && (await this.reindex(entries, stale, signal))) changed = true;
+    if (this.relayOut) changed = true;
+    this.relayOut = false;
     if (changed && indexFile !== undefined && !saveIndex(indexFile, root, entries) && !this.unsaved) {
       this.unsaved = true;
       this.notices.push(`title index ${indexFile} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);

@@ -72,8 +72,6 @@ export class TitleCatalog implements SessionReferenceCatalog {
   /** Why the saved index file was not used as found, or could not be saved, naming it: never a failure, a re-read. */
   readonly notices: string[] = [];
   private unsaved = false;
-  /** The index file holds entries in an earlier build's layout: the next refresh saves them in this one's (see `saveIndex`). */
-  private relayOut = false;
   /** The revisions a refresh found every log indexed at, and the listing's headers (newest first) while they hold. */
   private settled: { revisions: ReadonlyMap<string, FileRevision>; headers?: SessionHeaderLike[] } | undefined;
   /** Each log's change stamp, for the revisions map they were spelled from. */
@@ -168,13 +166,15 @@ export class TitleCatalog implements SessionReferenceCatalog {
     return current ? entries : this.refresh(signal);
   }
 
-  /** The entries as the index file holds them, read once; none without a file. A file laid out by an earlier build is saved again by the next refresh. */
+  /** The entries as the index file holds them, read once; none without a file. */
   private saved(): Map<string, IndexEntry> {
     if (this.entries !== undefined) return this.entries;
     const { indexFile, root } = this.options;
-    const saved = indexFile === undefined ? undefined : loadIndex(indexFile, root, this.notices);
-    this.relayOut = saved !== undefined && saved.entries.size > 0 && !saved.laidOut;
-    return (this.entries = saved?.entries ?? new Map());
+    if (indexFile === undefined) return (this.entries = new Map());
+    const { entries, laidOut } = loadIndex(indexFile, root, this.notices);
+    // Saved on one line by an earlier build: laid out now, each entry as it was (and still checked against its log when used), so the next process finds its lines.
+    if (!laidOut && entries.size > 0) saveIndex(indexFile, root, entries);
+    return (this.entries = entries);
   }
 
   /** Bring the index up to date with the files under the root; read only changed logs. */
@@ -199,8 +199,6 @@ export class TitleCatalog implements SessionReferenceCatalog {
     this.settled = stale.size === 0 ? { revisions: files } : undefined;
     // A log still unreadable at the revision it was refused at changes no entry: nothing to save again.
     if (stale.size > 0 && (await this.reindex(entries, stale, signal))) changed = true;
-    if (this.relayOut) changed = true;
-    this.relayOut = false;
     if (changed && indexFile !== undefined && !saveIndex(indexFile, root, entries) && !this.unsaved) {
       this.unsaved = true;
       this.notices.push(`title index ${indexFile} could not be saved (something other than a file at its path, or a directory that is not this user's alone): the next process reads the logs again`);

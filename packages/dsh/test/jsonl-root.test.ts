@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { childPath, DirectoryListings, fileToken, readRevision, sameFile, sameRevision } from '@sessref/platform';
-import { currentLogOf, decodeSessionDirectory, encodeSessionDirectory, flatLogSessionId, lockFilesBeside, logFileName, parseLogFileName, sessionLogs, sessionLogsOf, type Compression } from '@sessref/dsh/jsonl-root';
+import { currentLogOf, decodeSessionDirectory, encodeSessionDirectory, flatLogSessionId, lockFilesBeside, LogFileTracker, logFileName, parseLogFileName, sessionLogs, sessionLogsOf, type Compression } from '@sessref/dsh/jsonl-root';
 
 const dir = mkdtempSync(join(tmpdir(), 'sessref-jsonl-root-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -144,6 +144,42 @@ describe('a root on disk', () => {
     expect(fileToken(replaced)).not.toBe(fileToken(appended));
     expect(readRevision(join(root, 'missing'))).toBeUndefined();
     expect(readRevision(join(root, '--r--'), true)).toBeUndefined();
+  });
+});
+
+describe('the log tracker walking again', () => {
+  type Change = { kind: 'write' | 'append' | 'remove session' | 'remove project'; project: number; session: number; generation: number };
+  const change: fc.Arbitrary<Change> = fc.record({
+    kind: fc.constantFrom('write' as const, 'append' as const, 'remove session' as const, 'remove project' as const),
+    project: fc.nat({ max: 1 }),
+    session: fc.nat({ max: 3 }),
+    generation: fc.nat({ max: 4 }),
+  });
+
+  it('finds after any change what a first walk of the root finds: sessions added, grown, moved on a generation, removed alone or with their project (property)', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(change, { minLength: 1, maxLength: 12 }), async (changes) => {
+        const root = join(dir, `tracked-${(run += 1)}`);
+        const tracker = new LogFileTracker(root, 'zstd', false);
+        for (const { kind, project, session, generation } of changes) {
+          const projectPath = join(root, `--p${project}--`);
+          const sessionPath = join(projectPath, `p${project}-s${session}`);
+          if (kind === 'remove project') rmSync(projectPath, { recursive: true, force: true });
+          else if (kind === 'remove session') rmSync(sessionPath, { recursive: true, force: true });
+          else {
+            mkdirSync(sessionPath, { recursive: true });
+            if (kind === 'append') appendFileSync(join(sessionPath, logFileName('zstd', 0)), 'more');
+            else writeFileSync(join(sessionPath, logFileName('zstd', generation)), `${kind} ${generation}`);
+          }
+          // What a walk that knows nothing of the root finds (listings of its own), and each log's revision now.
+          const expected = sessionLogs(root, 'zstd', new DirectoryListings().list).map((log) => [log.sessionId, readRevision(log.path)]);
+          expect([...(await tracker.revisions())].sort()).toEqual(expected.sort());
+        }
+        rmSync(root, { recursive: true, force: true });
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

@@ -86,6 +86,20 @@ export interface KeptReads<T> {
 }
 
 /**
+ * Each of `items` through `one`, or none as soon as one gives none: a read is
+ * kept whole or not at all, and read back whole or not at all.
+ */
+export function wholeOrNone<I, O>(items: readonly I[], one: (item: I) => O | undefined): O[] | undefined {
+  const all: O[] = [];
+  for (const item of items) {
+    const done = one(item);
+    if (done === undefined) return undefined;
+    all.push(done);
+  }
+  return all;
+}
+
+/**
  * An agent's reads kept in the file beside its listing cache file (none
  * without one: nothing is kept), as the agent's source writes each read and
  * makes it again (`codec`).

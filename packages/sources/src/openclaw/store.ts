@@ -4,6 +4,7 @@ import { SourceReadError } from '../errors.js';
 import { asObject, asString, isOptionalString, parseJson } from '../json-lines.js';
 import { requireTables, schemaKinds, withReadOnlyDatabase } from '../sqlite-database.js';
 import { keptRefusal, refusalKept } from '../transcripts/listing-cache.js';
+import { wholeOrNone } from '../database-listings.js';
 import { firstPromptOf } from './fold.js';
 
 type Row = Record<string, SQLOutputValue>;
@@ -49,29 +50,18 @@ export type ListedWindow = WindowRow | { id: string; error: SourceReadError };
  * may not last (a listing in a process that cannot read as far reads again).
  */
 export function keptWindows(windows: readonly ListedWindow[]): unknown[] | undefined {
-  const kept: unknown[] = [];
-  for (const window of windows) {
-    if (!('error' in window)) {
-      kept.push(window);
-      continue;
-    }
-    const refused = keptRefusal(window.error);
-    if (refused === undefined) return undefined;
-    kept.push({ id: window.id, refused });
-  }
-  return kept;
+  return wholeOrNone(windows, keptWindow);
+}
+
+function keptWindow(window: ListedWindow): object | undefined {
+  if (!('error' in window)) return window;
+  const refused = keptRefusal(window.error);
+  return refused === undefined ? undefined : { id: window.id, refused };
 }
 
 /** The windows {@link keptWindows} wrote, or none when `saved` holds anything else. */
 export function windowsKept(saved: unknown): ListedWindow[] | undefined {
-  if (!Array.isArray(saved)) return undefined;
-  const windows: ListedWindow[] = [];
-  for (const entry of saved) {
-    const window = windowKept(entry);
-    if (window === undefined) return undefined;
-    windows.push(window);
-  }
-  return windows;
+  return Array.isArray(saved) ? wholeOrNone(saved as unknown[], windowKept) : undefined;
 }
 
 function windowKept(entry: unknown): ListedWindow | undefined {

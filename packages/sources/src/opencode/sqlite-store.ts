@@ -1,6 +1,7 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { SourceReadError } from '../errors.js';
 import { keptRefusal, refusalKept } from '../transcripts/listing-cache.js';
+import { wholeOrNone } from '../database-listings.js';
 import { requireTables as requireOwnTables, schemaKinds, withReadOnlyDatabase } from '../sqlite-database.js';
 import { asObject, parseJson } from '../json-lines.js';
 import { firstPrompt } from './fold.js';
@@ -54,13 +55,7 @@ export function listDatabaseSessions(path: string, maxSessions: number): Promise
  * refusal; none when a refusal may not last.
  */
 export function keptSessionRows(rows: readonly SessionRow[]): unknown[] | undefined {
-  const kept: unknown[] = [];
-  for (const row of rows) {
-    const saved = keptSessionRow(row);
-    if (saved === undefined) return undefined;
-    kept.push(saved);
-  }
-  return kept;
+  return wholeOrNone(rows, keptSessionRow);
 }
 
 function keptSessionRow(row: SessionRow): JsonObject | undefined {
@@ -75,14 +70,7 @@ function keptSessionRow(row: SessionRow): JsonObject | undefined {
 
 /** The rows {@link keptSessionRows} wrote, or none when `saved` holds anything else. */
 export function sessionRowsKept(saved: unknown): SessionRow[] | undefined {
-  if (!Array.isArray(saved)) return undefined;
-  const rows: SessionRow[] = [];
-  for (const entry of saved) {
-    const row = sessionRowKept(entry);
-    if (row === undefined) return undefined;
-    rows.push(row);
-  }
-  return rows;
+  return Array.isArray(saved) ? wholeOrNone(saved as unknown[], sessionRowKept) : undefined;
 }
 
 /** A kept row read as a database row is, trusted only when keeping it again writes what was read: a field `sessionOf` would drop or change is no kept row. */

@@ -49,18 +49,13 @@ export function sameFile(a: FileRevision, b: FileRevision): boolean {
 }
 
 /**
- * Tokens spelled so far, by revision object. A log tracker keeps one object
- * per log while the log is unchanged, and one listing spells it several
- * times (its kept header, its title entry, its change stamp): each is
- * spelled once, five numbers to decimal, about a microsecond a log.
+ * A string that is equal for equal revisions only: for dsh's string revisions and for saved indexes.
+ * Spelled anew at each call (five numbers to decimal, about a microsecond): a cache by revision object
+ * held one weak entry per log, and at 10,000 logs the collector's work on those entries cost a fresh
+ * `list` more than the spellings it saved (docs/benchmarks.md, section 7's notes).
  */
-const tokens = new WeakMap<FileRevision, string>();
-
-/** A string that is equal for equal revisions only: for dsh's string revisions and for saved indexes. */
 export function revisionToken(revision: FileRevision): string {
-  let token = tokens.get(revision);
-  if (token === undefined) tokens.set(revision, (token = `${revision.dev}:${revision.ino}:${revision.size}:${revision.mtimeNs}:${revision.ctimeNs}`));
-  return token;
+  return `${revision.dev}:${revision.ino}:${revision.size}:${revision.mtimeNs}:${revision.ctimeNs}`;
 }
 
 /** A string that is equal for revisions of the same file only ({@link sameFile}). */
